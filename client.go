@@ -1,0 +1,733 @@
+package agenta
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/go-querystring/query"
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// Version is the SDK's version, sent in the default User-Agent.
+const Version = "0.1.0"
+
+// Client calls the Agenta evaluation and variant service. Create one with
+// NewClient and share it: it is safe for concurrent use and keeps a pool of
+// connections.
+type Client struct {
+	base       string      // scheme://host/prefix, escaped, no trailing slash
+	basePath   string      // the escaped prefix alone, for errors and logs
+	header     http.Header // sent with every request
+	http       *http.Client
+	maxRetries int
+	waitMin    time.Duration
+	waitMax    time.Duration
+	logger     *slog.Logger
+	secrets    []string // credential values to scrub from error bodies
+}
+
+// Option configures a Client. Options check their input: NewClient returns
+// an error wrapping ErrInvalidArgument that names the refused option.
+type Option func(*settings) error
+
+type settings struct {
+	apiKey     string
+	headers    http.Header
+	httpClient *http.Client
+	userAgent  string
+	timeout    time.Duration
+	maxRetries int
+	waitMin    time.Duration
+	waitMax    time.Duration
+	logger     *slog.Logger
+}
+
+// WithAPIKey sets the credential sent, verbatim, as the Authorization header.
+// Agenta keys are sent as they are; newer deployments also accept
+// "ApiKey <key>" or "Bearer <jwt>", which can be passed the same way.
+func WithAPIKey(key string) Option {
+	return func(s *settings) error {
+		if key == "" {
+			return invalid("WithAPIKey", "the key is empty")
+		}
+		if hasControl(key) {
+			// Never echo the key: it is a secret.
+			return invalid("WithAPIKey", "the key contains CR, LF or another control character")
+		}
+		s.apiKey = key
+		return nil
+	}
+}
+
+// WithHeader adds a header to every request, for example a session cookie.
+// Authorization and Cookie values are treated as credentials: they are
+// dropped on redirects to another host and scrubbed from errors.
+func WithHeader(name, value string) Option {
+	return func(s *settings) error {
+		if !validHeaderName(name) {
+			return invalid("WithHeader", "%q is not a valid header name", name)
+		}
+		switch http.CanonicalHeaderKey(name) {
+		case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Content-Type":
+			return invalid("WithHeader", "%s is managed by the SDK and cannot be set", http.CanonicalHeaderKey(name))
+		}
+		if hasControl(value) {
+			return invalid("WithHeader", "the value of %s contains CR, LF or another control character", name)
+		}
+		if s.headers == nil {
+			s.headers = http.Header{}
+		}
+		s.headers.Add(name, value)
+		return nil
+	}
+}
+
+// WithHTTPClient makes the Client send through hc's transport, cookie jar and
+// redirect policy. hc is copied, never modified. Its Timeout is kept unless
+// WithTimeout is also given.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(s *settings) error {
+		if hc == nil {
+			return invalid("WithHTTPClient", "the client is nil")
+		}
+		s.httpClient = hc
+		return nil
+	}
+}
+
+// WithUserAgent replaces the default User-Agent, agenta-go/<Version>.
+func WithUserAgent(ua string) Option {
+	return func(s *settings) error {
+		if strings.TrimSpace(ua) == "" {
+			return invalid("WithUserAgent", "the user agent is empty")
+		}
+		if hasControl(ua) {
+			return invalid("WithUserAgent", "the user agent contains CR, LF or another control character")
+		}
+		s.userAgent = ua
+		return nil
+	}
+}
+
+// WithTimeout limits each attempt, from sending the request to reading the
+// last byte of the answer. The default is 60 s; 0 means no limit. The
+// context passed to each call bounds all attempts together.
+func WithTimeout(d time.Duration) Option {
+	return func(s *settings) error {
+		if d < 0 {
+			return invalid("WithTimeout", "must not be negative, got %s", d)
+		}
+		s.timeout = d
+		return nil
+	}
+}
+
+// WithMaxRetries sets how many times a failed attempt is retried; 0 means
+// never. The default is 3.
+func WithMaxRetries(n int) Option {
+	return func(s *settings) error {
+		if n < 0 || n > 100 {
+			return invalid("WithMaxRetries", "must be between 0 and 100, got %d", n)
+		}
+		s.maxRetries = n
+		return nil
+	}
+}
+
+// WithRetryWait bounds the wait between attempts. Waits grow exponentially
+// from min, with jitter, up to max; a server's Retry-After is honoured up to
+// max. The defaults are 250 ms and 5 s.
+func WithRetryWait(min, max time.Duration) Option {
+	return func(s *settings) error {
+		if min < 0 {
+			return invalid("WithRetryWait", "min must not be negative, got %s", min)
+		}
+		if max < min {
+			return invalid("WithRetryWait", "max (%s) must not be less than min (%s)", max, min)
+		}
+		s.waitMin, s.waitMax = min, max
+		return nil
+	}
+}
+
+// WithLogger logs one structured line per attempt: method, path, status,
+// attempt and, before a retry, the wait. Bodies, headers and query values are
+// never logged. Without it the Client is silent; a nil logger silences it.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *settings) error {
+		s.logger = l
+		return nil
+	}
+}
+
+// NewClient returns a Client for the service at baseURL, such as
+// "https://cloud.agenta.ai/api". Every operation path resolves under the
+// base URL's path. NewClient does no network I/O.
+func NewClient(baseURL string, opts ...Option) (*Client, error) {
+	base, err := parseBaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	s := settings{
+		timeout:    -1, // unset
+		maxRetries: DefaultMaxRetries,
+		waitMin:    DefaultRetryWaitMin,
+		waitMax:    DefaultRetryWaitMax,
+		userAgent:  "agenta-go/" + Version,
+	}
+	for i, opt := range opts {
+		if opt == nil {
+			return nil, invalid("opts", "option %d is nil", i)
+		}
+		if err := opt(&s); err != nil {
+			return nil, err
+		}
+	}
+
+	c := &Client{
+		base:       base,
+		basePath:   basePathOf(base),
+		header:     http.Header{},
+		maxRetries: s.maxRetries,
+		waitMin:    s.waitMin,
+		waitMax:    s.waitMax,
+		logger:     s.logger,
+	}
+	for name, values := range s.headers {
+		c.header[name] = append([]string(nil), values...)
+		if credentialHeader(name) {
+			c.secrets = append(c.secrets, values...)
+		}
+	}
+	c.header.Set("Accept", "application/json")
+	c.header.Set("User-Agent", s.userAgent)
+	if s.apiKey != "" {
+		c.header.Set("Authorization", s.apiKey)
+		c.secrets = append(c.secrets, s.apiKey)
+		if _, token, ok := strings.Cut(s.apiKey, " "); ok && token != "" {
+			c.secrets = append(c.secrets, token)
+		}
+	}
+
+	// Copy the caller's client rather than modify it.
+	hc := &http.Client{Transport: sharedTransport(), Timeout: DefaultTimeout}
+	var userRedirect func(*http.Request, []*http.Request) error
+	if s.httpClient != nil {
+		hc.Transport = s.httpClient.Transport
+		if hc.Transport == nil {
+			hc.Transport = http.DefaultTransport
+		}
+		hc.Jar = s.httpClient.Jar
+		hc.Timeout = s.httpClient.Timeout
+		userRedirect = s.httpClient.CheckRedirect
+	}
+	if s.timeout >= 0 {
+		hc.Timeout = s.timeout
+	}
+	// go-retryablehttp closes idle connections after every failed call;
+	// hiding CloseIdleConnections keeps the pool warm for other calls.
+	hc.Transport = poolKeeper{hc.Transport}
+	hc.CheckRedirect = stripCredentialsOnRedirect(credentialNames(c.header), userRedirect)
+	c.http = hc
+	return c, nil
+}
+
+// BaseURL returns the base URL every operation path resolves under.
+func (c *Client) BaseURL() string { return c.base }
+
+// Format prints the Client without its credentials, whatever the verb.
+func (c *Client) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "agenta.Client{BaseURL: %q}", c.base)
+}
+
+// CloseIdleConnections closes the idle connections of the Client's transport.
+// Clients without WithHTTPClient share one transport.
+func (c *Client) CloseIdleConnections() {
+	if pk, ok := c.http.Transport.(poolKeeper); ok {
+		if ci, ok := pk.next.(interface{ CloseIdleConnections() }); ok {
+			ci.CloseIdleConnections()
+		}
+	}
+}
+
+// basePathOf returns the path part of a base URL from parseBaseURL.
+func basePathOf(base string) string {
+	rest := base[strings.Index(base, "://")+3:]
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return rest[i:]
+	}
+	return ""
+}
+
+func parseBaseURL(raw string) (string, error) {
+	if strings.TrimSpace(raw) == "" {
+		return "", invalid("baseURL", "is empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		return "", invalid("baseURL", "is not a valid URL: %v", err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", invalid("baseURL", "must use http or https, got scheme %q", u.Scheme)
+	case u.Host == "" || u.Hostname() == "":
+		return "", invalid("baseURL", "has no host")
+	case u.User != nil:
+		return "", invalid("baseURL", "must not carry credentials; use WithAPIKey or WithHeader")
+	case u.RawQuery != "" || u.ForceQuery:
+		return "", invalid("baseURL", "must not have a query")
+	case u.Fragment != "":
+		return "", invalid("baseURL", "must not have a fragment")
+	}
+	return u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), nil
+}
+
+// sharedTransport is the pooled transport of every Client built without
+// WithHTTPClient, sized for many concurrent calls to one host.
+var sharedTransport = sync.OnceValue(func() http.RoundTripper {
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+})
+
+// poolKeeper forwards RoundTrip only, so that go-retryablehttp cannot empty
+// the idle pool.
+type poolKeeper struct{ next http.RoundTripper }
+
+func (p poolKeeper) RoundTrip(r *http.Request) (*http.Response, error) { return p.next.RoundTrip(r) }
+
+// stripCredentialsOnRedirect drops credential headers from any redirected
+// request whose origin (scheme, host and port) differs from the original
+// request's. net/http alone keeps them across ports of one host.
+func stripCredentialsOnRedirect(names []string, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if !sameOrigin(req.URL, via[0].URL) {
+			for _, name := range names {
+				req.Header.Del(name)
+			}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) &&
+		strings.EqualFold(a.Hostname(), b.Hostname()) &&
+		effectivePort(a) == effectivePort(b)
+}
+
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
+// credentialHeader reports headers whose values are credentials.
+func credentialHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Authorization", "Cookie", "Proxy-Authorization", "X-Api-Key":
+		return true
+	}
+	return false
+}
+
+// credentialNames lists the headers to drop on a cross-origin redirect: the
+// credential headers, and every header the caller added, which may carry a
+// session.
+func credentialNames(h http.Header) []string {
+	names := []string{"Authorization", "Cookie", "Proxy-Authorization"}
+	for name := range h {
+		switch name {
+		case "Accept", "User-Agent", "Authorization", "Cookie", "Proxy-Authorization":
+		default:
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// request describes one operation call for the engine.
+type request struct {
+	method string
+	path   string // escaped, relative to the base URL, starting with "/"
+	query  any    // a struct for go-querystring, or nil
+	body   any    // marshalled as JSON, or nil
+	// secrets are credential values in the body, scrubbed from errors.
+	secrets []string
+}
+
+// idempotent reports whether a request may be sent twice without harm.
+func (r *request) idempotent() bool {
+	return r.method == http.MethodGet || r.method == http.MethodHead
+}
+
+// call is the state of one operation call across its attempts.
+type call struct {
+	c       *Client
+	r       *request
+	path    string // the full escaped path, for errors and logs
+	attempt int
+	wait    time.Duration
+	wrote   atomic.Bool // some of this attempt's request was written
+	last    error       // the last answer before a retry
+	deadln  time.Time   // the context's deadline, if any
+	hasDL   bool
+}
+
+// start runs the request with retries. It returns a 2xx response, whose body
+// the caller must close, or an error: non-2xx answers become *APIError or
+// *ValidationError.
+func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, error) {
+	if ctx == nil {
+		return nil, nil, invalid("ctx", "is nil")
+	}
+	st := &call{c: c, r: r, path: c.basePath + r.path}
+	target := c.base + r.path
+	if r.query != nil {
+		values, err := query.Values(r.query)
+		if err != nil {
+			return nil, nil, fmt.Errorf("agenta: %s %s: encode query: %w", r.method, st.path, err)
+		}
+		if encoded := values.Encode(); encoded != "" {
+			target += "?" + encoded
+		}
+	}
+	var body any
+	if r.body != nil {
+		data, err := json.Marshal(r.body)
+		if err != nil {
+			return nil, nil, fmt.Errorf("agenta: %s %s: encode body: %w", r.method, st.path, err)
+		}
+		body = data
+	}
+
+	st.deadln, st.hasDL = ctx.Deadline()
+	if !r.idempotent() {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteHeaders: func() { st.wrote.Store(true) },
+		})
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, target, body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("agenta: %s %s: build request: %w", r.method, st.path, err)
+	}
+	req.Header = c.header.Clone()
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+
+	rc := &retryablehttp.Client{
+		HTTPClient:   c.http,
+		RetryMax:     c.maxRetries,
+		RetryWaitMin: c.waitMin,
+		RetryWaitMax: c.waitMax,
+		CheckRetry:   st.check,
+		Backoff:      st.backoff,
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+	}
+	resp, err := rc.Do(req)
+	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return nil, nil, st.transportError(err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, nil, st.readError(resp)
+	}
+	return st, resp, nil
+}
+
+// check is the CheckRetry hook: it applies shouldRetry, logs the attempt and
+// plans the wait.
+func (st *call) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	st.attempt++
+	wrote := st.wrote.Swap(false)
+	retry := ctx.Err() == nil && st.attempt <= st.c.maxRetries &&
+		shouldRetry(st.r.idempotent(), wrote, resp, err)
+	if retry {
+		st.wait = backoff(st.c.waitMin, st.c.waitMax, st.attempt-1, resp, time.Now())
+		// A wait that outlasts the caller's deadline would only turn the
+		// last answer into a deadline error: give the answer instead.
+		if st.hasDL && time.Until(st.deadln) < st.wait {
+			retry = false
+		}
+	}
+	if retry && resp != nil {
+		// Keep what the server said, in case the context ends while we wait.
+		st.last = st.readError(resp)
+	}
+	st.log(resp, err, retry)
+	return retry, nil
+}
+
+// backoff is the Backoff hook: it returns the wait check planned.
+func (st *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
+	return st.wait
+}
+
+func (st *call) log(resp *http.Response, err error, retry bool) {
+	l := st.c.logger
+	if l == nil {
+		return
+	}
+	level := slog.LevelInfo
+	attrs := make([]slog.Attr, 0, 6)
+	attrs = append(attrs,
+		slog.String("method", st.r.method),
+		slog.String("path", st.path),
+		slog.Int("attempt", st.attempt))
+	if resp != nil {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode))
+		if resp.StatusCode >= 400 {
+			level = slog.LevelWarn
+		}
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", unwrapURLError(err).Error()))
+		level = slog.LevelWarn
+	}
+	if retry {
+		attrs = append(attrs, slog.Duration("wait", st.wait))
+	}
+	l.LogAttrs(context.Background(), level, "agenta request", attrs...)
+}
+
+func (st *call) transportError(err error) error {
+	err = unwrapURLError(err)
+	suffix := ""
+	if st.attempt > 1 {
+		suffix = " (after " + strconv.Itoa(st.attempt) + " attempts)"
+	}
+	if st.last != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return fmt.Errorf("agenta: %s %s: %w%s; last answer: %w", st.r.method, st.path, err, suffix, st.last)
+	}
+	return fmt.Errorf("agenta: %s %s: %w%s", st.r.method, st.path, err, suffix)
+}
+
+// readError turns a non-2xx answer into an error, keeping up to
+// maxErrorBody of its body with credentials scrubbed, and closes the body.
+func (st *call) readError(resp *http.Response) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	return newAPIError(resp.StatusCode, st.r.method, st.path, st.scrub(body))
+}
+
+// scrub replaces every credential the request carried with [REDACTED], in
+// case the server echoes one (FastAPI echoes refused input).
+func (st *call) scrub(body []byte) []byte {
+	for _, list := range [][]string{st.c.secrets, st.r.secrets} {
+		for _, secret := range list {
+			if secret == "" {
+				continue
+			}
+			body = bytes.ReplaceAll(body, []byte(secret), []byte("[REDACTED]"))
+			if quoted, err := json.Marshal(secret); err == nil {
+				escaped := quoted[1 : len(quoted)-1]
+				if !bytes.Equal(escaped, []byte(secret)) {
+					body = bytes.ReplaceAll(body, escaped, []byte("[REDACTED]"))
+				}
+			}
+		}
+	}
+	return body
+}
+
+// unwrapURLError drops net/http's *url.Error wrapper, whose message repeats
+// the full URL with its query.
+func unwrapURLError(err error) error {
+	var uerr *url.Error
+	if errors.As(err, &uerr) && uerr.Err != nil {
+		return uerr.Err
+	}
+	return err
+}
+
+// DecodeError is a 2xx answer whose body is not the JSON the operation
+// returns. It keeps the status and, from the point where decoding failed,
+// up to 1 MiB of the body.
+type DecodeError struct {
+	StatusCode int
+	Method     string
+	Path       string
+	// Offset is the byte offset in the body where decoding failed.
+	Offset int64
+	// Body is the body from the value that failed to decode, up to 1 MiB.
+	// For an answer that is not JSON at all, such as an HTML page, that is
+	// the whole answer.
+	Body []byte
+	Err  error
+}
+
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("agenta: %s %s: decode %d answer at byte %d: %v", e.Method, e.Path, e.StatusCode, e.Offset, e.Err)
+}
+
+// Unwrap returns the underlying decoding error.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+func (st *call) decodeError(resp *http.Response, dec *json.Decoder, err error) error {
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	rest, _ := io.ReadAll(io.LimitReader(io.MultiReader(dec.Buffered(), resp.Body), maxErrorBody))
+	return &DecodeError{
+		StatusCode: resp.StatusCode,
+		Method:     st.r.method,
+		Path:       st.path,
+		Offset:     dec.InputOffset(),
+		Body:       st.scrub(rest),
+		Err:        err,
+	}
+}
+
+// finish closes a response body. After a complete read it drains what is
+// left (at most a little whitespace) so the connection returns to the pool.
+func finish(body io.ReadCloser, complete bool) {
+	if complete {
+		_, _ = io.CopyN(io.Discard, body, 64<<10)
+	}
+	body.Close()
+}
+
+// getOne runs a request whose answer is one JSON object.
+func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
+	st, resp, err := c.start(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(resp.Body)
+	var v *T
+	if err := dec.Decode(&v); err != nil {
+		derr := st.decodeError(resp, dec, err)
+		finish(resp.Body, false)
+		return nil, derr
+	}
+	if v == nil {
+		derr := st.decodeError(resp, dec, errors.New("the answer is null"))
+		finish(resp.Body, false)
+		return nil, derr
+	}
+	finish(resp.Body, true)
+	return v, nil
+}
+
+// getList runs a request whose answer is a JSON array, decoding it one
+// element at a time.
+func getList[T any](ctx context.Context, c *Client, r *request) ([]T, error) {
+	out := []T{}
+	for v, err := range streamList[T](ctx, c, r) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// streamList runs a request whose answer is a JSON array and yields its
+// elements as they are decoded, so memory does not grow with the array.
+// Stopping the loop early closes the response at once.
+func streamList[T any](ctx context.Context, c *Client, r *request) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		var zero T
+		st, resp, err := c.start(ctx, r)
+		if err != nil {
+			yield(zero, err)
+			return
+		}
+		complete := false
+		defer func() { finish(resp.Body, complete) }()
+		dec := json.NewDecoder(resp.Body)
+		tok, err := dec.Token()
+		if err != nil {
+			yield(zero, st.decodeError(resp, dec, err))
+			return
+		}
+		if tok == nil { // null: no elements
+			complete = true
+			return
+		}
+		if d, ok := tok.(json.Delim); !ok || d != '[' {
+			yield(zero, st.decodeError(resp, dec, fmt.Errorf("expected a JSON array, got %v", tok)))
+			return
+		}
+		for dec.More() {
+			var v T
+			if err := dec.Decode(&v); err != nil {
+				yield(zero, st.decodeError(resp, dec, err))
+				return
+			}
+			if !yield(v, nil) {
+				return
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			yield(zero, st.decodeError(resp, dec, err))
+			return
+		}
+		complete = true
+	}
+}

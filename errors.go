@@ -1,0 +1,327 @@
+package agenta
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Sentinel errors for errors.Is. An *APIError matches the sentinel of its
+// status code; ErrInvalidArgument matches arguments refused before anything
+// was sent.
+var (
+	ErrBadRequest      = errors.New("agenta: bad request")       // 400
+	ErrUnauthorized    = errors.New("agenta: unauthorized")      // 401
+	ErrForbidden       = errors.New("agenta: forbidden")         // 403
+	ErrNotFound        = errors.New("agenta: not found")         // 404
+	ErrValidation      = errors.New("agenta: validation failed") // 422
+	ErrRateLimited     = errors.New("agenta: rate limited")      // 429
+	ErrServer          = errors.New("agenta: server error")      // any 5xx
+	ErrInvalidArgument = errors.New("agenta: invalid argument")  // refused before sending
+)
+
+// maxErrorBody is how much of an error answer is kept: enough for any real
+// error document, bounded against a misbehaving server or proxy.
+const maxErrorBody = 1 << 20
+
+// maxMessage bounds APIError.Message so error strings stay readable when the
+// server answers with a long text or HTML page.
+const maxMessage = 200
+
+// APIError is a non-2xx answer from the service. It keeps the status, the
+// request's method and path, the server's message and up to 1 MiB of the raw
+// body, so nothing the server said is lost.
+type APIError struct {
+	StatusCode int
+	Method     string
+	// Path is the escaped URL path the request was sent to, including the
+	// base URL's prefix. It never includes the query.
+	Path string
+	// Message is the server's "detail" string, or the trimmed text of a
+	// body that is not JSON, such as a proxy's HTML page.
+	Message string
+	// Body is the raw answer, cut at 1 MiB. Credentials the request carried
+	// are replaced by [REDACTED] should the server echo them.
+	Body []byte
+}
+
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString("agenta: ")
+	b.WriteString(e.Method)
+	b.WriteByte(' ')
+	b.WriteString(e.Path)
+	b.WriteString(": ")
+	b.WriteString(strconv.Itoa(e.StatusCode))
+	if text := http.StatusText(e.StatusCode); text != "" {
+		b.WriteByte(' ')
+		b.WriteString(text)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	return b.String()
+}
+
+// Is matches the sentinel of the error's status code.
+func (e *APIError) Is(target error) bool {
+	switch target {
+	case ErrBadRequest:
+		return e.StatusCode == http.StatusBadRequest
+	case ErrUnauthorized:
+		return e.StatusCode == http.StatusUnauthorized
+	case ErrForbidden:
+		return e.StatusCode == http.StatusForbidden
+	case ErrNotFound:
+		return e.StatusCode == http.StatusNotFound
+	case ErrValidation:
+		return e.StatusCode == http.StatusUnprocessableEntity
+	case ErrRateLimited:
+		return e.StatusCode == http.StatusTooManyRequests
+	case ErrServer:
+		return e.StatusCode >= 500 && e.StatusCode <= 599
+	}
+	return false
+}
+
+// ValidationError is a 422 answer: the service refused the shape of a path
+// parameter, query parameter or body. Details says which field failed and why.
+//
+// It embeds *APIError, and errors.As to *APIError succeeds on it.
+type ValidationError struct {
+	*APIError
+	Details []ValidationDetail
+}
+
+// ValidationDetail is one refused field, as FastAPI reports it.
+type ValidationDetail struct {
+	// Loc is the field's location, such as ["body", "variant_ids", 0]. Each
+	// item is a string or an int.
+	Loc  []any  `json:"loc"`
+	Msg  string `json:"msg"`
+	Type string `json:"type"`
+	// Input is the refused value, which newer servers echo.
+	Input json.RawMessage `json:"input,omitempty"`
+	// URL links to the validator's documentation, on newer servers.
+	URL string `json:"url,omitempty"`
+	// Ctx is the validator's context, on some servers.
+	Ctx json.RawMessage `json:"ctx,omitempty"`
+}
+
+// Field renders Loc as a dotted path, such as "body.variant_ids.0".
+func (d ValidationDetail) Field() string {
+	parts := make([]string, len(d.Loc))
+	for i, p := range d.Loc {
+		parts[i] = fmt.Sprint(p)
+	}
+	return strings.Join(parts, ".")
+}
+
+// String renders the detail as "field: message".
+func (d ValidationDetail) String() string {
+	if len(d.Loc) == 0 {
+		return d.Msg
+	}
+	return d.Field() + ": " + d.Msg
+}
+
+// UnmarshalJSON decodes a detail, turning integer locations into int.
+func (d *ValidationDetail) UnmarshalJSON(data []byte) error {
+	type wire ValidationDetail
+	var w struct {
+		wire
+		Loc []json.RawMessage `json:"loc"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*d = ValidationDetail(w.wire)
+	d.Loc = nil
+	if w.Loc != nil {
+		d.Loc = make([]any, 0, len(w.Loc))
+	}
+	for _, raw := range w.Loc {
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil {
+			d.Loc = append(d.Loc, s)
+			continue
+		}
+		n, err := strconv.Atoi(string(bytes.TrimSpace(raw)))
+		if err != nil {
+			return fmt.Errorf("loc item %s is neither a string nor an integer", raw)
+		}
+		d.Loc = append(d.Loc, n)
+	}
+	return nil
+}
+
+func (e *ValidationError) Error() string {
+	if e.APIError == nil {
+		return "agenta: validation failed"
+	}
+	return e.APIError.Error()
+}
+
+// Unwrap returns the embedded *APIError, so errors.As finds it.
+func (e *ValidationError) Unwrap() error {
+	if e.APIError == nil {
+		return nil
+	}
+	return e.APIError
+}
+
+// Is reports ErrValidation, and whatever the embedded APIError matches.
+func (e *ValidationError) Is(target error) bool {
+	return target == ErrValidation || (e.APIError != nil && e.APIError.Is(target))
+}
+
+// ArgumentError is an argument refused before any request was sent. It
+// names the argument and says what was wrong; errors.Is matches
+// ErrInvalidArgument.
+type ArgumentError struct {
+	// Name is the argument or field, such as "evaluationID" or
+	// "NewEvaluation.RateLimit.BatchSize".
+	Name string
+	// Reason says what was wrong with it.
+	Reason string
+}
+
+func (e *ArgumentError) Error() string {
+	return "agenta: invalid argument " + e.Name + ": " + e.Reason
+}
+
+// Is matches ErrInvalidArgument.
+func (e *ArgumentError) Is(target error) bool { return target == ErrInvalidArgument }
+
+// Unwrap returns ErrInvalidArgument, for code that walks the chain itself.
+func (e *ArgumentError) Unwrap() error { return ErrInvalidArgument }
+
+func invalid(name, format string, args ...any) error {
+	return &ArgumentError{Name: name, Reason: fmt.Sprintf(format, args...)}
+}
+
+// newAPIError builds the error for a non-2xx answer from up to maxErrorBody
+// bytes of its body. A 422 becomes a *ValidationError.
+func newAPIError(status int, method, path string, body []byte) error {
+	apiErr := &APIError{StatusCode: status, Method: method, Path: path, Body: body}
+	details, message := parseErrorBody(body)
+	apiErr.Message = message
+	if status == http.StatusUnprocessableEntity {
+		verr := &ValidationError{APIError: apiErr, Details: details}
+		if len(details) > 0 {
+			parts := make([]string, len(details))
+			for i, d := range details {
+				parts[i] = d.String()
+			}
+			apiErr.Message = clip(strings.Join(parts, "; "), 4*maxMessage)
+		}
+		return verr
+	}
+	if apiErr.Message == "" && len(details) > 0 {
+		apiErr.Message = clip(details[0].String(), maxMessage)
+	}
+	return apiErr
+}
+
+// parseErrorBody reads the service's error documents: {"detail": "..."},
+// FastAPI's {"detail": [...]}, a few common alternatives, and plain text or
+// HTML from proxies.
+func parseErrorBody(body []byte) ([]ValidationDetail, string) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return nil, ""
+	}
+	if trimmed[0] == '{' {
+		var doc struct {
+			Detail  json.RawMessage `json:"detail"`
+			Message json.RawMessage `json:"message"`
+			Error   json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal(trimmed, &doc) == nil {
+			if s, ok := jsonText(doc.Detail); ok {
+				return nil, clip(s, maxMessage)
+			}
+			var details []ValidationDetail
+			if len(doc.Detail) > 0 && doc.Detail[0] == '[' && json.Unmarshal(doc.Detail, &details) == nil {
+				return details, ""
+			}
+			for _, alt := range []json.RawMessage{doc.Message, doc.Error, doc.Detail} {
+				if s, ok := jsonText(alt); ok {
+					return nil, clip(s, maxMessage)
+				}
+			}
+			if len(doc.Detail) > 0 && !bytes.Equal(doc.Detail, []byte("null")) {
+				return nil, clip(string(doc.Detail), maxMessage)
+			}
+			return nil, clip(string(trimmed), maxMessage)
+		}
+	}
+	return nil, clip(plainText(trimmed), maxMessage)
+}
+
+// jsonText returns raw as a string when it is a non-empty JSON string.
+func jsonText(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil || strings.TrimSpace(s) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(s), true
+}
+
+// plainText turns a text or HTML body into one readable line: the page title
+// when there is one, otherwise the text with tags removed.
+func plainText(body []byte) string {
+	s := string(body)
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	lower := strings.ToLower(s)
+	if i := strings.Index(lower, "<title>"); i >= 0 {
+		if j := strings.Index(lower[i:], "</title>"); j > len("<title>") {
+			if title := strings.TrimSpace(s[i+len("<title>") : i+j]); title != "" {
+				return strings.Join(strings.Fields(title), " ")
+			}
+		}
+	}
+	if strings.Contains(s, "<") {
+		var b strings.Builder
+		inTag := false
+		for _, r := range s {
+			switch {
+			case r == '<':
+				inTag = true
+				b.WriteByte(' ')
+			case r == '>':
+				inTag = false
+			case !inTag:
+				b.WriteRune(r)
+			}
+		}
+		s = b.String()
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// clip cuts s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for i = range s {
+		if count == n {
+			break
+		}
+		count++
+	}
+	return s[:i] + "…"
+}

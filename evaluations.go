@@ -1,0 +1,109 @@
+package agenta
+
+import (
+	"context"
+	"iter"
+	"net/http"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// FetchEvaluationScenarios returns every scenario (test-set row) of an
+// evaluation, with the variant's outputs and each evaluator's results.
+//
+// An evaluation is filled in as it runs, so polling this shows progress. For
+// very large evaluations, StreamEvaluationScenarios avoids holding every row.
+func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID string) ([]models.EvaluationScenario, error) {
+	r, err := scenariosRequest(evaluationID)
+	if err != nil {
+		return nil, err
+	}
+	return getList[models.EvaluationScenario](ctx, c, r)
+}
+
+// StreamEvaluationScenarios yields an evaluation's scenarios one at a time as
+// they are decoded from the answer, so memory stays flat however many rows
+// the evaluation has. Use it over FetchEvaluationScenarios for evaluations of
+// many thousands of rows, or to stop reading early: breaking out of the loop
+// closes the response at once.
+//
+// A refused argument or a non-2xx answer arrives as the first and only
+// (zero, err) pair; a malformed element ends the sequence with its error.
+// The per-attempt timeout (WithTimeout) covers reading the whole answer.
+func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID string) iter.Seq2[models.EvaluationScenario, error] {
+	r, err := scenariosRequest(evaluationID)
+	if err != nil {
+		return func(yield func(models.EvaluationScenario, error) bool) {
+			yield(models.EvaluationScenario{}, err)
+		}
+	}
+	return streamList[models.EvaluationScenario](ctx, c, r)
+}
+
+func scenariosRequest(evaluationID string) (*request, error) {
+	id, err := segment("evaluationID", evaluationID)
+	if err != nil {
+		return nil, err
+	}
+	return &request{method: http.MethodGet, path: "/evaluations/" + id + "/evaluation_scenarios"}, nil
+}
+
+// CreateEvaluation starts an automatic evaluation of each variant in ev
+// against the test set, and returns one Evaluation per variant, in status
+// EVALUATION_STARTED. Poll FetchEvaluationScenarios to follow it.
+//
+// Creating is not idempotent: the request is retried only when the server
+// answers 429 or the connection failed before anything was sent, so an
+// evaluation is never started twice by the SDK.
+func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) ([]models.Evaluation, error) {
+	if err := checkNewEvaluation(ev); err != nil {
+		return nil, err
+	}
+	secrets := make([]string, 0, len(ev.LMProvidersKeys))
+	for _, v := range ev.LMProvidersKeys {
+		secrets = append(secrets, v)
+	}
+	return getList[models.Evaluation](ctx, c, &request{
+		method: http.MethodPost, path: "/evaluations", body: ev, secrets: secrets,
+	})
+}
+
+func checkNewEvaluation(ev models.NewEvaluation) error {
+	if err := required("NewEvaluation.AppID", ev.AppID); err != nil {
+		return err
+	}
+	if err := requiredList("NewEvaluation.VariantIDs", ev.VariantIDs); err != nil {
+		return err
+	}
+	if err := requiredList("NewEvaluation.EvaluatorConfigIDs", ev.EvaluatorConfigIDs); err != nil {
+		return err
+	}
+	if err := required("NewEvaluation.TestsetID", ev.TestsetID); err != nil {
+		return err
+	}
+	rl := ev.RateLimit
+	if rl == (models.RateLimit{}) {
+		return invalid("NewEvaluation.RateLimit", "is required; models.DefaultRateLimit() gives the web UI's values")
+	}
+	if rl.BatchSize < 1 {
+		return invalid("NewEvaluation.RateLimit.BatchSize", "must be at least 1, got %d", rl.BatchSize)
+	}
+	for _, f := range []struct {
+		name  string
+		value int
+	}{
+		{"MaxRetries", rl.MaxRetries},
+		{"RetryDelay", rl.RetryDelay},
+		{"DelayBetweenBatches", rl.DelayBetweenBatches},
+	} {
+		if f.value < 0 {
+			return invalid("NewEvaluation.RateLimit."+f.name, "must not be negative, got %d", f.value)
+		}
+	}
+	for name := range ev.LMProvidersKeys {
+		if name == "" {
+			return invalid("NewEvaluation.LMProvidersKeys", "has an empty key name")
+		}
+	}
+	return nil
+}

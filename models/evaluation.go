@@ -1,0 +1,207 @@
+package models
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// NewEvaluation is the request to start an automatic evaluation: every listed
+// variant runs on every row of the test set, and every evaluator config
+// scores the outputs.
+type NewEvaluation struct {
+	AppID      string   `json:"app_id"`
+	VariantIDs []string `json:"variant_ids"`
+	// EvaluatorConfigIDs are the ids of the evaluator configs to apply. The
+	// service calls this field evaluators_configs.
+	EvaluatorConfigIDs []string  `json:"evaluators_configs"`
+	TestsetID          string    `json:"testset_id"`
+	RateLimit          RateLimit `json:"rate_limit"`
+	// LMProvidersKeys maps provider key names such as OPENAI_API_KEY to live
+	// credentials. They are sent to the service but never printed.
+	LMProvidersKeys ProviderKeys `json:"lm_providers_keys,omitempty"`
+	// CorrectAnswerColumn names the test-set column holding the expected
+	// answer. Empty means the server's default, "correct_answer".
+	CorrectAnswerColumn string `json:"correct_answer_column,omitempty"`
+}
+
+// RateLimit paces the service's calls to the application under evaluation.
+type RateLimit struct {
+	// BatchSize is the number of test-set rows run per batch.
+	BatchSize int `json:"batch_size"`
+	// MaxRetries is how often a failing row is retried.
+	MaxRetries int `json:"max_retries"`
+	// RetryDelay is the wait, in seconds, before a row is retried.
+	RetryDelay int `json:"retry_delay"`
+	// DelayBetweenBatches is the pause, in seconds, between batches.
+	DelayBetweenBatches int `json:"delay_between_batches"`
+}
+
+// DefaultRateLimit returns the pacing the service's own web UI uses.
+func DefaultRateLimit() RateLimit {
+	return RateLimit{BatchSize: 10, MaxRetries: 3, RetryDelay: 3, DelayBetweenBatches: 5}
+}
+
+// Provider key names the service accepts in NewEvaluation.LMProvidersKeys.
+const (
+	OpenAIAPIKey       = "OPENAI_API_KEY"
+	MistralAPIKey      = "MISTRAL_API_KEY"
+	CohereAPIKey       = "COHERE_API_KEY"
+	AnthropicAPIKey    = "ANTHROPIC_API_KEY"
+	AnyscaleAPIKey     = "ANYSCALE_API_KEY"
+	PerplexityAIAPIKey = "PERPLEXITYAI_API_KEY"
+	DeepInfraAPIKey    = "DEEPINFRA_API_KEY"
+	TogetherAIAPIKey   = "TOGETHERAI_API_KEY"
+	AlephAlphaAPIKey   = "ALEPHALPHA_API_KEY"
+	OpenRouterAPIKey   = "OPENROUTER_API_KEY"
+	GroqAPIKey         = "GROQ_API_KEY"
+)
+
+// ProviderKeys holds LLM provider credentials by key name. It marshals to
+// JSON unchanged, but prints its values as [REDACTED] with every fmt verb, so
+// logging a request never leaks a credential.
+type ProviderKeys map[string]string
+
+// Format prints the key names with redacted values.
+func (k ProviderKeys) Format(f fmt.State, verb rune) {
+	names := make([]string, 0, len(k))
+	for name := range k {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	if verb == 'v' && f.Flag('#') {
+		b.WriteString("models.ProviderKeys{")
+		for i, name := range names {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%q:\"[REDACTED]\"", name)
+		}
+		b.WriteString("}")
+	} else {
+		b.WriteString("map[")
+		for i, name := range names {
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(name)
+			b.WriteString(":[REDACTED]")
+		}
+		b.WriteString("]")
+	}
+	_, _ = f.Write([]byte(b.String()))
+}
+
+// Evaluation statuses, carried as the value of Evaluation.Status and as
+// HumanEvaluation.Status.
+const (
+	EvaluationInitialized        = "EVALUATION_INITIALIZED"
+	EvaluationStarted            = "EVALUATION_STARTED"
+	EvaluationFinished           = "EVALUATION_FINISHED"
+	EvaluationFinishedWithErrors = "EVALUATION_FINISHED_WITH_ERRORS"
+	EvaluationFailed             = "EVALUATION_FAILED"
+)
+
+// Evaluation is one automatic evaluation run: one variant against one test set.
+type Evaluation struct {
+	ID                 string             `json:"id"`
+	AppID              string             `json:"app_id"`
+	UserID             string             `json:"user_id"`
+	UserUsername       string             `json:"user_username"`
+	VariantIDs         []string           `json:"variant_ids"`
+	VariantNames       []string           `json:"variant_names"`
+	VariantRevisionIDs []string           `json:"variant_revision_ids"`
+	Revisions          []string           `json:"revisions"`
+	TestsetID          string             `json:"testset_id,omitempty"`
+	TestsetName        string             `json:"testset_name,omitempty"`
+	Status             Result             `json:"status"`
+	AggregatedResults  []AggregatedResult `json:"aggregated_results"`
+	AverageCost        *Result            `json:"average_cost,omitempty"`
+	TotalCost          *Result            `json:"total_cost,omitempty"`
+	AverageLatency     *Result            `json:"average_latency,omitempty"`
+	CreatedAt          Timestamp          `json:"created_at"`
+	UpdatedAt          Timestamp          `json:"updated_at"`
+}
+
+// State returns the evaluation's status value, such as EvaluationStarted, or
+// "" when the status carries no text.
+func (e Evaluation) State() string {
+	s, _ := e.Status.Text()
+	return s
+}
+
+// AggregatedResult is one evaluator config's score over a whole evaluation.
+type AggregatedResult struct {
+	EvaluatorConfig EvaluatorConfig `json:"evaluator_config"`
+	Result          Result          `json:"result"`
+}
+
+// EvaluatorConfig is a configured evaluator: an evaluator key such as
+// auto_exact_match together with its settings.
+type EvaluatorConfig struct {
+	ID             string         `json:"id"`
+	Name           string         `json:"name"`
+	EvaluatorKey   string         `json:"evaluator_key"`
+	SettingsValues map[string]any `json:"settings_values,omitempty"`
+	CreatedAt      Timestamp      `json:"created_at"`
+	UpdatedAt      Timestamp      `json:"updated_at"`
+}
+
+// EvaluationScenario is one test-set row of an evaluation: its inputs, what
+// the variant answered, and each evaluator's verdict.
+type EvaluationScenario struct {
+	ID           string   `json:"id,omitempty"`
+	EvaluationID string   `json:"evaluation_id"`
+	Inputs       []Input  `json:"inputs"`
+	Outputs      []Output `json:"outputs"`
+	Evaluation   string   `json:"evaluation,omitempty"`
+	// CorrectAnswer is the expected answer as older servers send it.
+	CorrectAnswer string `json:"correct_answer,omitempty"`
+	// CorrectAnswers is the expected answers as newer servers send them.
+	CorrectAnswers []CorrectAnswer  `json:"correct_answers,omitempty"`
+	IsPinned       bool             `json:"is_pinned,omitempty"`
+	Note           string           `json:"note,omitempty"`
+	Results        []ScenarioResult `json:"results"`
+}
+
+// Input is one named input of a scenario's test-set row.
+type Input struct {
+	Name  string          `json:"name"`
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value,omitempty"`
+}
+
+// Output is what the variant produced for a scenario, with its cost and
+// latency when the service measured them.
+type Output struct {
+	Result  Result   `json:"result"`
+	Cost    *float64 `json:"cost,omitempty"`
+	Latency *float64 `json:"latency,omitempty"`
+}
+
+// ScenarioResult is one evaluator config's verdict on a scenario.
+type ScenarioResult struct {
+	// EvaluatorConfig is the id of the evaluator config.
+	EvaluatorConfig string `json:"evaluator_config"`
+	Result          Result `json:"result"`
+}
+
+// CorrectAnswer is one expected answer of a scenario, by test-set column.
+type CorrectAnswer struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// Aliases with the names the service's OpenAPI document uses.
+type (
+	// EvaluationScenarioInput is the OpenAPI name of Input.
+	EvaluationScenarioInput = Input
+	// EvaluationScenarioOutput is the OpenAPI name of Output.
+	EvaluationScenarioOutput = Output
+	// EvaluationScenarioResult is the OpenAPI name of ScenarioResult.
+	EvaluationScenarioResult = ScenarioResult
+	// LLMRunRateLimit is the OpenAPI name of RateLimit.
+	LLMRunRateLimit = RateLimit
+)

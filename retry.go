@@ -1,0 +1,125 @@
+package agenta
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Retry defaults. They suit an interactive service: a caller waits at most a
+// few seconds per retry, and three retries ride out a rolling restart.
+const (
+	DefaultMaxRetries   = 3
+	DefaultRetryWaitMin = 250 * time.Millisecond
+	DefaultRetryWaitMax = 5 * time.Second
+	DefaultTimeout      = 60 * time.Second
+)
+
+// shouldRetry is the retry policy, as a pure function of one attempt's
+// outcome.
+//
+// Reads (idempotent) retry transport errors, 429, 502, 503 and 504. Creates
+// retry only 429, which the server sends before doing any work, and
+// transport errors that happened before any byte of the request was written.
+// 500 is never retried: this service uses it for deterministic failures such
+// as a missing variant.
+func shouldRetry(idempotent, wrote bool, resp *http.Response, err error) bool {
+	if err != nil {
+		if !permanent(err) {
+			return idempotent || !wrote
+		}
+		return false
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests:
+		return true
+	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return idempotent
+	}
+	return false
+}
+
+// permanent reports transport errors that another attempt cannot fix: a
+// certificate the client does not trust, a redirect loop, a bad scheme or
+// header. The caller's own cancellation is handled before this is asked.
+func permanent(err error) bool {
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalidCert x509.CertificateInvalidError
+	var verification *tls.CertificateVerificationError
+	if errors.As(err, &unknownAuthority) || errors.As(err, &hostname) ||
+		errors.As(err, &invalidCert) || errors.As(err, &verification) {
+		return true
+	}
+	var uerr *url.Error
+	if errors.As(err, &uerr) && uerr.Err != nil {
+		msg := uerr.Err.Error()
+		return strings.Contains(msg, "stopped after") && strings.Contains(msg, "redirects") ||
+			strings.Contains(msg, "unsupported protocol scheme") ||
+			strings.Contains(msg, "invalid header")
+	}
+	return false
+}
+
+// backoff returns the wait before retry number attempt+1 (attempt counts
+// from 0). A Retry-After header, in seconds or as an HTTP date, is honoured
+// but never beyond max; otherwise the wait grows exponentially from min with
+// "equal jitter": a random point in the upper half of the step, so that
+// clients retrying together spread out.
+func backoff(min, max time.Duration, attempt int, resp *http.Response, now time.Time) time.Duration {
+	if max < min {
+		max = min
+	}
+	if resp != nil {
+		if wait, ok := retryAfter(resp.Header.Get("Retry-After"), now); ok {
+			return clamp(wait, 0, max)
+		}
+	}
+	step := min
+	for i := 0; i < attempt && step < max; i++ {
+		step *= 2
+	}
+	step = clamp(step, min, max)
+	if step <= 0 {
+		return 0
+	}
+	half := step / 2
+	return half + rand.N(step-half+1)
+}
+
+// retryAfter parses a Retry-After value: delay-seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		if secs > int64(24*time.Hour/time.Second) {
+			return 24 * time.Hour, true
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	if at, err := http.ParseTime(v); err == nil {
+		return at.Sub(now), true
+	}
+	return 0, false
+}
+
+func clamp(d, lo, hi time.Duration) time.Duration {
+	if d < lo {
+		return lo
+	}
+	if d > hi {
+		return hi
+	}
+	return d
+}

@@ -1,0 +1,60 @@
+package agenta
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// GetVariant returns an application variant by id.
+func (c *Client) GetVariant(ctx context.Context, variantID string) (*models.AppVariantResponse, error) {
+	id, err := segment("variantID", variantID)
+	if err != nil {
+		return nil, err
+	}
+	return getOne[models.AppVariantResponse](ctx, c, &request{method: http.MethodGet, path: "/variants/" + id})
+}
+
+// GetVariantByEnvironment returns the variant of an app deployed to an
+// environment such as models.EnvironmentProduction.
+//
+// The service answers 500 "App Variant not found" when nothing is deployed
+// there; that error is not retried, since it is not transient.
+func (c *Client) GetVariantByEnvironment(ctx context.Context, appID, environment string) (*models.AppVariantResponse, error) {
+	if err := required("appID", appID); err != nil {
+		return nil, err
+	}
+	if err := required("environment", environment); err != nil {
+		return nil, err
+	}
+	return getOne[models.AppVariantResponse](ctx, c, &request{
+		method: http.MethodGet,
+		path:   "/apps/get_variant_by_env",
+		query:  variantByEnvQuery{AppID: appID, Environment: environment},
+	})
+}
+
+type variantByEnvQuery struct {
+	AppID       string `url:"app_id"`
+	Environment string `url:"environment"`
+}
+
+// AddVariantFromBase forks a new variant from an existing base with a new
+// configuration, and returns it. The service names it
+// "{base_name}.{new_config_name}"; a duplicate name is refused with a 500.
+//
+// Adding is not idempotent: it is retried only on 429 or when the
+// connection failed before anything was sent.
+func (c *Client) AddVariantFromBase(ctx context.Context, v models.AddVariantFromBase) (*models.AppVariantResponse, error) {
+	if err := required("AddVariantFromBase.BaseID", v.BaseID); err != nil {
+		return nil, err
+	}
+	if err := required("AddVariantFromBase.NewVariantName", v.NewVariantName); err != nil {
+		return nil, err
+	}
+	if err := required("AddVariantFromBase.NewConfigName", v.NewConfigName); err != nil {
+		return nil, err
+	}
+	return getOne[models.AppVariantResponse](ctx, c, &request{method: http.MethodPost, path: "/variants/from-base", body: v})
+}
