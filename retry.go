@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -26,15 +27,15 @@ const (
 //
 // Reads (idempotent) retry transport errors, 429, 502, 503 and 504. Creates
 // retry only 429, which the server sends before doing any work, and
-// transport errors that happened before any byte of the request was written.
-// 500 is never retried: this service uses it for deterministic failures such
-// as a missing variant.
+// connection failures before any byte of the request was written (wrote is
+// false and the error is from dialling). 500 is never retried: this service
+// uses it for deterministic failures such as a missing variant.
 func shouldRetry(idempotent, wrote bool, resp *http.Response, err error) bool {
 	if err != nil {
-		if !permanent(err) {
-			return idempotent || !wrote
+		if permanent(err) {
+			return false
 		}
-		return false
+		return idempotent || !wrote && dialFailure(err)
 	}
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests:
@@ -122,4 +123,16 @@ func clamp(d, lo, hi time.Duration) time.Duration {
 		return hi
 	}
 	return d
+}
+
+// dialFailure reports an error from establishing the connection (DNS,
+// connect, proxy CONNECT), when the request cannot have reached the server.
+// Anything later is treated as possibly received.
+func dialFailure(err error) bool {
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect")
 }
