@@ -41,23 +41,23 @@ import (
 )
 
 const (
-	contractDocument = "../shared/contract/openapi.json"
-	contractPrism    = "tools/contract/node_modules/.bin/prism"
-	contractAPIKey   = "Xk3f9a2b.c0ntr4ctT3stK3yN0tR34l"
-	contractProvider = "sk-contract-test-provider-key-0000"
-	defaultRounds    = 150
+	contractDocument      = "../shared/contract/openapi.json"
+	contractPrism         = "tools/contract/node_modules/.bin/prism"
+	contractAPIKey        = "Xk3f9a2b.c0ntr4ctT3stK3yN0tR34l"
+	contractProvider      = "sk-contract-test-provider-key-0000"
+	contractDefaultRounds = 150
 )
 
 func TestContractStatic(t *testing.T) {
 	p := startPrism(t, false)
 	rec, client := contractClient(t, p)
 	runContractRound(t, client, rec)
-	checkViolationDetector(t, p)
+	contractCheckDetector(t, p)
 	logContractCounts(t, "static (examples)", rec)
 }
 
 func TestContractDynamic(t *testing.T) {
-	rounds := defaultRounds
+	rounds := contractDefaultRounds
 	if v := os.Getenv("AGENTA_CONTRACT_ROUNDS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -73,7 +73,7 @@ func TestContractDynamic(t *testing.T) {
 	logContractCounts(t, fmt.Sprintf("dynamic (-d, %d rounds)", rounds), rec)
 }
 
-// TestContractFaithfulCheck proves the comparison behind checkFaithful can
+// TestContractFaithfulCheck proves the comparison behind contractCheckFaithful can
 // fail: it must catch a changed or invented field, and accept only
 // re-formatting (timestamps, numbers) and zero values the answer left out.
 func TestContractFaithfulCheck(t *testing.T) {
@@ -92,14 +92,14 @@ func TestContractFaithfulCheck(t *testing.T) {
 		{`{"invented":"v"}`, "$.invented"},
 	} {
 		var got, want any
-		if err := decodeNumbers([]byte(tc.decoded), &got); err != nil {
+		if err := contractDecodeNumbers([]byte(tc.decoded), &got); err != nil {
 			t.Fatal(err)
 		}
-		if err := decodeNumbers([]byte(answer), &want); err != nil {
+		if err := contractDecodeNumbers([]byte(answer), &want); err != nil {
 			t.Fatal(err)
 		}
-		if diff := jsonSubset(got, want, "$"); diff != tc.want {
-			t.Errorf("jsonSubset(%s) = %q, want %q", tc.decoded, diff, tc.want)
+		if diff := contractSubset(got, want, "$"); diff != tc.want {
+			t.Errorf("contractSubset(%s) = %q, want %q", tc.decoded, diff, tc.want)
 		}
 	}
 }
@@ -134,8 +134,8 @@ func runContractRound(t *testing.T, c *Client, rec *contractRecorder) {
 	)
 
 	scenarios, err := c.FetchEvaluationScenarios(ctx, evaluationID)
-	if checkCall(t, rec, "FetchEvaluationScenarios", err) {
-		checkFaithful(t, rec, "FetchEvaluationScenarios", scenarios)
+	if contractCheckCall(t, rec, "FetchEvaluationScenarios", err) {
+		contractCheckFaithful(t, rec, "FetchEvaluationScenarios", scenarios)
 	}
 
 	created, err := c.CreateEvaluation(ctx, models.NewEvaluation{
@@ -147,8 +147,8 @@ func runContractRound(t *testing.T, c *Client, rec *contractRecorder) {
 		LMProvidersKeys:     models.ProviderKeys{models.OpenAIAPIKey: contractProvider},
 		CorrectAnswerColumn: "expected_output",
 	})
-	if checkCall(t, rec, "CreateEvaluation", err) {
-		checkFaithful(t, rec, "CreateEvaluation", created)
+	if contractCheckCall(t, rec, "CreateEvaluation", err) {
+		contractCheckFaithful(t, rec, "CreateEvaluation", created)
 		body := rec.lastRequestBody()
 		for _, field := range []string{`"lm_providers_keys":{"OPENAI_API_KEY":"` + contractProvider + `"}`,
 			`"correct_answer_column":"expected_output"`, `"evaluators_configs":[`,
@@ -160,8 +160,8 @@ func runContractRound(t *testing.T, c *Client, rec *contractRecorder) {
 	}
 
 	byEnv, err := c.GetVariantByEnvironment(ctx, appID, models.EnvironmentProduction)
-	if checkCall(t, rec, "GetVariantByEnvironment", err) {
-		checkFaithful(t, rec, "GetVariantByEnvironment", byEnv)
+	if contractCheckCall(t, rec, "GetVariantByEnvironment", err) {
+		contractCheckFaithful(t, rec, "GetVariantByEnvironment", byEnv)
 		if q := rec.lastQuery(); q != "app_id="+appID+"&environment=production" {
 			t.Errorf("GetVariantByEnvironment: query %q, want app_id and environment", q)
 		}
@@ -181,39 +181,39 @@ func runContractRound(t *testing.T, c *Client, rec *contractRecorder) {
 			"force_json":    false,
 		},
 	})
-	if checkCall(t, rec, "AddVariantFromBase", err) {
-		checkFaithful(t, rec, "AddVariantFromBase", added)
+	if contractCheckCall(t, rec, "AddVariantFromBase", err) {
+		contractCheckFaithful(t, rec, "AddVariantFromBase", added)
 		if body := rec.lastRequestBody(); !strings.Contains(body, `"parameters":{`) {
 			t.Errorf("AddVariantFromBase: parameters not sent as an object: %s", body)
 		}
 	}
 
 	variant, err := c.GetVariant(ctx, variantID)
-	if checkCall(t, rec, "GetVariant", err) {
-		checkFaithful(t, rec, "GetVariant", variant)
+	if contractCheckCall(t, rec, "GetVariant", err) {
+		contractCheckFaithful(t, rec, "GetVariant", variant)
 	}
 
 	span, err := c.GetSpan(ctx, spanID, &GetSpanOptions{Type: "generation"})
-	if checkCall(t, rec, "GetSpan", err) {
-		checkFaithful(t, rec, "GetSpan", span)
+	if contractCheckCall(t, rec, "GetSpan", err) {
+		contractCheckFaithful(t, rec, "GetSpan", span)
 		if q := rec.lastQuery(); q != "type=generation" {
 			t.Errorf("GetSpan: query %q, want type=generation", q)
 		}
 	}
 	span, err = c.GetSpan(ctx, spanID, nil)
-	if checkCall(t, rec, "GetSpan(nil)", err) {
-		checkFaithful(t, rec, "GetSpan(nil)", span)
+	if contractCheckCall(t, rec, "GetSpan(nil)", err) {
+		contractCheckFaithful(t, rec, "GetSpan(nil)", span)
 	}
 
 	humans, err := c.ListHumanEvaluations(ctx, appID)
-	if checkCall(t, rec, "ListHumanEvaluations", err) {
-		checkFaithful(t, rec, "ListHumanEvaluations", humans)
+	if contractCheckCall(t, rec, "ListHumanEvaluations", err) {
+		contractCheckFaithful(t, rec, "ListHumanEvaluations", humans)
 	}
 }
 
-// checkCall fails the test on a request violation or an SDK error, and
+// contractCheckCall fails the test on a request violation or an SDK error, and
 // reports whether the answer is worth checking further.
-func checkCall(t *testing.T, rec *contractRecorder, op string, err error) bool {
+func contractCheckCall(t *testing.T, rec *contractRecorder, op string, err error) bool {
 	t.Helper()
 	ex := rec.last()
 	rec.countOp(op)
@@ -233,11 +233,11 @@ func checkCall(t *testing.T, rec *contractRecorder, op string, err error) bool {
 	return true
 }
 
-// checkFaithful proves the decoded value kept what the answer said: every
+// contractCheckFaithful proves the decoded value kept what the answer said: every
 // field the value marshals back to is in the raw answer with the same value
 // (timestamps compared as instants, numbers as float64), and a field missing
 // from the answer is the zero value.
-func checkFaithful(t *testing.T, rec *contractRecorder, op string, v any) {
+func contractCheckFaithful(t *testing.T, rec *contractRecorder, op string, v any) {
 	t.Helper()
 	raw := rec.last().responseBody
 	mine, err := json.Marshal(v)
@@ -246,28 +246,28 @@ func checkFaithful(t *testing.T, rec *contractRecorder, op string, v any) {
 		return
 	}
 	var want, got any
-	if err := decodeNumbers(raw, &want); err != nil {
+	if err := contractDecodeNumbers(raw, &want); err != nil {
 		t.Errorf("%s: answer is not JSON, yet the SDK decoded it: %v", op, err)
 		return
 	}
-	if err := decodeNumbers(mine, &got); err != nil {
+	if err := contractDecodeNumbers(mine, &got); err != nil {
 		t.Errorf("%s: re-marshalled value is not JSON: %v", op, err)
 		return
 	}
-	if diff := jsonSubset(got, want, "$"); diff != "" {
+	if diff := contractSubset(got, want, "$"); diff != "" {
 		t.Errorf("%s: decoded value differs from the answer at %s\nanswer:  %.2000s\ndecoded: %.2000s", op, diff, raw, mine)
 	}
 }
 
-func decodeNumbers(data []byte, v any) error {
+func contractDecodeNumbers(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	return dec.Decode(v)
 }
 
-// jsonSubset reports where got (the SDK's value, re-marshalled) says
+// contractSubset reports where got (the SDK's value, re-marshalled) says
 // something the answer want does not. It returns "" when they agree.
-func jsonSubset(got, want any, path string) string {
+func contractSubset(got, want any, path string) string {
 	switch g := got.(type) {
 	case map[string]any:
 		w, ok := want.(map[string]any)
@@ -280,12 +280,12 @@ func jsonSubset(got, want any, path string) string {
 		for k, gv := range g {
 			wv, present := w[k]
 			if !present || wv == nil {
-				if isZeroJSON(gv) {
+				if contractZero(gv) {
 					continue
 				}
 				return path + "." + k
 			}
-			if d := jsonSubset(gv, wv, path+"."+k); d != "" {
+			if d := contractSubset(gv, wv, path+"."+k); d != "" {
 				return d
 			}
 		}
@@ -302,7 +302,7 @@ func jsonSubset(got, want any, path string) string {
 			return path + " (length)"
 		}
 		for i := range g {
-			if d := jsonSubset(g[i], w[i], path+"["+strconv.Itoa(i)+"]"); d != "" {
+			if d := contractSubset(g[i], w[i], path+"["+strconv.Itoa(i)+"]"); d != "" {
 				return d
 			}
 		}
@@ -345,7 +345,7 @@ func jsonSubset(got, want any, path string) string {
 	}
 }
 
-func isZeroJSON(v any) bool {
+func contractZero(v any) bool {
 	switch x := v.(type) {
 	case nil:
 		return true
@@ -358,7 +358,7 @@ func isZeroJSON(v any) bool {
 		return err == nil && f == 0
 	case map[string]any:
 		for _, e := range x {
-			if !isZeroJSON(e) {
+			if !contractZero(e) {
 				return false
 			}
 		}
@@ -369,9 +369,9 @@ func isZeroJSON(v any) bool {
 	return false
 }
 
-// checkViolationDetector proves the test can fail: a request without the
+// contractCheckDetector proves the test can fail: a request without the
 // required app_id must come back as a 422 with a request violation.
-func checkViolationDetector(t *testing.T, p *prism) {
+func contractCheckDetector(t *testing.T, p *prismServer) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, p.baseURL+"/human-evaluations", nil)
 	req.Header.Set("Authorization", contractAPIKey)
@@ -381,7 +381,7 @@ func checkViolationDetector(t *testing.T, p *prism) {
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, resp.Body)
-	if req, _ := splitViolations(resp.Header.Get("sl-violations")); resp.StatusCode != http.StatusUnprocessableEntity || len(req) == 0 {
+	if req, _ := contractViolations(resp.Header.Get("sl-violations")); resp.StatusCode != http.StatusUnprocessableEntity || len(req) == 0 {
 		t.Fatalf("a request without app_id: got %d with violations %q; want 422 with a request violation, or the contract test proves nothing",
 			resp.StatusCode, resp.Header.Get("sl-violations"))
 	}
@@ -389,7 +389,7 @@ func checkViolationDetector(t *testing.T, p *prism) {
 
 // contractClient returns a client whose transport records every exchange
 // with prism.
-func contractClient(t *testing.T, p *prism) (*contractRecorder, *Client) {
+func contractClient(t *testing.T, p *prismServer) (*contractRecorder, *Client) {
 	t.Helper()
 	rec := &contractRecorder{next: &http.Transport{}, perOp: map[string]int{}}
 	t.Cleanup(rec.next.CloseIdleConnections)
@@ -449,7 +449,7 @@ func (r *contractRecorder) RoundTrip(req *http.Request) (*http.Response, error) 
 	ex.status = resp.StatusCode
 	ex.responseBody = body
 	ex.rawViolationsHeader = resp.Header.Get("sl-violations")
-	ex.requestViolations, ex.responseViolations = splitViolations(ex.rawViolationsHeader)
+	ex.requestViolations, ex.responseViolations = contractViolations(ex.rawViolationsHeader)
 	if len(ex.responseViolations) > 0 {
 		r.mu.Lock()
 		r.responseViolations++
@@ -476,9 +476,9 @@ func (r *contractRecorder) countOp(op string) {
 	r.mu.Unlock()
 }
 
-// splitViolations parses prism's sl-violations header into the violations
+// contractViolations parses prism's sl-violations header into the violations
 // of the request and those of prism's own answer.
-func splitViolations(header string) (request, response []string) {
+func contractViolations(header string) (request, response []string) {
 	if header == "" {
 		return nil, nil
 	}
@@ -502,16 +502,16 @@ func splitViolations(header string) (request, response []string) {
 	return request, response
 }
 
-// prism is a running mock server.
-type prism struct {
+// prismServer is a running mock server.
+type prismServer struct {
 	baseURL string
 	cmd     *exec.Cmd
-	out     *lockedBuffer
+	out     *contractLog
 }
 
 // startPrism starts the pinned prism on a free 127.0.0.1 port, waits until
 // it listens, and stops it when the test ends.
-func startPrism(t *testing.T, dynamic bool) *prism {
+func startPrism(t *testing.T, dynamic bool) *prismServer {
 	t.Helper()
 	doc, err := filepath.Abs(contractDocument)
 	if err != nil {
@@ -552,8 +552,8 @@ func startPrism(t *testing.T, dynamic bool) *prism {
 	return nil
 }
 
-func launchPrism(t *testing.T, bin, doc string, dynamic bool) (*prism, error) {
-	port, err := freePort()
+func launchPrism(t *testing.T, bin, doc string, dynamic bool) (*prismServer, error) {
+	port, err := contractFreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -565,7 +565,7 @@ func launchPrism(t *testing.T, bin, doc string, dynamic bool) (*prism, error) {
 		}
 	}
 	args = append(args, doc)
-	out := &lockedBuffer{}
+	out := &contractLog{}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -608,7 +608,7 @@ func launchPrism(t *testing.T, bin, doc string, dynamic bool) (*prism, error) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	p := &prism{baseURL: "http://" + addr, cmd: cmd, out: out}
+	p := &prismServer{baseURL: "http://" + addr, cmd: cmd, out: out}
 	t.Cleanup(func() {
 		stop()
 		if t.Failed() {
@@ -618,7 +618,7 @@ func launchPrism(t *testing.T, bin, doc string, dynamic bool) (*prism, error) {
 	return p, nil
 }
 
-func freePort() (int, error) {
+func contractFreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -627,13 +627,13 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// lockedBuffer collects a child process's output safely.
-type lockedBuffer struct {
+// contractLog collects a child process's output safely.
+type contractLog struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+func (b *contractLog) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.buf.Len() > 4<<20 { // keep memory bounded on long dynamic runs
@@ -643,13 +643,13 @@ func (b *lockedBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+func (b *contractLog) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
 
-func (b *lockedBuffer) tail(n int) string {
+func (b *contractLog) tail(n int) string {
 	s := b.String()
 	if len(s) > n {
 		s = s[len(s)-n:]
