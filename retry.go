@@ -100,7 +100,9 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	if v == "" {
 		return 0, false
 	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+	// A number too big for int64 is still delay-seconds (ParseInt then
+	// returns ±MaxInt64 with ErrRange): a huge wait, capped, not garbage.
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 		if secs < 0 {
 			return 0, false
 		}
