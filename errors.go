@@ -311,8 +311,10 @@ func plainText(body []byte) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// clip cuts s to at most n runes, marking the cut.
+// clip cuts s to at most n runes, marking the cut. Invalid UTF-8, which a
+// raw JSON body can carry, becomes U+FFFD so messages are always valid text.
 func clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

@@ -1,0 +1,266 @@
+package agenta
+
+// Fuzz targets for the request engine's readers: the error-body decoder and
+// the decoding of 2xx answers as the operations stream them. Seeds: f.Add
+// below and testdata/fuzz/. Run one with
+//
+//	go test . -run '^$' -fuzz '^FuzzErrorBody$' -fuzztime 30s
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// FuzzErrorBody feeds any status and body to the decoder of non-2xx answers.
+// It must not panic; it must always give an *APIError (a *ValidationError
+// exactly for 422) that keeps the status and the whole body, matches the
+// right sentinels, has a short valid-UTF-8 message, and whose validation
+// details survive a JSON round trip.
+func FuzzErrorBody(f *testing.F) {
+	f.Add(422, []byte(`{"detail":[{"loc":["body","variant_ids",0],"msg":"field required","type":"value_error.missing"}]}`))
+	f.Add(422, []byte(`{"detail":[{"type":"missing","loc":["query","app_id"],"msg":"Field required","input":null,"url":"https://errors.pydantic.dev/2.5/v/missing"}]}`))
+	f.Add(400, []byte(`{"detail":"Missing LM provider Key"}`))
+	f.Add(500, []byte(`{"detail":"App Variant not found"}`))
+	f.Add(502, []byte("<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>"))
+	f.Add(503, []byte("upstream connect error or disconnect/reset before headers"))
+	f.Add(404, []byte(``))
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		status = 400 + int(uint(status)%200) // 400..599: every non-2xx the SDK turns into an error
+		err := newAPIError(status, http.MethodPost, "/api/evaluations", body)
+
+		var apiErr *APIError
+		if !errors.As(err, &apiErr) {
+			t.Fatalf("newAPIError(%d, %q) = %T, want an *APIError", status, body, err)
+		}
+		if apiErr.StatusCode != status || !bytes.Equal(apiErr.Body, body) {
+			t.Fatalf("APIError kept status %d and body %q; want %d and %q", apiErr.StatusCode, apiErr.Body, status, body)
+		}
+		var verr *ValidationError
+		if errors.As(err, &verr) != (status == 422) {
+			t.Fatalf("status %d: *ValidationError = %v, want it exactly for 422", status, errors.As(err, &verr))
+		}
+		for sentinel, match := range map[error]bool{
+			ErrBadRequest:      status == 400,
+			ErrUnauthorized:    status == 401,
+			ErrForbidden:       status == 403,
+			ErrNotFound:        status == 404,
+			ErrValidation:      status == 422,
+			ErrRateLimited:     status == 429,
+			ErrServer:          status >= 500,
+			ErrInvalidArgument: false,
+		} {
+			if errors.Is(err, sentinel) != match {
+				t.Fatalf("status %d: errors.Is(err, %v) = %v", status, sentinel, !match)
+			}
+		}
+
+		limit := maxMessage
+		if status == 422 {
+			limit = 4 * maxMessage
+		}
+		if n := utf8.RuneCountInString(apiErr.Message); n > limit+1 {
+			t.Fatalf("message of %d runes, want at most %d and a cut mark: %q", n, limit, apiErr.Message)
+		}
+		if !utf8.ValidString(apiErr.Message) {
+			t.Fatalf("message is not valid UTF-8: %q", apiErr.Message)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, strconv.Itoa(status)) || !strings.Contains(msg, "/api/evaluations") {
+			t.Fatalf("Error() = %q lacks the status or the path", msg)
+		}
+
+		// A {"detail": "..."} body gives its text as the message.
+		var doc struct{ Detail json.RawMessage }
+		if json.Unmarshal(bytes.TrimSpace(body), &doc) == nil && len(doc.Detail) > 0 && doc.Detail[0] == '"' {
+			var s string
+			if json.Unmarshal(doc.Detail, &s) == nil && strings.TrimSpace(s) != "" {
+				if want := clip(strings.TrimSpace(s), maxMessage); apiErr.Message != want {
+					t.Fatalf("detail %q gave message %q, want %q", s, apiErr.Message, want)
+				}
+			}
+		}
+
+		if verr == nil || len(verr.Details) == 0 {
+			return
+		}
+		for _, d := range verr.Details {
+			for _, item := range d.Loc {
+				switch item.(type) {
+				case string, int:
+				default:
+					t.Fatalf("loc item %#v is %T, want string or int", item, item)
+				}
+			}
+			if !strings.Contains(apiErr.Message, d.Msg) && utf8.RuneCountInString(apiErr.Message) < limit {
+				t.Fatalf("message %q does not mention %q", apiErr.Message, d.Msg)
+			}
+		}
+		out, mErr := json.Marshal(verr.Details)
+		if mErr != nil {
+			t.Fatalf("details do not marshal: %v", mErr)
+		}
+		var back []ValidationDetail
+		if uErr := json.Unmarshal(out, &back); uErr != nil {
+			t.Fatalf("re-marshalled details %s do not decode: %v", out, uErr)
+		}
+		if len(back) != len(verr.Details) {
+			t.Fatalf("details round trip: %d, want %d", len(back), len(verr.Details))
+		}
+		for i := range back {
+			a, b := verr.Details[i], back[i]
+			if !reflect.DeepEqual(a.Loc, b.Loc) || a.Msg != b.Msg || a.Type != b.Type || a.URL != b.URL ||
+				!sameRaw(a.Input, b.Input) || !sameRaw(a.Ctx, b.Ctx) {
+				t.Fatalf("detail %d changed in a round trip: %#v became %#v", i, a, b)
+			}
+		}
+	})
+}
+
+// sameRaw compares two JSON texts as values.
+func sameRaw(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	var va, vb any
+	da, db := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
+	da.UseNumber()
+	db.UseNumber()
+	if da.Decode(&va) != nil || db.Decode(&vb) != nil {
+		return bytes.Equal(a, b)
+	}
+	return reflect.DeepEqual(va, vb)
+}
+
+// bodyTransport answers every request with 200 and a fixed body, in memory.
+type bodyTransport struct{ body []byte }
+
+func (b *bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		req.Body.Close()
+	}
+	return &http.Response{
+		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:  http.Header{"Content-Type": {"application/json"}},
+		Body:    io.NopCloser(bytes.NewReader(b.body)),
+		Request: req, ContentLength: int64(len(b.body)),
+	}, nil
+}
+
+var fuzzAnswerMu sync.Mutex // the transport's body is per call; calls run one at a time
+
+// FuzzAnswerDecode feeds any 200 body to each operation through the real
+// engine (retries, streaming list decoder and all). It must not panic; it
+// must give either the value that encoding/json decodes from the same body,
+// or a *DecodeError, and it must succeed whenever encoding/json does.
+func FuzzAnswerDecode(f *testing.F) {
+	f.Add(uint8(0), []byte(`[{"evaluation_id":"e","inputs":[],"outputs":[],"results":[]}]`))
+	f.Add(uint8(1), []byte(`[{"id":"e","status":{"type":"status","value":"EVALUATION_STARTED"},"created_at":"2024-06-26T12:22:31.775000+00:00"}]`))
+	f.Add(uint8(2), []byte(`{"app_id":"a","revision":1,"parameters":null}`))
+	f.Add(uint8(3), []byte(`{"variant_id":"v"} `))
+	f.Add(uint8(4), []byte(`{"app_id":"a"}`))
+	f.Add(uint8(5), []byte(`{"id":"s","created_at":"2024-06-26T12:22:31.775000","children":null}`))
+	f.Add(uint8(6), []byte(`null`))
+	f.Fuzz(func(t *testing.T, op uint8, body []byte) {
+		fuzzAnswerMu.Lock()
+		defer fuzzAnswerMu.Unlock()
+		c, err := NewClient("http://fuzz.invalid/api", WithAPIKey("k"), WithMaxRetries(0),
+			WithHTTPClient(&http.Client{Transport: &bodyTransport{body: body}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		switch op % 7 {
+		case 0:
+			got, err := c.FetchEvaluationScenarios(ctx, "e-1")
+			checkList(t, body, got, err)
+		case 1:
+			got, err := c.CreateEvaluation(ctx, models.NewEvaluation{AppID: "a", VariantIDs: []string{"v"},
+				EvaluatorConfigIDs: []string{"c"}, TestsetID: "t", RateLimit: models.DefaultRateLimit()})
+			checkList(t, body, got, err)
+		case 2:
+			got, err := c.GetVariant(ctx, "v-1")
+			checkOne(t, body, got, err)
+		case 3:
+			got, err := c.GetVariantByEnvironment(ctx, "a-1", "production")
+			checkOne(t, body, got, err)
+		case 4:
+			got, err := c.AddVariantFromBase(ctx, models.AddVariantFromBase{BaseID: "b", NewVariantName: "n", NewConfigName: "c"})
+			checkOne(t, body, got, err)
+		case 5:
+			got, err := c.GetSpan(ctx, "s-1", nil)
+			checkOne(t, body, got, err)
+		case 6:
+			got, err := c.ListHumanEvaluations(ctx, "a-1")
+			checkList(t, body, got, err)
+		}
+	})
+}
+
+// checkDecodeError fails unless err is a *DecodeError for a 200 answer.
+func checkDecodeError(t *testing.T, body []byte, err error) {
+	t.Helper()
+	var derr *DecodeError
+	if !errors.As(err, &derr) {
+		t.Fatalf("body %q: got %v (%T), want a *DecodeError", body, err, err)
+	}
+	if derr.StatusCode != http.StatusOK || derr.Offset < 0 || derr.Offset > int64(len(body)) {
+		t.Fatalf("body %q: DecodeError status %d offset %d", body, derr.StatusCode, derr.Offset)
+	}
+}
+
+func checkList[T any](t *testing.T, body []byte, got []T, err error) {
+	t.Helper()
+	var ref []T
+	refErr := json.NewDecoder(bytes.NewReader(body)).Decode(&ref)
+	if err != nil {
+		checkDecodeError(t, body, err)
+		if refErr == nil {
+			t.Fatalf("body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, ref)
+		}
+		return
+	}
+	if refErr != nil {
+		t.Fatalf("body %q: the SDK decoded %#v, encoding/json refuses it: %v", body, got, refErr)
+	}
+	if got == nil {
+		t.Fatalf("body %q: a list operation returned a nil slice without error", body)
+	}
+	if len(got) == 0 && len(ref) == 0 {
+		return
+	}
+	if !reflect.DeepEqual(got, ref) {
+		t.Fatalf("body %q: the SDK decoded %#v, encoding/json %#v", body, got, ref)
+	}
+}
+
+func checkOne[T any](t *testing.T, body []byte, got *T, err error) {
+	t.Helper()
+	var ref *T
+	refErr := json.NewDecoder(bytes.NewReader(body)).Decode(&ref)
+	if err != nil {
+		checkDecodeError(t, body, err)
+		if refErr == nil && ref != nil {
+			t.Fatalf("body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, *ref)
+		}
+		return
+	}
+	if refErr != nil || ref == nil {
+		t.Fatalf("body %q: the SDK decoded %#v, encoding/json gives %v, %v", body, *got, ref, refErr)
+	}
+	if !reflect.DeepEqual(*got, *ref) {
+		t.Fatalf("body %q: the SDK decoded %#v, encoding/json %#v", body, *got, *ref)
+	}
+}
