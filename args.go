@@ -1,45 +1,53 @@
 package agenta
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 )
 
 // segment checks an identifier and escapes it as exactly one path segment,
-// so that no id, whatever it contains, can reach another endpoint.
-func segment(name, id string) (string, error) {
-	if err := required(name, id); err != nil {
+// so that no id, whatever it contains, can reach another endpoint. name is
+// the Go argument, field the service's name for it.
+func segment(name, field, id string) (string, error) {
+	if err := required(name, field, id); err != nil {
 		return "", err
 	}
 	if id == "." || id == ".." {
-		return "", invalid(name, "%q is not an identifier: it would change the path", id)
+		return "", invalidField(name, field, "%q is not an identifier: it would change the path", id)
 	}
 	return url.PathEscape(id), nil
 }
 
 // required refuses an empty, blank or control-character value.
-func required(name, value string) error {
+func required(name, field, value string) error {
 	switch {
 	case value == "":
-		return invalid(name, "is required")
+		return invalidField(name, field, "is required")
 	case strings.TrimSpace(value) == "":
-		return invalid(name, "is blank")
+		return invalidField(name, field, "is blank")
 	case hasControl(value):
-		return invalid(name, "contains a control character")
+		return invalidField(name, field, "contains a control character")
 	}
 	return nil
 }
 
 // requiredList refuses an empty list or one with an empty item.
-func requiredList(name string, values []string) error {
+func requiredList(name, field string, values []string) error {
 	if len(values) == 0 {
-		return invalid(name, "must list at least one id")
+		return invalidField(name, field, "must list at least one id")
 	}
 	for i, v := range values {
-		if err := required(name+"["+strconv.Itoa(i)+"]", v); err != nil {
+		index := "[" + strconv.Itoa(i) + "]"
+		if err := required(name+index, field+index, v); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// invalidField is invalid for an argument that has a name on the wire.
+func invalidField(name, field, format string, args ...any) error {
+	return &ArgumentError{Name: name, Field: field, Reason: fmt.Sprintf(format, args...)}
 }

@@ -98,8 +98,8 @@ func WithHeader(name, value string) Option {
 }
 
 // WithHTTPClient makes the Client send through hc's transport, cookie jar and
-// redirect policy. hc is copied, never modified. Its Timeout is kept unless
-// WithTimeout is also given.
+// redirect policy. hc is copied, never modified. A non-zero hc.Timeout
+// replaces the 60 s default; WithTimeout overrides both.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(s *settings) error {
 		if hc == nil {
@@ -233,7 +233,10 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 			hc.Transport = http.DefaultTransport
 		}
 		hc.Jar = s.httpClient.Jar
-		hc.Timeout = s.httpClient.Timeout
+		if s.httpClient.Timeout > 0 {
+			// A zero Timeout (as in &http.Client{}) keeps the default.
+			hc.Timeout = s.httpClient.Timeout
+		}
 		userRedirect = s.httpClient.CheckRedirect
 	}
 	if s.timeout >= 0 {
@@ -250,8 +253,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 // BaseURL returns the base URL every operation path resolves under.
 func (c *Client) BaseURL() string { return c.base }
 
-// Format prints the Client without its credentials, whatever the verb.
-func (c *Client) Format(f fmt.State, _ rune) {
+// Format prints the Client without its credentials, whatever the verb. It
+// has a value receiver so that printing a dereferenced Client is safe too.
+func (c Client) Format(f fmt.State, _ rune) {
 	fmt.Fprintf(f, "agenta.Client{BaseURL: %q}", c.base)
 }
 
@@ -443,7 +447,14 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	if ctx == nil {
 		return nil, nil, invalid("ctx", "is nil")
 	}
+	if c == nil || c.http == nil {
+		return nil, nil, invalid("Client", "is nil or not made by NewClient")
+	}
 	st := &call{c: c, r: r, path: c.basePath + r.path}
+	if err := ctx.Err(); err != nil {
+		// Send nothing for a context that has already ended.
+		return nil, nil, fmt.Errorf("agenta: %s %s: %w", r.method, st.path, err)
+	}
 	target := c.base + r.path
 	if r.query != nil {
 		values, err := query.Values(r.query)
@@ -519,7 +530,7 @@ func (st *call) check(ctx context.Context, resp *http.Response, err error) (bool
 		// Keep what the server said, in case the context ends while we wait.
 		st.last = st.readError(resp)
 	}
-	st.log(resp, err, retry)
+	st.log(ctx, resp, err, retry)
 	return retry, nil
 }
 
@@ -528,7 +539,7 @@ func (st *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Durati
 	return st.wait
 }
 
-func (st *call) log(resp *http.Response, err error, retry bool) {
+func (st *call) log(ctx context.Context, resp *http.Response, err error, retry bool) {
 	l := st.c.logger
 	if l == nil {
 		return
@@ -552,7 +563,7 @@ func (st *call) log(resp *http.Response, err error, retry bool) {
 	if retry {
 		attrs = append(attrs, slog.Duration("wait", st.wait))
 	}
-	l.LogAttrs(context.Background(), level, "agenta request", attrs...)
+	l.LogAttrs(ctx, level, "agenta request", attrs...)
 }
 
 func (st *call) transportError(err error) error {

@@ -188,12 +188,19 @@ type ArgumentError struct {
 	// Name is the argument or field, such as "evaluationID" or
 	// "NewEvaluation.RateLimit.BatchSize".
 	Name string
+	// Field is the name on the wire, such as "evaluation_id" or
+	// "rate_limit.batch_size", when the argument has one.
+	Field string
 	// Reason says what was wrong with it.
 	Reason string
 }
 
 func (e *ArgumentError) Error() string {
-	return "agenta: invalid argument " + e.Name + ": " + e.Reason
+	name := e.Name
+	if e.Field != "" && e.Field != e.Name {
+		name += " (" + e.Field + ")"
+	}
+	return "agenta: invalid argument " + name + ": " + e.Reason
 }
 
 // Is matches ErrInvalidArgument.

@@ -41,7 +41,7 @@ func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID str
 }
 
 func scenariosRequest(evaluationID string) (*request, error) {
-	id, err := segment("evaluationID", evaluationID)
+	id, err := segment("evaluationID", "evaluation_id", evaluationID)
 	if err != nil {
 		return nil, err
 	}
@@ -69,40 +69,40 @@ func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) 
 }
 
 func checkNewEvaluation(ev models.NewEvaluation) error {
-	if err := required("NewEvaluation.AppID", ev.AppID); err != nil {
+	if err := required("NewEvaluation.AppID", "app_id", ev.AppID); err != nil {
 		return err
 	}
-	if err := requiredList("NewEvaluation.VariantIDs", ev.VariantIDs); err != nil {
+	if err := requiredList("NewEvaluation.VariantIDs", "variant_ids", ev.VariantIDs); err != nil {
 		return err
 	}
-	if err := requiredList("NewEvaluation.EvaluatorConfigIDs", ev.EvaluatorConfigIDs); err != nil {
+	if err := requiredList("NewEvaluation.EvaluatorConfigIDs", "evaluators_configs", ev.EvaluatorConfigIDs); err != nil {
 		return err
 	}
-	if err := required("NewEvaluation.TestsetID", ev.TestsetID); err != nil {
+	if err := required("NewEvaluation.TestsetID", "testset_id", ev.TestsetID); err != nil {
 		return err
 	}
 	rl := ev.RateLimit
 	if rl == (models.RateLimit{}) {
-		return invalid("NewEvaluation.RateLimit", "is required; models.DefaultRateLimit() gives the web UI's values")
+		return invalidField("NewEvaluation.RateLimit", "rate_limit", "is required; models.DefaultRateLimit() gives the web UI's values")
 	}
 	if rl.BatchSize < 1 {
-		return invalid("NewEvaluation.RateLimit.BatchSize", "must be at least 1, got %d", rl.BatchSize)
+		return invalidField("NewEvaluation.RateLimit.BatchSize", "rate_limit.batch_size", "must be at least 1, got %d", rl.BatchSize)
 	}
 	for _, f := range []struct {
-		name  string
-		value int
+		name, field string
+		value       int
 	}{
-		{"MaxRetries", rl.MaxRetries},
-		{"RetryDelay", rl.RetryDelay},
-		{"DelayBetweenBatches", rl.DelayBetweenBatches},
+		{"MaxRetries", "max_retries", rl.MaxRetries},
+		{"RetryDelay", "retry_delay", rl.RetryDelay},
+		{"DelayBetweenBatches", "delay_between_batches", rl.DelayBetweenBatches},
 	} {
 		if f.value < 0 {
-			return invalid("NewEvaluation.RateLimit."+f.name, "must not be negative, got %d", f.value)
+			return invalidField("NewEvaluation.RateLimit."+f.name, "rate_limit."+f.field, "must not be negative, got %d", f.value)
 		}
 	}
 	for name := range ev.LMProvidersKeys {
 		if name == "" {
-			return invalid("NewEvaluation.LMProvidersKeys", "has an empty key name")
+			return invalidField("NewEvaluation.LMProvidersKeys", "lm_providers_keys", "has an empty key name")
 		}
 	}
 	return nil

@@ -12,7 +12,7 @@ import (
 // The service describes app_id as an optional filter but its published
 // contract requires it, so appID must not be empty.
 func (c *Client) ListHumanEvaluations(ctx context.Context, appID string) ([]models.HumanEvaluation, error) {
-	if err := required("appID", appID); err != nil {
+	if err := required("appID", "app_id", appID); err != nil {
 		return nil, err
 	}
 	return getList[models.HumanEvaluation](ctx, c, &request{

@@ -17,7 +17,7 @@ type GetSpanOptions struct {
 // GetSpan returns a span of a trace with its child spans, recursively. opts
 // may be nil.
 func (c *Client) GetSpan(ctx context.Context, spanID string, opts *GetSpanOptions) (*models.Span, error) {
-	id, err := segment("spanID", spanID)
+	id, err := segment("spanID", "span_id", spanID)
 	if err != nil {
 		return nil, err
 	}

@@ -71,8 +71,10 @@ func permanent(err error) bool {
 // backoff returns the wait before retry number attempt+1 (attempt counts
 // from 0). A Retry-After header, in seconds or as an HTTP date, is honoured
 // but never beyond max; otherwise the wait grows exponentially from min with
-// "equal jitter": a random point in the upper half of the step, so that
-// clients retrying together spread out.
+// "equal jitter": a random point in the upper half of the step
+// min·2^(attempt+1), capped at max and never below min, so that clients
+// retrying together spread out. With the defaults the first wait is
+// 250–500 ms.
 func backoff(min, max time.Duration, attempt int, resp *http.Response, now time.Time) time.Duration {
 	if max < min {
 		max = min
@@ -82,16 +84,23 @@ func backoff(min, max time.Duration, attempt int, resp *http.Response, now time.
 			return clamp(wait, 0, max)
 		}
 	}
-	step := min
-	for i := 0; i < attempt && step < max; i++ {
-		step *= 2
+	upper := min
+	for i := 0; i <= attempt && upper < max; i++ {
+		if upper > max/2 {
+			upper = max
+			break
+		}
+		upper *= 2
 	}
-	step = clamp(step, min, max)
-	if step <= 0 {
+	upper = clamp(upper, min, max)
+	if upper <= 0 {
 		return 0
 	}
-	half := step / 2
-	return half + rand.N(step-half+1)
+	lower := upper / 2
+	if lower < min {
+		lower = min
+	}
+	return lower + rand.N(upper-lower+1)
 }
 
 // retryAfter parses a Retry-After value: delay-seconds or an HTTP date.

@@ -9,7 +9,7 @@ import (
 
 // GetVariant returns an application variant by id.
 func (c *Client) GetVariant(ctx context.Context, variantID string) (*models.AppVariantResponse, error) {
-	id, err := segment("variantID", variantID)
+	id, err := segment("variantID", "variant_id", variantID)
 	if err != nil {
 		return nil, err
 	}
@@ -22,10 +22,10 @@ func (c *Client) GetVariant(ctx context.Context, variantID string) (*models.AppV
 // The service answers 500 "App Variant not found" when nothing is deployed
 // there; that error is not retried, since it is not transient.
 func (c *Client) GetVariantByEnvironment(ctx context.Context, appID, environment string) (*models.AppVariantResponse, error) {
-	if err := required("appID", appID); err != nil {
+	if err := required("appID", "app_id", appID); err != nil {
 		return nil, err
 	}
-	if err := required("environment", environment); err != nil {
+	if err := required("environment", "environment", environment); err != nil {
 		return nil, err
 	}
 	return getOne[models.AppVariantResponse](ctx, c, &request{
@@ -47,13 +47,13 @@ type variantByEnvQuery struct {
 // Adding is not idempotent: it is retried only on 429 or when the
 // connection failed before anything was sent.
 func (c *Client) AddVariantFromBase(ctx context.Context, v models.AddVariantFromBase) (*models.AppVariantResponse, error) {
-	if err := required("AddVariantFromBase.BaseID", v.BaseID); err != nil {
+	if err := required("AddVariantFromBase.BaseID", "base_id", v.BaseID); err != nil {
 		return nil, err
 	}
-	if err := required("AddVariantFromBase.NewVariantName", v.NewVariantName); err != nil {
+	if err := required("AddVariantFromBase.NewVariantName", "new_variant_name", v.NewVariantName); err != nil {
 		return nil, err
 	}
-	if err := required("AddVariantFromBase.NewConfigName", v.NewConfigName); err != nil {
+	if err := required("AddVariantFromBase.NewConfigName", "new_config_name", v.NewConfigName); err != nil {
 		return nil, err
 	}
 	return getOne[models.AppVariantResponse](ctx, c, &request{method: http.MethodPost, path: "/variants/from-base", body: v})

@@ -1,0 +1,242 @@
+package agenta
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const (
+	body422 = `{"detail":[` +
+		`{"loc":["query","app_id"],"msg":"field required","type":"value_error.missing"},` +
+		`{"loc":["body","variant_ids",0],"msg":"str type expected","type":"type_error.str","input":42,"url":"https://errors.pydantic.dev/2/v/string_type"}]}`
+	body400 = `{"detail":"Missing LM provider Key"}`
+	body500 = `{"detail":"App Variant not found"}`
+)
+
+// Every operation turns 400, 422 and 500 into typed errors that keep the
+// status, method, path, message and body, and none of them is retried.
+func TestOperationErrorAnswers(t *testing.T) {
+	for _, op := range operations() {
+		for _, tc := range []struct {
+			status   int
+			body     string
+			sentinel error
+			message  string
+		}{
+			{400, body400, ErrBadRequest, "Missing LM provider Key"},
+			{422, body422, ErrValidation, "query.app_id: field required; body.variant_ids.0: str type expected"},
+			{500, body500, ErrServer, "App Variant not found"},
+		} {
+			t.Run(fmt.Sprintf("%s/%d", op.name, tc.status), func(t *testing.T) {
+				c := gockClient(t)
+				expect(op.method, op.path, op.query).replyJSON(tc.status, tc.body)
+
+				err := op.call(context.Background(), c)
+
+				apiErr := requireAPIError(t, err, tc.status, op.method, op.path)
+				assert.Equal(t, tc.message, apiErr.Message, "message")
+				assert.Equal(t, tc.body, string(apiErr.Body), "body")
+				assert.True(t, errors.Is(err, tc.sentinel), "expected errors.Is(err, %v) for %d, got false: %v", tc.sentinel, tc.status, err)
+				for _, other := range []error{ErrBadRequest, ErrValidation, ErrServer, ErrNotFound, ErrInvalidArgument} {
+					if other != tc.sentinel {
+						assert.False(t, errors.Is(err, other), "expected errors.Is(err, %v) false for %d", other, tc.status)
+					}
+				}
+				assert.Contains(t, err.Error(), fmt.Sprint(tc.status), "the error string must keep the status")
+				assert.Contains(t, err.Error(), op.path, "the error string must keep the path")
+				assertNoSecret(t, "error string", err.Error())
+
+				var verr *ValidationError
+				if tc.status == 422 {
+					require.True(t, errors.As(err, &verr), "expected a *ValidationError for 422, got %T", err)
+					assert.Equal(t, 422, verr.StatusCode)
+					require.Len(t, verr.Details, 2)
+					assert.Equal(t, []any{"query", "app_id"}, verr.Details[0].Loc)
+					assert.Equal(t, []any{"body", "variant_ids", 0}, verr.Details[1].Loc, "integer loc items must decode as int")
+					assert.IsType(t, 0, verr.Details[1].Loc[2])
+					assert.Equal(t, "field required", verr.Details[0].Msg)
+					assert.Equal(t, "value_error.missing", verr.Details[0].Type)
+					assert.JSONEq(t, `42`, string(verr.Details[1].Input))
+					assert.Contains(t, verr.Error(), "query.app_id: field required")
+				} else {
+					assert.False(t, errors.As(err, &verr), "expected no *ValidationError for %d", tc.status)
+				}
+				assertAllSent(t) // exactly one attempt: a retry would be unmatched
+			})
+		}
+	}
+}
+
+func TestSentinelsMatchStatus(t *testing.T) {
+	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrValidation, ErrRateLimited, ErrServer}
+	for _, tc := range []struct {
+		status int
+		want   error // nil: no sentinel
+	}{
+		{400, ErrBadRequest}, {401, ErrUnauthorized}, {403, ErrForbidden}, {404, ErrNotFound},
+		{422, ErrValidation}, {429, ErrRateLimited}, {500, ErrServer}, {502, ErrServer},
+		{503, ErrServer}, {504, ErrServer}, {599, ErrServer}, {409, nil}, {418, nil}, {302, nil},
+	} {
+		err := newAPIError(tc.status, "GET", "/api/x", nil)
+		for _, s := range sentinels {
+			assert.Equal(t, s == tc.want, errors.Is(err, s), "errors.Is(%d, %v)", tc.status, s)
+		}
+		assert.False(t, errors.Is(err, ErrInvalidArgument), "a server answer is never ErrInvalidArgument")
+		var apiErr *APIError
+		require.True(t, errors.As(err, &apiErr), "status %d: expected *APIError, got %T", tc.status, err)
+		assert.Equal(t, tc.status, apiErr.StatusCode)
+		// Wrapped by the caller, the sentinel still matches.
+		wrapped := fmt.Errorf("loading: %w", err)
+		if tc.want != nil {
+			assert.True(t, errors.Is(wrapped, tc.want), "wrapped %d must match %v", tc.status, tc.want)
+		}
+	}
+}
+
+func TestAPIErrorMessage(t *testing.T) {
+	long := strings.Repeat("upstream failure ", 200)
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"detail string", `{"detail":"App not found"}`, "App not found"},
+		{"detail padded", `  {"detail":"  App not found \n"}  `, "App not found"},
+		{"message field", `{"message":"rate limited"}`, "rate limited"},
+		{"error field", `{"error":"boom"}`, "boom"},
+		{"detail object", `{"detail":{"code":7}}`, `{"code":7}`},
+		{"plain text", "upstream connect error\n", "upstream connect error"},
+		{"html title", "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>", "502 Bad Gateway"},
+		{"html without title", "<html><body><h1>Service Unavailable</h1><p>try later</p></body></html>", "Service Unavailable try later"},
+		{"empty", "", ""},
+		{"not json but braces", "{oops", "{oops"},
+		{"invalid utf8", "bad \xff byte", "bad \uFFFD byte"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := newAPIError(502, "GET", "/api/x", []byte(tc.body))
+			var apiErr *APIError
+			require.True(t, errors.As(err, &apiErr))
+			assert.Equal(t, tc.want, apiErr.Message)
+			assert.Equal(t, tc.body, string(apiErr.Body), "the body is kept as sent")
+		})
+	}
+	t.Run("long text is cut short", func(t *testing.T) {
+		err := newAPIError(500, "GET", "/api/x", []byte(long))
+		var apiErr *APIError
+		require.True(t, errors.As(err, &apiErr))
+		assert.LessOrEqual(t, utf8.RuneCountInString(apiErr.Message), maxMessage+1, "message length")
+		assert.True(t, strings.HasPrefix(apiErr.Message, "upstream failure upstream"), "message %q", apiErr.Message)
+		assert.True(t, strings.HasSuffix(apiErr.Message, "…"), "a cut message is marked: %q", apiErr.Message)
+		assert.Len(t, apiErr.Body, len(long), "the body is not cut by the message limit")
+	})
+}
+
+func TestValidationErrorString(t *testing.T) {
+	err := newAPIError(422, "GET", "/api/apps/get_variant_by_env",
+		[]byte(`{"detail":[{"loc":["query","app_id"],"msg":"field required","type":"value_error.missing"}]}`))
+	var verr *ValidationError
+	require.True(t, errors.As(err, &verr))
+	assert.Equal(t, "agenta: GET /api/apps/get_variant_by_env: 422 Unprocessable Entity: query.app_id: field required", verr.Error())
+	assert.Equal(t, "query.app_id", verr.Details[0].Field())
+	assert.Equal(t, "query.app_id: field required", verr.Details[0].String())
+
+	// A 422 that is not FastAPI's shape is still a *ValidationError.
+	err = newAPIError(422, "POST", "/api/evaluations", []byte(`{"detail":"bad shape"}`))
+	require.True(t, errors.As(err, &verr))
+	assert.Empty(t, verr.Details)
+	assert.Equal(t, "bad shape", verr.Message)
+	assert.True(t, errors.Is(err, ErrValidation))
+
+	// A zero ValidationError does not panic.
+	var zero ValidationError
+	assert.Equal(t, "agenta: validation failed", zero.Error())
+	assert.True(t, errors.Is(&zero, ErrValidation))
+	assert.Nil(t, zero.Unwrap())
+}
+
+func TestValidationDetailLoc(t *testing.T) {
+	for _, tc := range []struct {
+		json string
+		want []any
+		ok   bool
+	}{
+		{`{"loc":["body","variant_ids",0],"msg":"m","type":"t"}`, []any{"body", "variant_ids", 0}, true},
+		{`{"loc":["body","rate_limit","batch_size"],"msg":"m","type":"t"}`, []any{"body", "rate_limit", "batch_size"}, true},
+		{`{"loc":[12, "x"],"msg":"m","type":"t"}`, []any{12, "x"}, true},
+		{`{"loc":[],"msg":"m","type":"t"}`, []any{}, true},
+		{`{"loc":null,"msg":"m","type":"t"}`, nil, true},
+		{`{"loc":[1.5],"msg":"m","type":"t"}`, nil, false},
+		{`{"loc":[true],"msg":"m","type":"t"}`, nil, false},
+	} {
+		var d ValidationDetail
+		err := json.Unmarshal([]byte(tc.json), &d)
+		if !tc.ok {
+			assert.Error(t, err, "expected %s to be refused", tc.json)
+			continue
+		}
+		require.NoError(t, err, tc.json)
+		assert.Equal(t, tc.want, d.Loc, tc.json)
+		assert.Equal(t, "m", d.Msg)
+	}
+	// A detail list the SDK cannot parse still yields a readable message.
+	err := newAPIError(422, "GET", "/api/x", []byte(`{"detail":[{"loc":[1.5],"msg":"m","type":"t"}]}`))
+	var apiErr *APIError
+	require.True(t, errors.As(err, &apiErr))
+	assert.Contains(t, apiErr.Message, `"msg":"m"`)
+}
+
+// The body is kept up to 1 MiB, never more.
+func TestErrorBodyLimit(t *testing.T) {
+	c := gockClient(t)
+	big := strings.Repeat("x", maxErrorBody+4096)
+	expect("GET", "/api/variants/v", "").Reply(http.StatusInternalServerError).BodyString(big)
+
+	_, err := c.GetVariant(context.Background(), "v")
+
+	apiErr := requireAPIError(t, err, 500, "GET", "/api/variants/v")
+	assert.Len(t, apiErr.Body, maxErrorBody, "body kept")
+	assert.LessOrEqual(t, utf8.RuneCountInString(apiErr.Message), maxMessage+1, "message length")
+	assertAllSent(t)
+}
+
+// A server that echoes the request's credentials does not leak them through
+// the error.
+func TestErrorBodyScrubsEchoedSecrets(t *testing.T) {
+	c := gockClient(t)
+	echo := `{"detail":[{"loc":["body","lm_providers_keys","OPENAI_API_KEY"],"msg":"bad key","type":"value_error",` +
+		`"input":{"OPENAI_API_KEY":"` + gockProviderKey + `"}}],"auth":"` + gockKey + `"}`
+	expect("POST", "/api/evaluations", "").replyJSON(422, echo)
+
+	_, err := c.CreateEvaluation(context.Background(), validNewEvaluation())
+
+	var verr *ValidationError
+	require.True(t, errors.As(err, &verr), "expected *ValidationError, got %T", err)
+	assertNoSecret(t, "error string", err.Error())
+	assertNoSecret(t, "error body", string(verr.Body))
+	assertNoSecret(t, "validation input", string(verr.Details[0].Input))
+	assertNoSecret(t, "%+v of the error", fmt.Sprintf("%+v", err))
+	assert.Contains(t, string(verr.Body), "[REDACTED]")
+	assertAllSent(t)
+}
+
+func TestArgumentError(t *testing.T) {
+	err := invalidField("NewEvaluation.AppID", "app_id", "is required")
+	assert.Equal(t, "agenta: invalid argument NewEvaluation.AppID (app_id): is required", err.Error())
+	assert.True(t, errors.Is(err, ErrInvalidArgument))
+	assert.True(t, errors.Is(fmt.Errorf("wrapped: %w", err), ErrInvalidArgument))
+	var argErr *ArgumentError
+	require.True(t, errors.As(err, &argErr))
+	assert.Equal(t, "NewEvaluation.AppID", argErr.Name)
+	assert.Equal(t, "app_id", argErr.Field)
+	assert.False(t, errors.Is(err, ErrBadRequest))
+
+	same := invalidField("environment", "environment", "is blank")
+	assert.Equal(t, "agenta: invalid argument environment: is blank", same.Error())
+}

@@ -1,0 +1,523 @@
+package agenta
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func fakeResponse(status int, retryAfter string) *http.Response {
+	h := http.Header{}
+	if retryAfter != "" {
+		h.Set("Retry-After", retryAfter)
+	}
+	return &http.Response{StatusCode: status, Header: h, Body: http.NoBody}
+}
+
+// urlErr wraps err as http.Client.Do does.
+func urlErr(err error) error {
+	return &url.Error{Op: "Post", URL: "https://agenta.test/api/evaluations", Err: err}
+}
+
+var (
+	errDial     = urlErr(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED})
+	errProxy    = urlErr(&net.OpError{Op: "proxyconnect", Net: "tcp", Err: syscall.ECONNREFUSED})
+	errDNS      = urlErr(&net.DNSError{Err: "no such host", Name: "agenta.test", IsNotFound: true})
+	errRead     = urlErr(&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET})
+	errEOF      = urlErr(io.EOF)
+	errTimeout  = urlErr(context.DeadlineExceeded)
+	errCert     = urlErr(x509.UnknownAuthorityError{})
+	errRedirect = urlErr(errors.New("stopped after 10 redirects"))
+	errScheme   = urlErr(errors.New(`unsupported protocol scheme "ftp"`))
+)
+
+// shouldRetry is the whole retry policy; this table is its specification.
+func TestShouldRetry(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		idempotent, sent bool
+		status           int // 0: a transport error
+		err              error
+		want             bool
+	}{
+		// GET retries transport errors, 429, 502, 503 and 504.
+		{"GET 429", true, true, 429, nil, true},
+		{"GET 502", true, true, 502, nil, true},
+		{"GET 503", true, true, 503, nil, true},
+		{"GET 504", true, true, 504, nil, true},
+		{"GET dial error", true, false, 0, errDial, true},
+		{"GET reset after sending", true, true, 0, errRead, true},
+		{"GET EOF", true, true, 0, errEOF, true},
+		{"GET attempt timeout", true, true, 0, errTimeout, true},
+		// ... but never 500 or another 4xx, nor a permanent transport error.
+		{"GET 500", true, true, 500, nil, false},
+		{"GET 501", true, true, 501, nil, false},
+		{"GET 400", true, true, 400, nil, false},
+		{"GET 401", true, true, 401, nil, false},
+		{"GET 403", true, true, 403, nil, false},
+		{"GET 404", true, true, 404, nil, false},
+		{"GET 409", true, true, 409, nil, false},
+		{"GET 422", true, true, 422, nil, false},
+		{"GET 200", true, true, 200, nil, false},
+		{"GET untrusted certificate", true, true, 0, errCert, false},
+		{"GET redirect loop", true, true, 0, errRedirect, false},
+		{"GET bad scheme", true, false, 0, errScheme, false},
+		// POST retries only 429 and failures before anything was sent.
+		{"POST 429", false, true, 429, nil, true},
+		{"POST dial error, nothing sent", false, false, 0, errDial, true},
+		{"POST proxy connect error, nothing sent", false, false, 0, errProxy, true},
+		{"POST DNS error, nothing sent", false, false, 0, errDNS, true},
+		{"POST dial error after headers were written", false, true, 0, errDial, false},
+		{"POST reset before anything was written", false, false, 0, errRead, false},
+		{"POST reset after sending", false, true, 0, errRead, false},
+		{"POST EOF", false, true, 0, errEOF, false},
+		{"POST attempt timeout", false, true, 0, errTimeout, false},
+		{"POST 500", false, true, 500, nil, false},
+		{"POST 502", false, true, 502, nil, false},
+		{"POST 503", false, true, 503, nil, false},
+		{"POST 504", false, true, 504, nil, false},
+		{"POST 400", false, true, 400, nil, false},
+		{"POST 422", false, true, 422, nil, false},
+		{"POST 200", false, true, 200, nil, false},
+	} {
+		var resp *http.Response
+		if tc.status != 0 {
+			resp = fakeResponse(tc.status, "")
+		}
+		got := shouldRetry(tc.idempotent, tc.sent, resp, tc.err)
+		assert.Equal(t, tc.want, got, "%s: expected retry=%v, got %v", tc.name, tc.want, got)
+	}
+}
+
+func TestBackoffRetryAfter(t *testing.T) {
+	now := time.Date(2024, 6, 26, 12, 0, 0, 0, time.UTC)
+	const min, max = 100 * time.Millisecond, 5 * time.Second
+	for _, tc := range []struct {
+		name       string
+		retryAfter string
+		want       time.Duration // -1: no usable Retry-After, exponential backoff
+	}{
+		{"seconds", "3", 3 * time.Second},
+		{"seconds with spaces", " 2 ", 2 * time.Second},
+		{"zero", "0", 0},
+		{"beyond max", "30", max},
+		{"huge", "86400000", max},
+		{"larger than int64", "99999999999999999999999", max},
+		{"below int64", "-99999999999999999999999", -1},
+		{"HTTP date", now.Add(4 * time.Second).Format(http.TimeFormat), 4 * time.Second},
+		{"HTTP date far ahead", now.Add(1000 * time.Hour).Format(http.TimeFormat), max},
+		{"HTTP date in the past", now.Add(-time.Hour).Format(http.TimeFormat), 0},
+		{"RFC 850 date", now.Add(time.Second).Format("Monday, 02-Jan-06 15:04:05 GMT"), time.Second},
+		{"negative", "-5", -1},
+		{"fraction", "1.5", -1},
+		{"garbage", "soon", -1},
+		{"empty", "", -1},
+	} {
+		got := backoff(min, max, 0, fakeResponse(503, tc.retryAfter), now)
+		if tc.want >= 0 {
+			assert.Equal(t, tc.want, got, "%s: Retry-After %q", tc.name, tc.retryAfter)
+			continue
+		}
+		// The first exponential wait lies in [min, 2·min].
+		assert.True(t, got >= min && got <= 2*min, "%s: Retry-After %q: expected a wait in [%s, %s], got %s", tc.name, tc.retryAfter, min, 2*min, got)
+	}
+}
+
+func TestBackoffExponential(t *testing.T) {
+	const min, max = 100 * time.Millisecond, 2 * time.Second
+	for _, tc := range []struct {
+		attempt    int
+		lo, hi     time.Duration
+		withAnswer bool
+	}{
+		{0, 100 * time.Millisecond, 200 * time.Millisecond, false},
+		{1, 200 * time.Millisecond, 400 * time.Millisecond, true},
+		{2, 400 * time.Millisecond, 800 * time.Millisecond, false},
+		{3, 800 * time.Millisecond, 1600 * time.Millisecond, true},
+		{4, time.Second, 2 * time.Second, false}, // capped at max, jitter kept
+		{60, time.Second, 2 * time.Second, false},
+		{100, time.Second, 2 * time.Second, true},
+	} {
+		seen := map[time.Duration]bool{}
+		for i := 0; i < 200; i++ {
+			var resp *http.Response
+			if tc.withAnswer {
+				resp = fakeResponse(502, "")
+			}
+			got := backoff(min, max, tc.attempt, resp, time.Now())
+			require.True(t, got >= tc.lo && got <= tc.hi, "attempt %d: expected a wait in [%s, %s], got %s", tc.attempt, tc.lo, tc.hi, got)
+			seen[got] = true
+		}
+		assert.Greater(t, len(seen), 1, "attempt %d: expected jitter, got always the same wait", tc.attempt)
+	}
+}
+
+func TestBackoffEdges(t *testing.T) {
+	assert.Equal(t, time.Duration(0), backoff(0, time.Millisecond, 5, nil, time.Now()), "min 0 waits 0")
+	assert.Equal(t, time.Second, backoff(time.Second, time.Second, 3, nil, time.Now()), "min == max")
+	assert.Equal(t, time.Second, backoff(time.Second, time.Millisecond, 0, nil, time.Now()), "max below min is raised to min")
+	huge := time.Duration(math.MaxInt64)
+	for attempt := 0; attempt < 100; attempt += 7 {
+		got := backoff(huge/3, huge, attempt, nil, time.Now())
+		assert.True(t, got >= huge/3 && got <= huge, "attempt %d: no overflow, got %s", attempt, got)
+	}
+	assert.Equal(t, 2*time.Second, backoff(0, 5*time.Second, 0, fakeResponse(429, "2"), time.Now()), "Retry-After applies even when min is 0")
+}
+
+func TestRetryAfterParse(t *testing.T) {
+	now := time.Date(2024, 6, 26, 12, 0, 0, 0, time.UTC)
+	got, ok := retryAfter("86401000", now)
+	assert.True(t, ok)
+	assert.Equal(t, 24*time.Hour, got, "seconds are bounded before they can overflow")
+	_, ok = retryAfter("Wed, 26 Jun 2024 12:00:05 XYZ", now)
+	assert.False(t, ok)
+}
+
+// faultyTransport fails the first len(faults) attempts with the given
+// errors, after pretending to write the request when written is set, and
+// passes the rest on.
+type faultyTransport struct {
+	next    http.RoundTripper
+	faults  []error
+	written bool
+	calls   atomic.Int32
+}
+
+func (f *faultyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	n := int(f.calls.Add(1))
+	if n <= len(f.faults) {
+		if f.written {
+			if trace := httptrace.ContextClientTrace(req.Context()); trace != nil && trace.WroteHeaders != nil {
+				trace.WroteHeaders()
+			}
+		}
+		if req.Body != nil {
+			_, _ = io.Copy(io.Discard, req.Body)
+			req.Body.Close()
+		}
+		return nil, f.faults[n-1]
+	}
+	return f.next.RoundTrip(req)
+}
+
+func attempts(rec *logRecorder) []int64 {
+	var out []int64
+	for _, l := range rec.lines() {
+		out = append(out, l["attempt"].(int64))
+	}
+	return out
+}
+
+func TestGETRetriesTransientAnswers(t *testing.T) {
+	for _, status := range []int{429, 502, 503, 504} {
+		for _, op := range operations() {
+			if op.method != "GET" {
+				continue
+			}
+			t.Run(fmt.Sprintf("%d/%s", status, op.name), func(t *testing.T) {
+				rec, logger := newLogRecorder()
+				c := gockClient(t, WithLogger(logger))
+				expect(op.method, op.path, op.query).times(2).replyJSON(status, `{"detail":"try again"}`)
+				expect(op.method, op.path, op.query).replyJSON(200, okBody(op.name))
+
+				require.NoError(t, op.call(context.Background(), c))
+				assertAllSent(t)
+				assert.Equal(t, []int64{1, 2, 3}, attempts(rec), "attempts logged")
+			})
+		}
+	}
+}
+
+// okBody is a minimal valid 200 body for an operation.
+func okBody(name string) string {
+	switch name {
+	case "FetchEvaluationScenarios", "CreateEvaluation", "ListHumanEvaluations":
+		return `[]`
+	}
+	return `{"id":"x"}`
+}
+
+func TestGETRetriesTransportErrors(t *testing.T) {
+	c := gockClient(t)
+	expect("GET", "/api/variants/v", "").times(3).ReplyError(errors.New("connection reset by peer"))
+	expect("GET", "/api/variants/v", "").replyJSON(200, `{"variant_id":"v"}`)
+
+	v, err := c.GetVariant(context.Background(), "v")
+
+	require.NoError(t, err)
+	assert.Equal(t, "v", v.VariantID)
+	assertAllSent(t)
+}
+
+func TestNoRetryOnDeterministicAnswers(t *testing.T) {
+	for _, status := range []int{400, 401, 403, 404, 409, 422, 500, 501} {
+		for _, op := range operations() {
+			t.Run(fmt.Sprintf("%d/%s", status, op.name), func(t *testing.T) {
+				c := gockClient(t)
+				expect(op.method, op.path, op.query).replyJSON(status, `{"detail":"no"}`) // once only
+
+				err := op.call(context.Background(), c)
+
+				requireAPIError(t, err, status, op.method, op.path)
+				assertAllSent(t) // a second attempt would be an unmatched request
+			})
+		}
+	}
+}
+
+func TestPOSTRetries429Only(t *testing.T) {
+	for _, op := range operations() {
+		if op.method != "POST" {
+			continue
+		}
+		t.Run("429/"+op.name, func(t *testing.T) {
+			c := gockClient(t)
+			e := expect(op.method, op.path, op.query)
+			e.replyJSON(429, `{"detail":"slow down"}`).SetHeader("Retry-After", "0")
+			ok := expect(op.method, op.path, op.query)
+			ok.replyJSON(200, okBody(op.name))
+
+			require.NoError(t, op.call(context.Background(), c))
+			assertAllSent(t)
+			// The retried request carries the whole body again.
+			assert.Equal(t, string(e.only(t).Body), string(ok.only(t).Body))
+			assert.NotEmpty(t, ok.only(t).Body)
+		})
+		for _, status := range []int{500, 502, 503, 504} {
+			t.Run(fmt.Sprintf("%d/%s", status, op.name), func(t *testing.T) {
+				c := gockClient(t)
+				expect(op.method, op.path, op.query).replyJSON(status, `{"detail":"maybe created"}`)
+
+				err := op.call(context.Background(), c)
+
+				requireAPIError(t, err, status, op.method, op.path)
+				assertAllSent(t) // not repeated: the evaluation may have started
+			})
+		}
+		t.Run("transport error/"+op.name, func(t *testing.T) {
+			c := gockClient(t)
+			cause := errors.New("connection reset by peer")
+			expect(op.method, op.path, op.query).ReplyError(cause)
+
+			err := op.call(context.Background(), c)
+
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, cause), "expected the cause wrapped, got %v", err)
+			assertAllSent(t)
+		})
+	}
+}
+
+func TestPOSTRetriesOnlyWhenNothingWasSent(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		fault   error
+		written bool
+		retried bool
+	}{
+		{"dial refused", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, false, true},
+		{"DNS failure", &net.DNSError{Err: "server misbehaving", Name: gockHost, IsTemporary: true}, false, true},
+		{"dial error reported after headers were written", &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, true, false},
+		{"reset after writing", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, true, false},
+		{"EOF after writing", io.ErrUnexpectedEOF, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ft *faultyTransport
+			c := gockClientVia(t, func(next http.RoundTripper) http.RoundTripper {
+				ft = &faultyTransport{next: next, faults: []error{tc.fault}, written: tc.written}
+				return ft
+			})
+			if tc.retried {
+				expect("POST", "/api/evaluations", "").replyJSON(200, `[{"id":"ev-1"}]`)
+			}
+
+			evs, err := c.CreateEvaluation(context.Background(), validNewEvaluation())
+
+			if tc.retried {
+				require.NoError(t, err)
+				assert.Equal(t, "ev-1", evs[0].ID)
+				assert.Equal(t, int32(2), ft.calls.Load(), "attempts")
+			} else {
+				require.Error(t, err)
+				assert.True(t, errors.Is(err, tc.fault), "expected the cause wrapped, got %v", err)
+				assert.Equal(t, int32(1), ft.calls.Load(), "a create that may have been received is never repeated")
+			}
+			assertAllSent(t)
+		})
+	}
+}
+
+// A real connection refused on loopback is a dial failure: even a create is
+// retried, and the last error keeps its cause.
+func TestPOSTRetriesRealDialFailure(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+
+	rec, logger := newLogRecorder()
+	c, err := NewClient("http://"+addr+"/api", WithAPIKey(gockKey), WithMaxRetries(2),
+		WithRetryWait(0, time.Millisecond), WithLogger(logger))
+	require.NoError(t, err)
+
+	_, err = c.AddVariantFromBase(context.Background(), validAddVariant())
+
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, syscall.ECONNREFUSED), "expected ECONNREFUSED wrapped, got %v", err)
+	var opErr *net.OpError
+	assert.True(t, errors.As(err, &opErr), "expected a *net.OpError, got %T", err)
+	assert.Equal(t, []int64{1, 2, 3}, attempts(rec), "attempts logged")
+	assert.Contains(t, err.Error(), "after 3 attempts")
+}
+
+func TestRetriesExhaustedReturnLastAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		opts     []Option
+		op       operation
+		status   int
+		attempts int
+		sentinel error
+	}{
+		{"GET 503, default retries", nil, operations()[4], 503, 4, ErrServer},
+		{"GET 429, 1 retry", []Option{WithMaxRetries(1)}, operations()[2], 429, 2, ErrRateLimited},
+		{"GET 502, no retries", []Option{WithMaxRetries(0)}, operations()[6], 502, 1, ErrServer},
+		{"POST 429, default retries", nil, operations()[1], 429, 4, ErrRateLimited},
+		{"POST 429, no retries", []Option{WithMaxRetries(0)}, operations()[3], 429, 1, ErrRateLimited},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, logger := newLogRecorder()
+			c := gockClient(t, append(tc.opts, WithLogger(logger))...)
+			body := `{"detail":"still busy"}`
+			expect(tc.op.method, tc.op.path, tc.op.query).times(tc.attempts).replyJSON(tc.status, body)
+
+			err := tc.op.call(context.Background(), c)
+
+			apiErr := requireAPIError(t, err, tc.status, tc.op.method, tc.op.path)
+			assert.Equal(t, "still busy", apiErr.Message)
+			assert.Equal(t, body, string(apiErr.Body))
+			assert.True(t, errors.Is(err, tc.sentinel))
+			assert.NotContains(t, err.Error(), "giving up")
+			assert.Len(t, rec.lines(), tc.attempts, "attempts logged")
+			assertAllSent(t)
+		})
+	}
+}
+
+func TestRetriesExhaustedOnTransportErrors(t *testing.T) {
+	c := gockClient(t, WithMaxRetries(2))
+	cause := errors.New("connection reset by peer")
+	expect("GET", "/api/variants/v", "").times(3).ReplyError(cause)
+
+	_, err := c.GetVariant(context.Background(), "v")
+
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, cause), "expected the cause wrapped, got %v", err)
+	assert.Contains(t, err.Error(), "after 3 attempts")
+	assert.NotContains(t, err.Error(), "giving up")
+	assertAllSent(t)
+}
+
+// The wait planned for a retry honours Retry-After up to the maximum wait.
+func TestRetryAfterIsBoundedByMaxWait(t *testing.T) {
+	for _, tc := range []struct {
+		retryAfter string
+		want       time.Duration
+	}{
+		{"0", 0},
+		{"86400", 3 * time.Millisecond},
+		{time.Now().Add(48 * time.Hour).UTC().Format(http.TimeFormat), 3 * time.Millisecond},
+	} {
+		t.Run(tc.retryAfter, func(t *testing.T) {
+			rec, logger := newLogRecorder()
+			c := gockClient(t, WithRetryWait(0, 3*time.Millisecond), WithLogger(logger))
+			expect("GET", "/api/variants/v", "").replyJSON(429, `{"detail":"slow"}`).SetHeader("Retry-After", tc.retryAfter)
+			expect("GET", "/api/variants/v", "").replyJSON(200, `{}`)
+
+			// Should the bound fail, the deadline turns a long wait into an
+			// error instead of a hung test.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, err := c.GetVariant(ctx, "v")
+
+			require.NoError(t, err)
+			lines := rec.lines()
+			require.Len(t, lines, 2)
+			assert.Equal(t, tc.want, lines[0]["wait"], "planned wait")
+			assertAllSent(t)
+		})
+	}
+}
+
+// Cancelling the context ends the wait between attempts at once, and the
+// error keeps both the cancellation and the last answer.
+func TestContextCancelEndsRetryWait(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rec, logger := newLogRecorder()
+	rec.onWait = cancel // cancel once the SDK has decided to wait
+	c := gockClient(t, WithRetryWait(time.Hour, time.Hour), WithLogger(logger))
+	expect("GET", "/api/human-evaluations", "app_id=app-1").replyJSON(503, `{"detail":"restarting"}`)
+
+	_, err := c.ListHumanEvaluations(ctx, "app-1")
+
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, context.Canceled), "expected context.Canceled, got %v", err)
+	apiErr := requireAPIError(t, err, 503, "GET", "/api/human-evaluations")
+	assert.Equal(t, "restarting", apiErr.Message)
+	assertAllSent(t)
+}
+
+// A wait that would outlast the context's deadline is not started: the last
+// answer comes back instead of a deadline error.
+func TestRetryWaitBeyondDeadlineReturnsLastAnswer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := gockClient(t, WithRetryWait(time.Hour, time.Hour))
+	expect("GET", "/api/variants/v", "").replyJSON(502, `<html><title>502 Bad Gateway</title></html>`)
+
+	_, err := c.GetVariant(ctx, "v")
+
+	apiErr := requireAPIError(t, err, 502, "GET", "/api/variants/v")
+	assert.Equal(t, "502 Bad Gateway", apiErr.Message)
+	assert.False(t, errors.Is(err, context.DeadlineExceeded), "expected the answer, not a deadline error: %v", err)
+	assertAllSent(t)
+}
+
+func TestEndedContextSendsNothing(t *testing.T) {
+	for _, op := range operations() {
+		t.Run(op.name, func(t *testing.T) {
+			c := gockClient(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+
+			err := op.call(ctx, c)
+
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, context.Canceled), "expected context.Canceled, got %v", err)
+			var apiErr *APIError
+			assert.False(t, errors.As(err, &apiErr))
+			assertNothingUnmatched(t)
+		})
+	}
+	c := gockClient(t)
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	_, err := c.GetVariant(ctx, "v")
+	assert.True(t, errors.Is(err, context.DeadlineExceeded), "expected context.DeadlineExceeded, got %v", err)
+	assertNothingUnmatched(t)
+}
