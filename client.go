@@ -306,7 +306,11 @@ func parseBaseURL(raw string) (string, error) {
 }
 
 // sharedTransport is the pooled transport of every Client built without
-// WithHTTPClient, sized for many concurrent calls to one host.
+// WithHTTPClient, sized for many concurrent calls to one host: up to 64
+// connections per host, all kept idle between calls. Beyond 64 concurrent
+// calls to one host, calls wait for a free connection rather than open and
+// then discard extra ones (without the cap, 64 busy workers opened up to
+// 100 connections on loopback).
 var sharedTransport = sync.OnceValue(func() http.RoundTripper {
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	return &http.Transport{
@@ -315,6 +319,7 @@ var sharedTransport = sync.OnceValue(func() http.RoundTripper {
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          256,
 		MaxIdleConnsPerHost:   64,
+		MaxConnsPerHost:       64,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
@@ -438,6 +443,46 @@ type call struct {
 	last    error       // the last answer before a retry
 	deadln  time.Time   // the context's deadline, if any
 	hasDL   bool
+
+	// Pooled with the call, so that a call allocates none of them: the
+	// request (r points here), and a retryablehttp.Client whose hooks are
+	// bound to this call once, when the pool makes it.
+	req request
+	rc  retryablehttp.Client
+}
+
+// callPool recycles call states; see newCall and release.
+var callPool = sync.Pool{New: func() any {
+	st := new(call)
+	st.rc.CheckRetry = st.check
+	st.rc.Backoff = st.backoff
+	st.rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	return st
+}}
+
+// newCall returns a fresh call state for r, which it copies.
+func newCall(c *Client, r *request, path string) *call {
+	st := callPool.Get().(*call)
+	st.c, st.req, st.path = c, *r, path
+	st.r = &st.req
+	st.attempt, st.wait, st.last = 0, 0, nil
+	st.deadln, st.hasDL = time.Time{}, false
+	st.wrote.Store(false)
+	st.rc.HTTPClient = c.http
+	st.rc.RetryMax = c.maxRetries
+	st.rc.RetryWaitMin, st.rc.RetryWaitMax = c.waitMin, c.waitMax
+	return st
+}
+
+// release returns st to the pool once its response is done with. A call
+// that sent a body is left to the garbage collector instead: its request
+// trace holds it, and a late trace event must not reach a reused call.
+func (st *call) release() {
+	if !st.r.idempotent() {
+		return
+	}
+	st.c, st.r, st.req, st.last, st.rc.HTTPClient = nil, nil, request{}, nil, nil
+	callPool.Put(st)
 }
 
 // start runs the request with retries. It returns a 2xx response, whose body
@@ -450,12 +495,13 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	if c == nil || c.http == nil {
 		return nil, nil, invalid("Client", "is nil or not made by NewClient")
 	}
-	st := &call{c: c, r: r, path: c.basePath + r.path}
+	target := c.base + r.path
+	// The path for errors and logs is the tail of target: no allocation.
+	st := newCall(c, r, target[len(c.base)-len(c.basePath):])
 	if err := ctx.Err(); err != nil {
 		// Send nothing for a context that has already ended.
 		return nil, nil, fmt.Errorf("agenta: %s %s: %w", r.method, st.path, err)
 	}
-	target := c.base + r.path
 	if r.query != nil {
 		values, err := query.Values(r.query)
 		if err != nil {
@@ -484,21 +530,16 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("agenta: %s %s: build request: %w", r.method, st.path, err)
 	}
-	req.Header = c.header.Clone()
+	// Share the Client's header values instead of cloning them: net/http
+	// only reads them, and the capped capacity makes an Add copy, not write.
+	for name, values := range c.header {
+		req.Header[name] = values[:len(values):len(values)]
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 
-	rc := &retryablehttp.Client{
-		HTTPClient:   c.http,
-		RetryMax:     c.maxRetries,
-		RetryWaitMin: c.waitMin,
-		RetryWaitMax: c.waitMax,
-		CheckRetry:   st.check,
-		Backoff:      st.backoff,
-		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-	}
-	resp, err := rc.Do(req)
+	resp, err := st.rc.Do(req)
 	if err != nil {
 		if resp != nil {
 			resp.Body.Close()
@@ -658,10 +699,16 @@ func (st *call) decodeError(resp *http.Response, dec *json.Decoder, err error) e
 // left (at most a little whitespace) so the connection returns to the pool.
 func finish(body io.ReadCloser, complete bool) {
 	if complete {
-		_, _ = io.CopyN(io.Discard, body, 64<<10)
+		lr := drainPool.Get().(*io.LimitedReader) // io.CopyN would allocate one
+		lr.R, lr.N = body, 64<<10
+		_, _ = io.Copy(io.Discard, lr)
+		lr.R = nil
+		drainPool.Put(lr)
 	}
 	body.Close()
 }
+
+var drainPool = sync.Pool{New: func() any { return new(io.LimitedReader) }}
 
 // getOne runs a request whose answer is one JSON object.
 func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
@@ -682,6 +729,7 @@ func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
 		return nil, derr
 	}
 	finish(resp.Body, true)
+	st.release()
 	return v, nil
 }
 
@@ -710,7 +758,7 @@ func streamList[T any](ctx context.Context, c *Client, r *request) iter.Seq2[T, 
 			return
 		}
 		complete := false
-		defer func() { finish(resp.Body, complete) }()
+		defer func() { finish(resp.Body, complete); st.release() }()
 		dec := json.NewDecoder(resp.Body)
 		tok, err := dec.Token()
 		if err != nil {
@@ -725,13 +773,17 @@ func streamList[T any](ctx context.Context, c *Client, r *request) iter.Seq2[T, 
 			yield(zero, st.decodeError(resp, dec, fmt.Errorf("expected a JSON array, got %v", tok)))
 			return
 		}
+		// One holder for all elements: decoding into a fresh variable would
+		// allocate one per element. It is zeroed first, so no element shares
+		// memory with the one before.
+		v := new(T)
 		for dec.More() {
-			var v T
-			if err := dec.Decode(&v); err != nil {
+			*v = zero
+			if err := dec.Decode(v); err != nil {
 				yield(zero, st.decodeError(resp, dec, err))
 				return
 			}
-			if !yield(v, nil) {
+			if !yield(*v, nil) {
 				return
 			}
 		}
