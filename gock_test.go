@@ -42,6 +42,14 @@ func gockClient(t *testing.T, opts ...Option) *Client {
 // gock transport, to inject faults that gock cannot express.
 func gockClientVia(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper, opts ...Option) *Client {
 	t.Helper()
+	c, err := gockClientAt(t, gockBase, wrap, opts...)
+	require.NoError(t, err)
+	return c
+}
+
+// gockClientAt is gockClientVia for any base URL; it returns NewClient's error.
+func gockClientAt(t *testing.T, base string, wrap func(http.RoundTripper) http.RoundTripper, opts ...Option) (*Client, error) {
+	t.Helper()
 	gock.OffAll()
 	gock.Intercept() // so a request without a mock is unmatched, never sent
 	t.Cleanup(gock.OffAll)
@@ -56,9 +64,7 @@ func gockClientVia(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper,
 		WithAPIKey(gockKey),
 		WithRetryWait(0, time.Millisecond),
 	}, opts...)
-	c, err := NewClient(gockBase, all...)
-	require.NoError(t, err)
-	return c
+	return NewClient(base, all...)
 }
 
 // sentRequest is what a mock saw of one request.
