@@ -32,10 +32,10 @@ const (
 	faultAPIKey  = "fAuLt001.aW5qZWN0aW9uLXN1aXRlLWtleQ"
 	faultCookie  = "sAccessToken=fault-session-cookie"
 	faultVariant = "6672a5d2e7b8c0f9a1b2c3d5"
-	// hungBound is how long a call may take before it counts as hung. The
+	// faultHungBound is how long a call may take before it counts as hung. The
 	// timeouts under test are 100 to 300 ms; this is a generous ceiling,
 	// not a timing assertion.
-	hungBound = 5 * time.Second
+	faultHungBound = 5 * time.Second
 )
 
 var (
@@ -112,8 +112,8 @@ func faultClient(t *testing.T, s *faultServer, opts ...Option) *Client {
 	return c
 }
 
-// serveAll answers every operation with a realistic body.
-func serveAll(w http.ResponseWriter, r *http.Request) {
+// faultServeAll answers every operation with a realistic body.
+func faultServeAll(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	switch p := r.URL.Path; {
 	case r.Method == http.MethodPost && p == "/api/evaluations":
@@ -134,27 +134,27 @@ func serveAll(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// hijack takes over the connection, after reading the request body so that
+// faultHijack takes over the connection, after reading the request body so that
 // the server has seen the whole request.
-func hijack(t *testing.T, w http.ResponseWriter, r *http.Request) (net.Conn, *bufio.ReadWriter) {
+func faultHijack(t *testing.T, w http.ResponseWriter, r *http.Request) (net.Conn, *bufio.ReadWriter) {
 	_, _ = io.Copy(io.Discard, r.Body)
 	conn, rw, err := w.(http.Hijacker).Hijack()
 	if err != nil {
-		t.Errorf("hijack: %v", err)
+		t.Errorf("faultHijack: %v", err)
 		panic(http.ErrAbortHandler)
 	}
 	return conn, rw
 }
 
-// reset closes conn with a TCP RST instead of a FIN.
-func reset(conn net.Conn) {
+// faultReset closes conn with a TCP RST instead of a FIN.
+func faultReset(conn net.Conn) {
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetLinger(0)
 	}
 	conn.Close()
 }
 
-func newEvaluation() models.NewEvaluation {
+func faultNewEvaluation() models.NewEvaluation {
 	return models.NewEvaluation{
 		AppID:               "6672a5d2e7b8c0f9a1b2c3d4",
 		VariantIDs:          []string{faultVariant},
@@ -166,7 +166,7 @@ func newEvaluation() models.NewEvaluation {
 	}
 }
 
-func addVariant() models.AddVariantFromBase {
+func faultAddVariant() models.AddVariantFromBase {
 	return models.AddVariantFromBase{
 		BaseID: "b-1", NewVariantName: "support-bot.terse", NewConfigName: "terse",
 		Parameters: map[string]any{"temperature": 0.1},
@@ -181,15 +181,15 @@ func faultContext(t *testing.T) context.Context {
 	return ctx
 }
 
-// ended fails the test when a call took longer than hungBound.
-func ended(t *testing.T, start time.Time, what string) {
+// faultEnded fails the test when a call took longer than faultHungBound.
+func faultEnded(t *testing.T, start time.Time, what string) {
 	t.Helper()
-	if d := time.Since(start); d > hungBound {
+	if d := time.Since(start); d > faultHungBound {
 		t.Errorf("%s took %s: the call hung instead of ending", what, d)
 	}
 }
 
-func wantNoAPIError(t *testing.T, err error) {
+func faultWantNoAPIError(t *testing.T, err error) {
 	t.Helper()
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
@@ -200,11 +200,11 @@ func wantNoAPIError(t *testing.T, err error) {
 func TestFaultConnectionDroppedBeforeAnswerGETRetries(t *testing.T) {
 	s := newFaultServer(t, func(s *faultServer, w http.ResponseWriter, r *http.Request) {
 		if s.requests.Load() == 1 {
-			conn, _ := hijack(t, w, r)
+			conn, _ := faultHijack(t, w, r)
 			conn.Close()
 			return
 		}
-		serveAll(w, r)
+		faultServeAll(w, r)
 	})
 	v, err := faultClient(t, s).GetVariant(faultContext(t), faultVariant)
 	if err != nil {
@@ -223,7 +223,7 @@ func TestFaultConnectionDroppedBeforeAnswerPOSTDoesNotRetry(t *testing.T) {
 	for _, op := range faultCreates {
 		t.Run(op.name, func(t *testing.T) {
 			s := newFaultServer(t, func(s *faultServer, w http.ResponseWriter, r *http.Request) {
-				conn, _ := hijack(t, w, r)
+				conn, _ := faultHijack(t, w, r)
 				conn.Close()
 			})
 			err := op.call(faultContext(t), faultClient(t, s, WithMaxRetries(3)))
@@ -234,7 +234,7 @@ func TestFaultConnectionDroppedBeforeAnswerPOSTDoesNotRetry(t *testing.T) {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, syscall.ECONNRESET) {
 				t.Errorf("error %v does not wrap EOF or ECONNRESET", err)
 			}
-			wantNoAPIError(t, err)
+			faultWantNoAPIError(t, err)
 			if n := s.posts.Load(); n != 1 {
 				t.Errorf("server saw %d POSTs, want exactly 1: a create that may have arrived is never resent", n)
 			}
@@ -244,16 +244,16 @@ func TestFaultConnectionDroppedBeforeAnswerPOSTDoesNotRetry(t *testing.T) {
 
 func TestFaultResetMidBody(t *testing.T) {
 	s := newFaultServer(t, func(s *faultServer, w http.ResponseWriter, r *http.Request) {
-		conn, rw := hijack(t, w, r)
+		conn, rw := faultHijack(t, w, r)
 		fmt.Fprintf(rw, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(faultScenariosBody))
 		rw.WriteString(faultScenariosBody[:len(faultScenariosBody)/2])
 		rw.Flush()
 		time.Sleep(20 * time.Millisecond) // let the client start reading the body
-		reset(conn)
+		faultReset(conn)
 	})
 	start := time.Now()
 	_, err := faultClient(t, s).FetchEvaluationScenarios(faultContext(t), "e-1")
-	ended(t, start, "FetchEvaluationScenarios")
+	faultEnded(t, start, "FetchEvaluationScenarios")
 	t.Logf("outcome: %v", err)
 	var derr *DecodeError
 	if !errors.As(err, &derr) {
@@ -414,7 +414,7 @@ func TestFaultHTMLErrorPageFromProxy(t *testing.T) {
 		t.Errorf("GET: server saw %d requests, want 3 (a 502 is retried twice)", n)
 	}
 
-	_, err = c.CreateEvaluation(ctx, newEvaluation())
+	_, err = c.CreateEvaluation(ctx, faultNewEvaluation())
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 502 || apiErr.Method != http.MethodPost {
 		t.Errorf("CreateEvaluation: got %v, want a POST *APIError with status 502", err)
 	}
@@ -437,7 +437,7 @@ func TestFaultHugeErrorBody(t *testing.T) {
 	})
 	start := time.Now()
 	_, err := faultClient(t, s).GetVariant(faultContext(t), faultVariant)
-	ended(t, start, "GetVariant with an 8 MiB error body")
+	faultEnded(t, start, "GetVariant with an 8 MiB error body")
 	t.Logf("outcome: %.120v", err)
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) {
@@ -457,9 +457,9 @@ func TestFaultHugeErrorBody(t *testing.T) {
 	}
 }
 
-// stallHandler writes nothing, or a first part of the body, then waits until
+// faultStallHandler writes nothing, or a first part of the body, then waits until
 // the client goes away or the test ends.
-func stallHandler(midBody bool) func(s *faultServer, w http.ResponseWriter, r *http.Request) {
+func faultStallHandler(midBody bool) func(s *faultServer, w http.ResponseWriter, r *http.Request) {
 	return func(s *faultServer, w http.ResponseWriter, r *http.Request) {
 		if midBody {
 			w.Header().Set("Content-Type", "application/json")
@@ -475,19 +475,19 @@ func stallHandler(midBody bool) func(s *faultServer, w http.ResponseWriter, r *h
 	}
 }
 
-func testStall(t *testing.T, midBody bool) {
+func faultTestStall(t *testing.T, midBody bool) {
 	t.Run("per-attempt timeout", func(t *testing.T) {
-		s := newFaultServer(t, stallHandler(midBody))
+		s := newFaultServer(t, faultStallHandler(midBody))
 		c := faultClient(t, s, WithTimeout(150*time.Millisecond), WithMaxRetries(2))
 		start := time.Now()
 		_, err := c.GetVariant(faultContext(t), faultVariant)
-		ended(t, start, "GetVariant against a stalled server")
+		faultEnded(t, start, "GetVariant against a stalled server")
 		t.Logf("outcome after %s: %v", time.Since(start).Round(time.Millisecond), err)
 		var netErr net.Error
 		if !errors.As(err, &netErr) || !netErr.Timeout() {
 			t.Fatalf("got %v, want a timeout error", err)
 		}
-		wantNoAPIError(t, err)
+		faultWantNoAPIError(t, err)
 		want := int64(3) // a timeout before the headers is a transport error: retried
 		if midBody {
 			want = 1 // the answer had begun: not retried
@@ -497,13 +497,13 @@ func testStall(t *testing.T, midBody bool) {
 		}
 	})
 	t.Run("context deadline", func(t *testing.T) {
-		s := newFaultServer(t, stallHandler(midBody))
+		s := newFaultServer(t, faultStallHandler(midBody))
 		c := faultClient(t, s, WithTimeout(0), WithMaxRetries(3))
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		start := time.Now()
 		_, err := c.GetVariant(ctx, faultVariant)
-		ended(t, start, "GetVariant against a stalled server")
+		faultEnded(t, start, "GetVariant against a stalled server")
 		t.Logf("outcome after %s: %v", time.Since(start).Round(time.Millisecond), err)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("got %v, want an error wrapping context.DeadlineExceeded", err)
@@ -514,20 +514,20 @@ func testStall(t *testing.T, midBody bool) {
 	})
 }
 
-func TestFaultStallBeforeHeaders(t *testing.T) { testStall(t, false) }
+func TestFaultStallBeforeHeaders(t *testing.T) { faultTestStall(t, false) }
 
-func TestFaultStallMidBody(t *testing.T) { testStall(t, true) }
+func TestFaultStallMidBody(t *testing.T) { faultTestStall(t, true) }
 
-// waitLog is an slog handler that records the waits the client plans.
-type waitLog struct {
+// faultWaitLog is an slog handler that records the waits the client plans.
+type faultWaitLog struct {
 	mu    sync.Mutex
 	waits []time.Duration
 }
 
-func (h *waitLog) Enabled(context.Context, slog.Level) bool { return true }
-func (h *waitLog) WithAttrs([]slog.Attr) slog.Handler       { return h }
-func (h *waitLog) WithGroup(string) slog.Handler            { return h }
-func (h *waitLog) Handle(_ context.Context, r slog.Record) error {
+func (h *faultWaitLog) Enabled(context.Context, slog.Level) bool { return true }
+func (h *faultWaitLog) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *faultWaitLog) WithGroup(string) slog.Handler            { return h }
+func (h *faultWaitLog) Handle(_ context.Context, r slog.Record) error {
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == "wait" {
 			h.mu.Lock()
@@ -539,14 +539,14 @@ func (h *waitLog) Handle(_ context.Context, r slog.Record) error {
 	return nil
 }
 
-func (h *waitLog) all() []time.Duration {
+func (h *faultWaitLog) all() []time.Duration {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]time.Duration(nil), h.waits...)
 }
 
-// retryAfterOnce answers 429 with the given Retry-After once, then serves.
-func retryAfterOnce(t *testing.T, value func() string, min, max time.Duration) (time.Duration, *faultServer) {
+// faultRetryAfterOnce answers 429 with the given Retry-After once, then serves.
+func faultRetryAfterOnce(t *testing.T, value func() string, min, max time.Duration) (time.Duration, *faultServer) {
 	t.Helper()
 	s := newFaultServer(t, func(s *faultServer, w http.ResponseWriter, r *http.Request) {
 		if s.requests.Load() == 1 {
@@ -555,15 +555,15 @@ func retryAfterOnce(t *testing.T, value func() string, min, max time.Duration) (
 			io.WriteString(w, `{"detail":"Too many requests"}`)
 			return
 		}
-		serveAll(w, r)
+		faultServeAll(w, r)
 	})
-	log := &waitLog{}
+	log := &faultWaitLog{}
 	c := faultClient(t, s, WithRetryWait(min, max), WithLogger(slog.New(log)))
 	start := time.Now()
 	if _, err := c.GetVariant(faultContext(t), faultVariant); err != nil {
 		t.Fatalf("GetVariant after a 429: %v", err)
 	}
-	ended(t, start, "GetVariant after a 429")
+	faultEnded(t, start, "GetVariant after a 429")
 	if n := s.requests.Load(); n != 2 {
 		t.Fatalf("server saw %d requests, want 2", n)
 	}
@@ -576,14 +576,14 @@ func retryAfterOnce(t *testing.T, value func() string, min, max time.Duration) (
 }
 
 func TestFaultRetryAfterSeconds(t *testing.T) {
-	wait, _ := retryAfterOnce(t, func() string { return "1" }, time.Millisecond, 3*time.Second)
+	wait, _ := faultRetryAfterOnce(t, func() string { return "1" }, time.Millisecond, 3*time.Second)
 	if wait != time.Second {
 		t.Errorf("Retry-After: 1 gave a wait of %s, want exactly 1s", wait)
 	}
 }
 
 func TestFaultRetryAfterHTTPDate(t *testing.T) {
-	wait, _ := retryAfterOnce(t, func() string {
+	wait, _ := faultRetryAfterOnce(t, func() string {
 		return time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)
 	}, time.Millisecond, 3*time.Second)
 	// The date has one-second resolution, so the wait is at most 2 s and,
@@ -597,7 +597,7 @@ func TestFaultRetryAfterHTTPDate(t *testing.T) {
 func TestFaultRetryAfterHuge(t *testing.T) {
 	for _, v := range []string{"86400000", "99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT"} {
 		t.Run(v, func(t *testing.T) {
-			wait, _ := retryAfterOnce(t, func() string { return v }, time.Millisecond, 50*time.Millisecond)
+			wait, _ := faultRetryAfterOnce(t, func() string { return v }, time.Millisecond, 50*time.Millisecond)
 			if wait != 50*time.Millisecond {
 				t.Errorf("Retry-After: %s gave a wait of %s, want the 50ms maximum", v, wait)
 			}
@@ -612,7 +612,7 @@ func TestFaultRetryAfterGarbage(t *testing.T) {
 	for _, v := range []string{"soon", "-5", "1.5", "Tomorrow, 25 Foo 2099", "Mon, 01 Jan 2001 00:00:00 PST"} {
 		t.Run(v, func(t *testing.T) {
 			const min = 20 * time.Millisecond
-			wait, _ := retryAfterOnce(t, func() string { return v }, min, time.Second)
+			wait, _ := faultRetryAfterOnce(t, func() string { return v }, min, time.Second)
 			if wait < min/2 || wait > 4*min {
 				t.Errorf("Retry-After: %q gave a wait of %s, want the exponential backoff's first step, within [%s, %s]", v, wait, min/2, 4*min)
 			}
@@ -632,7 +632,7 @@ func TestFaultRetriesExhaustedKeepsLastAnswer(t *testing.T) {
 			return err
 		}, 3},
 		{"POST 429", http.StatusTooManyRequests, func(ctx context.Context, c *Client) error {
-			_, err := c.CreateEvaluation(ctx, newEvaluation())
+			_, err := c.CreateEvaluation(ctx, faultNewEvaluation())
 			return err
 		}, 3},
 	} {
@@ -680,7 +680,7 @@ func TestFaultContextCancelledDuringBackoff(t *testing.T) {
 	}()
 	start := time.Now()
 	_, err := c.GetVariant(ctx, faultVariant)
-	ended(t, start, "GetVariant cancelled during a 30 s backoff")
+	faultEnded(t, start, "GetVariant cancelled during a 30 s backoff")
 	t.Logf("outcome after %s: %v", time.Since(start).Round(time.Millisecond), err)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want an error wrapping context.Canceled", err)
@@ -702,7 +702,7 @@ func TestFaultRedirectToAnotherHost(t *testing.T) {
 		mu.Lock()
 		atTarget = append(atTarget, seen{r.Header.Get("Authorization"), r.Header.Get("Cookie"), r.Header.Get("User-Agent")})
 		mu.Unlock()
-		serveAll(w, r)
+		faultServeAll(w, r)
 	})
 	port := target.Listener.Addr().(*net.TCPAddr).Port
 	for _, tc := range []struct {
@@ -723,7 +723,7 @@ func TestFaultRedirectToAnotherHost(t *testing.T) {
 					mu.Lock()
 					atTarget = append(atTarget, seen{r.Header.Get("Authorization"), r.Header.Get("Cookie"), r.Header.Get("User-Agent")})
 					mu.Unlock()
-					serveAll(w, r)
+					faultServeAll(w, r)
 					return
 				}
 				if r.Header.Get("Authorization") != faultAPIKey || r.Header.Get("Cookie") != faultCookie {
@@ -765,7 +765,7 @@ func TestFaultRedirectToAnotherHost(t *testing.T) {
 }
 
 func TestFaultSharedClient64Goroutines(t *testing.T) {
-	s := newFaultServer(t, func(s *faultServer, w http.ResponseWriter, r *http.Request) { serveAll(w, r) })
+	s := newFaultServer(t, func(s *faultServer, w http.ResponseWriter, r *http.Request) { faultServeAll(w, r) })
 	c := faultClient(t, s)
 	ctx := faultContext(t)
 	const workers, calls = 64, 7
@@ -795,11 +795,11 @@ func TestFaultSharedClient64Goroutines(t *testing.T) {
 					}
 				case 3:
 					var l []models.Evaluation
-					if l, err = c.CreateEvaluation(ctx, newEvaluation()); err == nil && (len(l) != 1 || l[0].State() != models.EvaluationStarted) {
+					if l, err = c.CreateEvaluation(ctx, faultNewEvaluation()); err == nil && (len(l) != 1 || l[0].State() != models.EvaluationStarted) {
 						err = fmt.Errorf("CreateEvaluation got %+v", l)
 					}
 				case 4:
-					_, err = c.AddVariantFromBase(ctx, addVariant())
+					_, err = c.AddVariantFromBase(ctx, faultAddVariant())
 				case 5:
 					var sp *models.Span
 					if sp, err = c.GetSpan(ctx, "sp-1", &GetSpanOptions{Type: "generation"}); err == nil && sp.SpanKind != models.SpanKindLLM {
@@ -835,7 +835,7 @@ func TestFaultConnectionReuseSequential(t *testing.T) {
 			io.WriteString(w, `{"detail":"Not found"}`)
 			return
 		}
-		serveAll(w, r)
+		faultServeAll(w, r)
 	})
 	c := faultClient(t, s)
 	ctx := faultContext(t)
@@ -851,9 +851,9 @@ func TestFaultConnectionReuseSequential(t *testing.T) {
 		case 3:
 			_, err = c.GetSpan(ctx, "sp-1", nil)
 		case 4:
-			_, err = c.CreateEvaluation(ctx, newEvaluation())
+			_, err = c.CreateEvaluation(ctx, faultNewEvaluation())
 		case 5:
-			_, err = c.AddVariantFromBase(ctx, addVariant())
+			_, err = c.AddVariantFromBase(ctx, faultAddVariant())
 		case 6:
 			_, err = c.GetVariantByEnvironment(ctx, "a-1", "staging")
 		case 7: // error answers are read and closed too
@@ -887,11 +887,11 @@ func TestFaultConnectionReuseConcurrent(t *testing.T) {
 		}
 		select {
 		case <-allIn:
-		case <-time.After(hungBound):
+		case <-time.After(faultHungBound):
 			t.Errorf("only %d of %d first requests arrived together", arrived.Load(), workers)
 		case <-s.release:
 		}
-		serveAll(w, r)
+		faultServeAll(w, r)
 	})
 	c := faultClient(t, s)
 	ctx := faultContext(t)
@@ -908,7 +908,7 @@ func TestFaultConnectionReuseConcurrent(t *testing.T) {
 				case 1:
 					_, err = c.FetchEvaluationScenarios(ctx, "e-1")
 				case 2:
-					_, err = c.CreateEvaluation(ctx, newEvaluation())
+					_, err = c.CreateEvaluation(ctx, faultNewEvaluation())
 				}
 				if err != nil {
 					t.Error(err)
@@ -931,11 +931,11 @@ var faultCreates = []struct {
 	call func(context.Context, *Client) error
 }{
 	{"CreateEvaluation", func(ctx context.Context, c *Client) error {
-		_, err := c.CreateEvaluation(ctx, newEvaluation())
+		_, err := c.CreateEvaluation(ctx, faultNewEvaluation())
 		return err
 	}},
 	{"AddVariantFromBase", func(ctx context.Context, c *Client) error {
-		_, err := c.AddVariantFromBase(ctx, addVariant())
+		_, err := c.AddVariantFromBase(ctx, faultAddVariant())
 		return err
 	}},
 }
@@ -952,7 +952,7 @@ func TestFaultPOSTNeverSentTwice(t *testing.T) {
 	}
 	raw := func(answer func(conn net.Conn, rw *bufio.ReadWriter)) func(*faultServer, http.ResponseWriter, *http.Request) {
 		return func(s *faultServer, w http.ResponseWriter, r *http.Request) {
-			conn, rw := hijack(t, w, r)
+			conn, rw := faultHijack(t, w, r)
 			answer(conn, rw)
 		}
 	}
@@ -966,12 +966,12 @@ func TestFaultPOSTNeverSentTwice(t *testing.T) {
 	}{
 		{name: "dropped before the answer", handler: raw(func(c net.Conn, _ *bufio.ReadWriter) { c.Close() }), posts: 1},
 		{name: "dropped on a reused connection", handler: raw(func(c net.Conn, _ *bufio.ReadWriter) { c.Close() }), warmup: true, posts: 1},
-		{name: "reset before the answer", handler: raw(func(c net.Conn, _ *bufio.ReadWriter) { reset(c) }), posts: 1},
-		{name: "reset mid-body", handler: raw(func(c net.Conn, rw *bufio.ReadWriter) {
+		{name: "faultReset before the answer", handler: raw(func(c net.Conn, _ *bufio.ReadWriter) { faultReset(c) }), posts: 1},
+		{name: "faultReset mid-body", handler: raw(func(c net.Conn, rw *bufio.ReadWriter) {
 			rw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n[{\"id\":\"e-1\",")
 			rw.Flush()
 			time.Sleep(20 * time.Millisecond)
-			reset(c)
+			faultReset(c)
 		}), posts: 1},
 		{name: "headers then close", handler: raw(func(c net.Conn, rw *bufio.ReadWriter) {
 			rw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n")
@@ -983,8 +983,8 @@ func TestFaultPOSTNeverSentTwice(t *testing.T) {
 			rw.Flush()
 			c.Close()
 		}), posts: 1},
-		{name: "stall before headers", handler: stallHandler(false), timeout: 150 * time.Millisecond, posts: 1},
-		{name: "stall mid-body", handler: stallHandler(true), timeout: 150 * time.Millisecond, posts: 1},
+		{name: "stall before headers", handler: faultStallHandler(false), timeout: 150 * time.Millisecond, posts: 1},
+		{name: "stall mid-body", handler: faultStallHandler(true), timeout: 150 * time.Millisecond, posts: 1},
 		{name: "500", handler: status(500, `{"detail":"App Variant not found"}`), posts: 1},
 		{name: "502 HTML", handler: status(502, faultProxyPage), posts: 1},
 		{name: "503", handler: status(503, `{"detail":"unavailable"}`), posts: 1},
@@ -998,7 +998,7 @@ func TestFaultPOSTNeverSentTwice(t *testing.T) {
 				w.WriteHeader(http.StatusTooManyRequests)
 				return
 			}
-			serveAll(w, r)
+			faultServeAll(w, r)
 		}, ok: true, posts: 2},
 	}
 	for _, f := range faults {
@@ -1006,7 +1006,7 @@ func TestFaultPOSTNeverSentTwice(t *testing.T) {
 			t.Run(f.name+"/"+op.name, func(t *testing.T) {
 				s := newFaultServer(t, func(s *faultServer, w http.ResponseWriter, r *http.Request) {
 					if r.Method == http.MethodGet {
-						serveAll(w, r)
+						faultServeAll(w, r)
 						return
 					}
 					f.handler(s, w, r)
@@ -1024,7 +1024,7 @@ func TestFaultPOSTNeverSentTwice(t *testing.T) {
 				}
 				start := time.Now()
 				err := op.call(ctx, c)
-				ended(t, start, op.name)
+				faultEnded(t, start, op.name)
 				t.Logf("outcome: %d POSTs, %v", s.posts.Load(), err)
 				if f.ok && err != nil {
 					t.Errorf("got %v, want success", err)
@@ -1057,7 +1057,7 @@ func TestFaultPOSTRetriedAfterDialFailure(t *testing.T) {
 		if r.Method == http.MethodPost {
 			posts.Add(1)
 		}
-		serveAll(w, r)
+		faultServeAll(w, r)
 	})}
 	t.Cleanup(func() { srv.Close() })
 	go func() {
@@ -1076,8 +1076,8 @@ func TestFaultPOSTRetriedAfterDialFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	evs, err := c.CreateEvaluation(faultContext(t), newEvaluation())
-	ended(t, start, "CreateEvaluation while the server starts")
+	evs, err := c.CreateEvaluation(faultContext(t), faultNewEvaluation())
+	faultEnded(t, start, "CreateEvaluation while the server starts")
 	if err != nil {
 		t.Fatalf("CreateEvaluation after refused connections: %v; want the retry to succeed", err)
 	}

@@ -121,15 +121,15 @@ func FuzzErrorBody(f *testing.F) {
 		for i := range back {
 			a, b := verr.Details[i], back[i]
 			if !reflect.DeepEqual(a.Loc, b.Loc) || a.Msg != b.Msg || a.Type != b.Type || a.URL != b.URL ||
-				!sameRaw(a.Input, b.Input) || !sameRaw(a.Ctx, b.Ctx) {
+				!fuzzSameRaw(a.Input, b.Input) || !fuzzSameRaw(a.Ctx, b.Ctx) {
 				t.Fatalf("detail %d changed in a round trip: %#v became %#v", i, a, b)
 			}
 		}
 	})
 }
 
-// sameRaw compares two JSON texts as values.
-func sameRaw(a, b json.RawMessage) bool {
+// fuzzSameRaw compares two JSON texts as values.
+func fuzzSameRaw(a, b json.RawMessage) bool {
 	if len(a) == 0 || len(b) == 0 {
 		return len(a) == len(b)
 	}
@@ -143,10 +143,10 @@ func sameRaw(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(va, vb)
 }
 
-// bodyTransport answers every request with 200 and a fixed body, in memory.
-type bodyTransport struct{ body []byte }
+// fuzzBodyTransport answers every request with 200 and a fixed body, in memory.
+type fuzzBodyTransport struct{ body []byte }
 
-func (b *bodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (b *fuzzBodyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Body != nil {
 		_, _ = io.Copy(io.Discard, req.Body)
 		req.Body.Close()
@@ -177,7 +177,7 @@ func FuzzAnswerDecode(f *testing.F) {
 		fuzzAnswerMu.Lock()
 		defer fuzzAnswerMu.Unlock()
 		c, err := NewClient("http://fuzz.invalid/api", WithAPIKey("k"), WithMaxRetries(0),
-			WithHTTPClient(&http.Client{Transport: &bodyTransport{body: body}}))
+			WithHTTPClient(&http.Client{Transport: &fuzzBodyTransport{body: body}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,32 +185,32 @@ func FuzzAnswerDecode(f *testing.F) {
 		switch op % 7 {
 		case 0:
 			got, err := c.FetchEvaluationScenarios(ctx, "e-1")
-			checkList(t, body, got, err)
+			fuzzCheckList(t, body, got, err)
 		case 1:
 			got, err := c.CreateEvaluation(ctx, models.NewEvaluation{AppID: "a", VariantIDs: []string{"v"},
 				EvaluatorConfigIDs: []string{"c"}, TestsetID: "t", RateLimit: models.DefaultRateLimit()})
-			checkList(t, body, got, err)
+			fuzzCheckList(t, body, got, err)
 		case 2:
 			got, err := c.GetVariant(ctx, "v-1")
-			checkOne(t, body, got, err)
+			fuzzCheckOne(t, body, got, err)
 		case 3:
 			got, err := c.GetVariantByEnvironment(ctx, "a-1", "production")
-			checkOne(t, body, got, err)
+			fuzzCheckOne(t, body, got, err)
 		case 4:
 			got, err := c.AddVariantFromBase(ctx, models.AddVariantFromBase{BaseID: "b", NewVariantName: "n", NewConfigName: "c"})
-			checkOne(t, body, got, err)
+			fuzzCheckOne(t, body, got, err)
 		case 5:
 			got, err := c.GetSpan(ctx, "s-1", nil)
-			checkOne(t, body, got, err)
+			fuzzCheckOne(t, body, got, err)
 		case 6:
 			got, err := c.ListHumanEvaluations(ctx, "a-1")
-			checkList(t, body, got, err)
+			fuzzCheckList(t, body, got, err)
 		}
 	})
 }
 
-// checkDecodeError fails unless err is a *DecodeError for a 200 answer.
-func checkDecodeError(t *testing.T, body []byte, err error) {
+// fuzzCheckDecodeError fails unless err is a *DecodeError for a 200 answer.
+func fuzzCheckDecodeError(t *testing.T, body []byte, err error) {
 	t.Helper()
 	var derr *DecodeError
 	if !errors.As(err, &derr) {
@@ -221,12 +221,12 @@ func checkDecodeError(t *testing.T, body []byte, err error) {
 	}
 }
 
-func checkList[T any](t *testing.T, body []byte, got []T, err error) {
+func fuzzCheckList[T any](t *testing.T, body []byte, got []T, err error) {
 	t.Helper()
 	var ref []T
 	refErr := json.NewDecoder(bytes.NewReader(body)).Decode(&ref)
 	if err != nil {
-		checkDecodeError(t, body, err)
+		fuzzCheckDecodeError(t, body, err)
 		if refErr == nil {
 			t.Fatalf("body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, ref)
 		}
@@ -246,12 +246,12 @@ func checkList[T any](t *testing.T, body []byte, got []T, err error) {
 	}
 }
 
-func checkOne[T any](t *testing.T, body []byte, got *T, err error) {
+func fuzzCheckOne[T any](t *testing.T, body []byte, got *T, err error) {
 	t.Helper()
 	var ref *T
 	refErr := json.NewDecoder(bytes.NewReader(body)).Decode(&ref)
 	if err != nil {
-		checkDecodeError(t, body, err)
+		fuzzCheckDecodeError(t, body, err)
 		if refErr == nil && ref != nil {
 			t.Fatalf("body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, *ref)
 		}

@@ -18,9 +18,9 @@ import (
 	"unicode/utf8"
 )
 
-// roundTrip is the property of every response type: decoding never panics,
+// fuzzRoundTrip is the property of every response type: decoding never panics,
 // and a decoded value marshals and decodes back to the same value.
-func roundTrip[T any](t *testing.T, data []byte) {
+func fuzzRoundTrip[T any](t *testing.T, data []byte) {
 	var first T
 	if err := json.Unmarshal(data, &first); err != nil {
 		return
@@ -33,35 +33,35 @@ func roundTrip[T any](t *testing.T, data []byte) {
 	if err := json.Unmarshal(out, &second); err != nil {
 		t.Fatalf("a re-marshalled %T does not decode: %v\ninput:  %q\noutput: %q", first, err, data, out)
 	}
-	if diff := sameValue(reflect.ValueOf(first), reflect.ValueOf(second), "$"); diff != "" {
+	if diff := fuzzSameValue(reflect.ValueOf(first), reflect.ValueOf(second), "$"); diff != "" {
 		t.Fatalf("%T changed in a marshal round trip at %s\ninput:  %q\noutput: %q", first, diff, data, out)
 	}
 }
 
 var (
-	timestampType = reflect.TypeOf(Timestamp{})
-	timeType      = reflect.TypeOf(time.Time{})
-	rawType       = reflect.TypeOf(json.RawMessage(nil))
+	fuzzTimestampType = reflect.TypeOf(Timestamp{})
+	fuzzTimeType      = reflect.TypeOf(time.Time{})
+	fuzzRawType       = reflect.TypeOf(json.RawMessage(nil))
 )
 
-// sameValue compares two decoded values semantically and returns the path
+// fuzzSameValue compares two decoded values semantically and returns the path
 // of the first difference, or "". Times are compared as instants with Equal;
 // json.RawMessage as JSON (its bytes may differ in whitespace and escaping);
 // a nil and an empty slice or map are the same, since omitempty writes
 // neither.
-func sameValue(a, b reflect.Value, path string) string {
+func fuzzSameValue(a, b reflect.Value, path string) string {
 	if a.Type() != b.Type() {
 		return fmt.Sprintf("%s (type %s vs %s)", path, a.Type(), b.Type())
 	}
 	switch a.Type() {
-	case timestampType, timeType:
-		ta, tb := timeOf(a), timeOf(b)
+	case fuzzTimestampType, fuzzTimeType:
+		ta, tb := fuzzTimeOf(a), fuzzTimeOf(b)
 		if !ta.Equal(tb) {
 			return fmt.Sprintf("%s (%s vs %s)", path, ta.Format(time.RFC3339Nano), tb.Format(time.RFC3339Nano))
 		}
 		return ""
-	case rawType:
-		if !sameJSON(a.Bytes(), b.Bytes()) {
+	case fuzzRawType:
+		if !fuzzSameJSON(a.Bytes(), b.Bytes()) {
 			return fmt.Sprintf("%s (%s vs %s)", path, a.Bytes(), b.Bytes())
 		}
 		return ""
@@ -74,7 +74,7 @@ func sameValue(a, b reflect.Value, path string) string {
 			}
 			return ""
 		}
-		return sameValue(a.Elem(), b.Elem(), path)
+		return fuzzSameValue(a.Elem(), b.Elem(), path)
 	case reflect.Interface:
 		if a.IsNil() || b.IsNil() {
 			if a.IsNil() != b.IsNil() {
@@ -82,13 +82,13 @@ func sameValue(a, b reflect.Value, path string) string {
 			}
 			return ""
 		}
-		return sameValue(a.Elem(), b.Elem(), path)
+		return fuzzSameValue(a.Elem(), b.Elem(), path)
 	case reflect.Struct:
 		for i := 0; i < a.NumField(); i++ {
 			if !a.Type().Field(i).IsExported() {
 				continue
 			}
-			if d := sameValue(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name); d != "" {
+			if d := fuzzSameValue(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name); d != "" {
 				return d
 			}
 		}
@@ -98,7 +98,7 @@ func sameValue(a, b reflect.Value, path string) string {
 			return fmt.Sprintf("%s (length %d vs %d)", path, a.Len(), b.Len())
 		}
 		for i := 0; i < a.Len(); i++ {
-			if d := sameValue(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i)); d != "" {
+			if d := fuzzSameValue(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i)); d != "" {
 				return d
 			}
 		}
@@ -113,7 +113,7 @@ func sameValue(a, b reflect.Value, path string) string {
 			if !other.IsValid() {
 				return fmt.Sprintf("%s[%q] (missing)", path, iter.Key())
 			}
-			if d := sameValue(iter.Value(), other, fmt.Sprintf("%s[%q]", path, iter.Key())); d != "" {
+			if d := fuzzSameValue(iter.Value(), other, fmt.Sprintf("%s[%q]", path, iter.Key())); d != "" {
 				return d
 			}
 		}
@@ -131,7 +131,7 @@ func sameValue(a, b reflect.Value, path string) string {
 	return ""
 }
 
-func timeOf(v reflect.Value) time.Time {
+func fuzzTimeOf(v reflect.Value) time.Time {
 	switch x := v.Interface().(type) {
 	case Timestamp:
 		return x.Time
@@ -141,21 +141,21 @@ func timeOf(v reflect.Value) time.Time {
 	panic("not a time")
 }
 
-// sameJSON reports whether two JSON texts hold the same value; numbers are
+// fuzzSameJSON reports whether two JSON texts hold the same value; numbers are
 // compared by their text, which marshalling a RawMessage never changes.
-func sameJSON(a, b []byte) bool {
+func fuzzSameJSON(a, b []byte) bool {
 	if len(bytes.TrimSpace(a)) == 0 || len(bytes.TrimSpace(b)) == 0 {
 		return len(bytes.TrimSpace(a)) == len(bytes.TrimSpace(b))
 	}
-	va, errA := decodeAny(a)
-	vb, errB := decodeAny(b)
+	va, errA := fuzzDecodeAny(a)
+	vb, errB := fuzzDecodeAny(b)
 	if errA != nil || errB != nil {
 		return bytes.Equal(a, b)
 	}
 	return reflect.DeepEqual(va, vb)
 }
 
-func decodeAny(data []byte) (any, error) {
+func fuzzDecodeAny(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -165,72 +165,72 @@ func decodeAny(data []byte) (any, error) {
 
 // Seeds shared by the f.Add calls; testdata/fuzz holds the full corpus.
 const (
-	seedScenario = `[{"id":"s-1","evaluation_id":"e-1","inputs":[{"name":"country","type":"text","value":"France"}],` +
+	fuzzSeedScenario = `[{"id":"s-1","evaluation_id":"e-1","inputs":[{"name":"country","type":"text","value":"France"}],` +
 		`"outputs":[{"result":{"type":"text","value":"Paris","error":null},"cost":null,"latency":0.81}],` +
 		`"evaluation":null,"correct_answer":"Paris","is_pinned":false,"note":null,` +
 		`"results":[{"evaluator_config":"c-1","result":{"type":"number","value":0.5}}]}]`
-	seedEvaluation = `{"id":"e-1","app_id":"a-1","user_id":"u-1","user_username":"ana","variant_ids":["v-1"],` +
+	fuzzSeedEvaluation = `{"id":"e-1","app_id":"a-1","user_id":"u-1","user_username":"ana","variant_ids":["v-1"],` +
 		`"variant_names":["app.default"],"variant_revision_ids":["r-1"],"revisions":["1"],"testset_id":"t-1",` +
 		`"testset_name":"faq","status":{"type":"status","value":"EVALUATION_STARTED","error":null},` +
 		`"aggregated_results":[],"average_cost":null,"total_cost":null,"average_latency":null,` +
 		`"created_at":"2024-06-26T12:22:31.775000+00:00","updated_at":"2024-06-26T12:22:31.775000"}`
-	seedVariant = `{"app_id":"a-1","app_name":"app","variant_id":"v-1","variant_name":"app.default",` +
+	fuzzSeedVariant = `{"app_id":"a-1","app_name":"app","variant_id":"v-1","variant_name":"app.default",` +
 		`"parameters":{"temperature":0.7},"previous_variant_name":null,"user_id":"u-1","base_name":"app",` +
 		`"base_id":"b-1","config_name":"default","uri":null,"revision":2,"organization_id":null,"workspace_id":null}`
-	seedSpan = `{"id":"sp-1","name":"generate","parent_span_id":null,"created_at":"2024-06-26T12:22:31.775000",` +
+	fuzzSeedSpan = `{"id":"sp-1","name":"generate","parent_span_id":null,"created_at":"2024-06-26T12:22:31.775000",` +
 		`"variant":{"variant_id":"v-1","variant_name":"app.default","revision":1,"environment":"staging"},` +
 		`"environment":"production","spankind":"LLM","status":"OK","metadata":{"cost":0.1,"usage":{"total_tokens":3}},` +
 		`"trace_id":"tr-1","user_id":null,"content":{"inputs":{},"internals":{},"outputs":{}},` +
 		`"children":[{"id":"sp-2","name":"retrieve","parent_span_id":"sp-1","created_at":"2024-06-26T12:22:31+00:00",` +
 		`"variant":{},"spankind":"RERANKER","status":"ERROR","metadata":{},"content":{},"children":null}],"config":{}}`
-	seedHuman = `{"id":"h-1","app_id":"a-1","user_id":"u-1","user_username":"ana","evaluation_type":"human_a_b_testing",` +
+	fuzzSeedHuman = `{"id":"h-1","app_id":"a-1","user_id":"u-1","user_username":"ana","evaluation_type":"human_a_b_testing",` +
 		`"variant_ids":["v-1","v-2"],"variant_names":["a","b"],"variants_revision_ids":["r-1","r-2"],"revisions":["1","2"],` +
 		`"testset_id":"t-1","testset_name":"faq","status":"EVALUATION_FINISHED",` +
 		`"created_at":"2024-06-26T12:22:31.775000","updated_at":"2024-06-26T12:22:31.775000+00:00"}`
 )
 
 func FuzzDecodeEvaluationScenario(f *testing.F) {
-	f.Add([]byte(seedScenario))
+	f.Add([]byte(fuzzSeedScenario))
 	f.Add([]byte(`[{"evaluation_id":"e","inputs":[],"outputs":[],"results":[],"correct_answers":[{"key":"k","value":"v"}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		roundTrip[[]EvaluationScenario](t, data)
-		roundTrip[EvaluationScenario](t, data)
-		roundTrip[Result](t, data)
+		fuzzRoundTrip[[]EvaluationScenario](t, data)
+		fuzzRoundTrip[EvaluationScenario](t, data)
+		fuzzRoundTrip[Result](t, data)
 	})
 }
 
 func FuzzDecodeEvaluation(f *testing.F) {
-	f.Add([]byte(seedEvaluation))
-	f.Add([]byte(`[` + seedEvaluation + `]`))
+	f.Add([]byte(fuzzSeedEvaluation))
+	f.Add([]byte(`[` + fuzzSeedEvaluation + `]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		roundTrip[[]Evaluation](t, data)
-		roundTrip[Evaluation](t, data)
-		roundTrip[AggregatedResult](t, data)
+		fuzzRoundTrip[[]Evaluation](t, data)
+		fuzzRoundTrip[Evaluation](t, data)
+		fuzzRoundTrip[AggregatedResult](t, data)
 	})
 }
 
 func FuzzDecodeAppVariantResponse(f *testing.F) {
-	f.Add([]byte(seedVariant))
+	f.Add([]byte(fuzzSeedVariant))
 	f.Add([]byte(`{"revision":1e2,"parameters":null}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		roundTrip[AppVariantResponse](t, data)
+		fuzzRoundTrip[AppVariantResponse](t, data)
 	})
 }
 
 func FuzzDecodeSpan(f *testing.F) {
-	f.Add([]byte(seedSpan))
+	f.Add([]byte(fuzzSeedSpan))
 	f.Add([]byte(`{"children":[{"children":[{"children":[{}]}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		roundTrip[Span](t, data)
+		fuzzRoundTrip[Span](t, data)
 	})
 }
 
 func FuzzDecodeHumanEvaluation(f *testing.F) {
-	f.Add([]byte(`[` + seedHuman + `]`))
-	f.Add([]byte(seedHuman))
+	f.Add([]byte(`[` + fuzzSeedHuman + `]`))
+	f.Add([]byte(fuzzSeedHuman))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		roundTrip[[]HumanEvaluation](t, data)
-		roundTrip[HumanEvaluation](t, data)
+		fuzzRoundTrip[[]HumanEvaluation](t, data)
+		fuzzRoundTrip[HumanEvaluation](t, data)
 	})
 }
 
@@ -240,10 +240,10 @@ func FuzzDecodeHumanEvaluation(f *testing.F) {
 // survives a JSON round trip. ParseTimestamp and Timestamp.UnmarshalJSON
 // must agree with it.
 func FuzzParseTimestamp(f *testing.F) {
-	for _, s := range timestampSeeds {
+	for _, s := range fuzzTimestampSeeds {
 		f.Add(s)
 	}
-	for _, tc := range timestampRefusals {
+	for _, tc := range fuzzTimestampRefusals {
 		f.Add(tc.value)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -323,7 +323,7 @@ func FuzzParseTimestamp(f *testing.F) {
 	})
 }
 
-var timestampSeeds = []string{
+var fuzzTimestampSeeds = []string{
 	"2024-06-26T12:22:31.775000",       // stored objects: no zone, microseconds
 	"2024-06-26T12:22:31.775000+00:00", // freshly created objects
 	"2024-06-26T12:22:31Z",
@@ -340,9 +340,9 @@ var timestampSeeds = []string{
 	"1940-05-02T07:28:01.0Z",
 }
 
-// timestampRefusals are values a time.Time cannot hold as written, or that
+// fuzzTimestampRefusals are values a time.Time cannot hold as written, or that
 // are not timestamps at all.
-var timestampRefusals = []struct{ name, value string }{
+var fuzzTimestampRefusals = []struct{ name, value string }{
 	{"ten fractional digits", "2024-06-26T12:22:31.1234567891"},
 	{"leap second", "2016-12-31T23:59:60Z"},
 	{"February 30", "2024-02-30T00:00:00"},
@@ -367,12 +367,12 @@ var timestampRefusals = []struct{ name, value string }{
 }
 
 func TestTimestampRefusesWhatItCannotRepresent(t *testing.T) {
-	for _, tc := range timestampRefusals {
+	for _, tc := range fuzzTimestampRefusals {
 		if got, err := ParseTimestamp(tc.value); err == nil {
 			t.Errorf("%s: ParseTimestamp(%q) = %v, want an error", tc.name, tc.value, got)
 		}
 	}
-	for _, s := range timestampSeeds {
+	for _, s := range fuzzTimestampSeeds {
 		if _, err := ParseTimestamp(s); err != nil {
 			t.Errorf("ParseTimestamp(%q): %v, want it accepted", s, err)
 		}
