@@ -59,7 +59,7 @@ func TestNewClientRefusesBadInput(t *testing.T) {
 		{"empty header name", gockBase, []Option{WithHeader("", "v")}, "WithHeader"},
 		{"header name with space", gockBase, []Option{WithHeader("X Session", "v")}, "WithHeader"},
 		{"header name with colon", gockBase, []Option{WithHeader("X-Session:", "v")}, "WithHeader"},
-		{"header value with LF", gockBase, []Option{WithHeader("Cookie", "s=" + secretKey + "\nX: y")}, "WithHeader"},
+		{"header value with LF", gockBase, []Option{WithHeader("Cookie", "s="+secretKey+"\nX: y")}, "WithHeader"},
 		{"Host header", gockBase, []Option{WithHeader("Host", "evil.test")}, "WithHeader"},
 		{"Content-Type header", gockBase, []Option{WithHeader("content-type", "text/plain")}, "WithHeader"},
 		{"Content-Length header", gockBase, []Option{WithHeader("Content-Length", "1")}, "WithHeader"},

@@ -249,8 +249,8 @@ func newLogRecorder() (*logRecorder, *slog.Logger) {
 }
 
 func (r *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
-func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler      { return r }
-func (r *logRecorder) WithGroup(string) slog.Handler           { return r }
+func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return r }
+func (r *logRecorder) WithGroup(string) slog.Handler            { return r }
 
 func (r *logRecorder) Handle(ctx context.Context, rec slog.Record) error {
 	attrs := map[string]any{"level": rec.Level, "msg": rec.Message}
