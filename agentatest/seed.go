@@ -1,0 +1,510 @@
+package agentatest
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// The seeding API builds the state the seven operations read. Seeding
+// methods panic on a bad seed (an unknown reference, a duplicate id), which
+// is a bug in the test rather than a condition to handle. An empty ID is
+// replaced by a fresh one, which the method returns.
+
+// App is an application: the owner of bases, variants, test sets and
+// environments.
+type App struct {
+	ID   string
+	Name string
+	// OrganizationID and WorkspaceID are sent with the app's variants;
+	// empty means null.
+	OrganizationID string
+	WorkspaceID    string
+}
+
+// Base is the code of an application, which its variants configure.
+type Base struct {
+	ID    string
+	AppID string
+	// Name defaults to the app's name. A variant of the base is named
+	// "<Name>.<config name>".
+	Name string
+	// URI is where the base is served, sent as the variants' uri; empty
+	// means null.
+	URI string
+	// Application computes what the base answers during an evaluation.
+	// Nil means TemplateApplication.
+	Application Application
+}
+
+// Variant is a named configuration of a base: its parameters at a revision.
+type Variant struct {
+	ID     string
+	BaseID string
+	// ConfigName defaults to "default".
+	ConfigName string
+	// Parameters is the configuration, such as the prompt and the model.
+	// It is copied.
+	Parameters map[string]any
+	// Revision is the variant's current revision; it defaults to 1.
+	Revision int
+	// PreviousVariantName is sent as previous_variant_name; empty means null.
+	PreviousVariantName string
+	// UserID defaults to the Server's user.
+	UserID string
+}
+
+// Testset is a test set: rows of named columns, one scenario each when an
+// evaluation runs.
+type Testset struct {
+	ID    string
+	AppID string
+	Name  string
+	Rows  []map[string]string
+}
+
+type appRecord struct {
+	App
+	environments map[string]string // environment name → variant id
+}
+
+type baseRecord struct {
+	Base
+}
+
+type variantRecord struct {
+	id, appID, baseID   string
+	configName          string
+	parameters          map[string]any
+	revision            int
+	revisionIDs         map[int]string
+	previousVariantName string
+	userID              string
+	order               int // creation order, to find a base's first variant
+}
+
+type testsetRecord struct {
+	Testset
+}
+
+type evaluatorRecord struct {
+	id, name, key    string
+	settings         map[string]any
+	created, updated time.Time
+}
+
+type humanEvaluationRecord struct {
+	models.HumanEvaluation
+}
+
+type spanRecord struct {
+	span     models.Span // without Children
+	children []string
+}
+
+// AddApp adds an application and returns its id.
+func (s *Server) AddApp(a App) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a.ID == "" {
+		a.ID = s.newID()
+	}
+	if _, dup := s.apps[a.ID]; dup {
+		panic(fmt.Sprintf("agentatest: AddApp: app %q already exists", a.ID))
+	}
+	if a.Name == "" {
+		a.Name = "app"
+	}
+	s.apps[a.ID] = &appRecord{App: a, environments: map[string]string{}}
+	return a.ID
+}
+
+// AddBase adds a base to an existing app and returns its id.
+func (s *Server) AddBase(b Base) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	app, ok := s.apps[b.AppID]
+	if !ok {
+		panic(fmt.Sprintf("agentatest: AddBase: unknown app %q", b.AppID))
+	}
+	if b.ID == "" {
+		b.ID = s.newID()
+	}
+	if _, dup := s.bases[b.ID]; dup {
+		panic(fmt.Sprintf("agentatest: AddBase: base %q already exists", b.ID))
+	}
+	if b.Name == "" {
+		b.Name = app.Name
+	}
+	s.bases[b.ID] = &baseRecord{Base: b}
+	return b.ID
+}
+
+// AddVariant adds a variant of an existing base and returns its id.
+func (s *Server) AddVariant(v Variant) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	base, ok := s.bases[v.BaseID]
+	if !ok {
+		panic(fmt.Sprintf("agentatest: AddVariant: unknown base %q", v.BaseID))
+	}
+	if v.ConfigName == "" {
+		v.ConfigName = "default"
+	}
+	if s.variantNamed(base.AppID, base.Name+"."+v.ConfigName) != nil {
+		panic(fmt.Sprintf("agentatest: AddVariant: app %q already has a variant %s.%s", base.AppID, base.Name, v.ConfigName))
+	}
+	if v.ID == "" {
+		v.ID = s.newID()
+	}
+	if _, dup := s.variants[v.ID]; dup {
+		panic(fmt.Sprintf("agentatest: AddVariant: variant %q already exists", v.ID))
+	}
+	params, err := copyParameters(v.Parameters)
+	if err != nil {
+		panic(fmt.Sprintf("agentatest: AddVariant: parameters: %v", err))
+	}
+	if v.Revision <= 0 {
+		v.Revision = 1
+	}
+	if v.UserID == "" {
+		v.UserID = s.user.ID
+	}
+	s.variants[v.ID] = &variantRecord{
+		id: v.ID, appID: base.AppID, baseID: base.ID, configName: v.ConfigName,
+		parameters: params, revision: v.Revision,
+		revisionIDs:         map[int]string{v.Revision: s.newID()},
+		previousVariantName: v.PreviousVariantName, userID: v.UserID,
+		order: len(s.variants),
+	}
+	return v.ID
+}
+
+// UpdateVariantParameters gives a variant new parameters as a new revision,
+// as saving a configuration does on the service, and returns the revision.
+func (s *Server) UpdateVariantParameters(variantID string, parameters map[string]any) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.variants[variantID]
+	if !ok {
+		panic(fmt.Sprintf("agentatest: UpdateVariantParameters: unknown variant %q", variantID))
+	}
+	params, err := copyParameters(parameters)
+	if err != nil {
+		panic(fmt.Sprintf("agentatest: UpdateVariantParameters: %v", err))
+	}
+	v.parameters = params
+	v.revision++
+	v.revisionIDs[v.revision] = s.newID()
+	return v.revision
+}
+
+// DeployToEnvironment deploys a variant to one of its app's environments,
+// such as "production", replacing what was deployed there.
+func (s *Server) DeployToEnvironment(variantID, environment string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.variants[variantID]
+	if !ok {
+		panic(fmt.Sprintf("agentatest: DeployToEnvironment: unknown variant %q", variantID))
+	}
+	s.apps[v.appID].environments[environment] = variantID
+}
+
+// AddTestset adds a test set and returns its id.
+func (s *Server) AddTestset(t Testset) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.AppID != "" {
+		if _, ok := s.apps[t.AppID]; !ok {
+			panic(fmt.Sprintf("agentatest: AddTestset: unknown app %q", t.AppID))
+		}
+	}
+	if t.ID == "" {
+		t.ID = s.newID()
+	}
+	if _, dup := s.testsets[t.ID]; dup {
+		panic(fmt.Sprintf("agentatest: AddTestset: test set %q already exists", t.ID))
+	}
+	rows := make([]map[string]string, len(t.Rows))
+	for i, row := range t.Rows {
+		rows[i] = make(map[string]string, len(row))
+		for k, v := range row {
+			rows[i][k] = v
+		}
+	}
+	t.Rows = rows
+	s.testsets[t.ID] = &testsetRecord{Testset: t}
+	return t.ID
+}
+
+// AddEvaluatorConfig adds an evaluator configuration, such as
+// {EvaluatorKey: "auto_exact_match", SettingsValues:
+// {"correct_answer_key": "correct_answer"}}, and returns its id. Zero
+// times default to the Server's clock.
+func (s *Server) AddEvaluatorConfig(c models.EvaluatorConfig) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.ID == "" {
+		c.ID = s.newID()
+	}
+	if _, dup := s.evaluators[c.ID]; dup {
+		panic(fmt.Sprintf("agentatest: AddEvaluatorConfig: evaluator config %q already exists", c.ID))
+	}
+	settings, err := copyParameters(c.SettingsValues)
+	if err != nil {
+		panic(fmt.Sprintf("agentatest: AddEvaluatorConfig: settings: %v", err))
+	}
+	if c.Name == "" {
+		c.Name = c.EvaluatorKey
+	}
+	now := s.clock()
+	rec := &evaluatorRecord{id: c.ID, name: c.Name, key: c.EvaluatorKey, settings: settings,
+		created: orNow(c.CreatedAt.Time, now), updated: orNow(c.UpdatedAt.Time, now)}
+	s.evaluators[c.ID] = rec
+	return c.ID
+}
+
+// AddHumanEvaluation adds a human evaluation, listed by
+// ListHumanEvaluations for its app, and returns its id. Zero times default
+// to the Server's clock; an empty Status to EVALUATION_FINISHED.
+func (s *Server) AddHumanEvaluation(h models.HumanEvaluation) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h.ID == "" {
+		h.ID = s.newID()
+	}
+	for _, e := range s.humanEvals {
+		if e.ID == h.ID {
+			panic(fmt.Sprintf("agentatest: AddHumanEvaluation: %q already exists", h.ID))
+		}
+	}
+	now := s.clock()
+	h.CreatedAt.Time = orNow(h.CreatedAt.Time, now)
+	h.UpdatedAt.Time = orNow(h.UpdatedAt.Time, h.CreatedAt.Time)
+	if h.UserID == "" {
+		h.UserID = s.user.ID
+	}
+	if h.UserUsername == "" {
+		h.UserUsername = s.user.Username
+	}
+	if h.Status == "" {
+		h.Status = models.EvaluationFinished
+	}
+	if h.EvaluationType == "" {
+		h.EvaluationType = models.HumanEvaluationABTesting
+	}
+	h.VariantIDs = cloneStrings(h.VariantIDs)
+	h.VariantNames = cloneStrings(h.VariantNames)
+	h.VariantsRevisionIDs = cloneStrings(h.VariantsRevisionIDs)
+	h.Revisions = cloneStrings(h.Revisions)
+	s.humanEvals = append(s.humanEvals, humanEvaluationRecord{HumanEvaluation: h})
+	return h.ID
+}
+
+// AddTrace stores a tree of spans and returns the root's id. Every span in
+// the tree can then be fetched with GetSpan, with its descendants. Empty
+// ids are generated; ParentSpanID and TraceID are filled in from the tree;
+// zero times default to the Server's clock.
+func (s *Server) AddTrace(root models.Span) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	traceID := root.TraceID
+	if traceID == "" {
+		traceID = s.newID()
+	}
+	var add func(sp models.Span, parent string) string
+	add = func(sp models.Span, parent string) string {
+		if sp.ID == "" {
+			sp.ID = s.newID()
+		}
+		if _, dup := s.spans[sp.ID]; dup {
+			panic(fmt.Sprintf("agentatest: AddTrace: span %q already exists", sp.ID))
+		}
+		if parent != "" {
+			sp.ParentSpanID = parent
+		}
+		if sp.TraceID == "" {
+			sp.TraceID = traceID
+		}
+		sp.CreatedAt.Time = orNow(sp.CreatedAt.Time, s.clock())
+		if sp.Status == "" {
+			sp.Status = models.SpanStatusOK
+		}
+		if sp.SpanKind == "" {
+			sp.SpanKind = models.SpanKindUnknown
+		}
+		children := sp.Children
+		sp.Children = nil
+		rec := &spanRecord{span: sp}
+		s.spans[sp.ID] = rec
+		for _, c := range children {
+			rec.children = append(rec.children, add(c, sp.ID))
+		}
+		return sp.ID
+	}
+	return add(root, root.ParentSpanID)
+}
+
+// variantNamed finds a variant of an app by its full name. Callers hold s.mu.
+func (s *Server) variantNamed(appID, name string) *variantRecord {
+	for _, v := range s.variants {
+		if v.appID == appID && s.bases[v.baseID].Name+"."+v.configName == name {
+			return v
+		}
+	}
+	return nil
+}
+
+// copyParameters deep-copies a JSON-like map through JSON, so that numbers
+// are float64 as encoding/json makes them and the caller's map stays theirs.
+func copyParameters(m map[string]any) (map[string]any, error) {
+	if m == nil {
+		return nil, nil
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func orNow(t, now time.Time) time.Time {
+	if t.IsZero() {
+		return now
+	}
+	return t
+}
+
+func cloneStrings(in []string) []string {
+	if in == nil {
+		return []string{}
+	}
+	return append([]string(nil), in...)
+}
+
+// --- Wire forms of stored objects ---
+
+// variantWire is an AppVariantResponse. Callers hold s.mu.
+func (s *Server) variantWire(v *variantRecord) object {
+	app := s.apps[v.appID]
+	base := s.bases[v.baseID]
+	return object{
+		{"app_id", v.appID},
+		{"app_name", app.Name},
+		{"variant_id", v.id},
+		{"variant_name", base.Name + "." + v.configName},
+		{"parameters", nullableMap(v.parameters)},
+		{"previous_variant_name", nullable(v.previousVariantName)},
+		{"user_id", v.userID},
+		{"base_name", base.Name},
+		{"base_id", base.ID},
+		{"config_name", v.configName},
+		{"uri", nullable(base.URI)},
+		{"revision", v.revision},
+		{"organization_id", nullable(app.OrganizationID)},
+		{"workspace_id", nullable(app.WorkspaceID)},
+	}
+}
+
+func (e *evaluatorRecord) wire() object {
+	return object{
+		{"id", e.id},
+		{"name", e.name},
+		{"evaluator_key", e.key},
+		{"settings_values", nullableMap(e.settings)},
+		{"created_at", naiveTime(e.created)},
+		{"updated_at", naiveTime(e.updated)},
+	}
+}
+
+func (h *humanEvaluationRecord) wire() object {
+	return object{
+		{"id", h.ID},
+		{"app_id", h.AppID},
+		{"user_id", h.UserID},
+		{"user_username", h.UserUsername},
+		{"evaluation_type", h.EvaluationType},
+		{"variant_ids", h.VariantIDs},
+		{"variant_names", h.VariantNames},
+		{"variants_revision_ids", h.VariantsRevisionIDs},
+		{"revisions", h.Revisions},
+		{"testset_id", h.TestsetID},
+		{"testset_name", h.TestsetName},
+		{"status", h.Status},
+		{"created_at", naiveTime(h.CreatedAt.Time)},
+		{"updated_at", naiveTime(h.UpdatedAt.Time)},
+	}
+}
+
+// spanWire renders a span with its descendants. The span asked for carries
+// its config (the SpanDetail shape); its children, plain Spans, do not.
+// Callers hold s.mu.
+func (s *Server) spanWire(rec *spanRecord, detail bool, depth int) object {
+	sp := rec.span
+	variant := object{
+		{"variant_id", nullable(sp.Variant.VariantID)},
+		{"variant_name", nullable(sp.Variant.VariantName)},
+		{"revision", nullableInt(sp.Variant.Revision)},
+	}
+	if sp.Variant.Environment != "" {
+		variant = append(variant, field{"environment", sp.Variant.Environment})
+	}
+	var children any
+	if len(rec.children) > 0 && depth < maxSpanDepth {
+		list := make([]any, 0, len(rec.children))
+		for _, id := range rec.children {
+			if c, ok := s.spans[id]; ok {
+				list = append(list, s.spanWire(c, false, depth+1))
+			}
+		}
+		children = list
+	}
+	metadata := sp.Metadata
+	if metadata == nil {
+		metadata = map[string]any{}
+	}
+	content := sp.Content
+	if content == nil {
+		content = map[string]any{}
+	}
+	o := object{
+		{"id", sp.ID},
+		{"name", sp.Name},
+		{"parent_span_id", nullable(sp.ParentSpanID)},
+		{"created_at", naiveTime(sp.CreatedAt.Time)},
+		{"variant", variant},
+		{"environment", nullable(sp.Environment)},
+		{"spankind", string(sp.SpanKind)},
+		{"status", string(sp.Status)},
+		{"metadata", metadata},
+		{"trace_id", nullable(sp.TraceID)},
+		{"user_id", sp.UserID},
+		{"content", content},
+		{"children", children},
+	}
+	if detail {
+		o = append(o, field{"config", nullableMap(sp.Config)})
+	}
+	return o
+}
+
+// maxSpanDepth guards against a seeded cycle of spans.
+const maxSpanDepth = 256
+
+func nullableInt(n int) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+// revisionString is how evaluations list revisions: as strings.
+func revisionString(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,274 @@
+package agentatest_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agenta-go/agenta/agentatest"
+)
+
+// rawResponse is an answer read in full.
+type rawResponse struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// json decodes the body, failing the test when it is not JSON.
+func (r rawResponse) json(t *testing.T) any {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(r.body, &v), "body: %s", r.body)
+	return v
+}
+
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
+	return http.ErrUseLastResponse
+}}
+
+func do(t *testing.T, hc *http.Client, req *http.Request) rawResponse {
+	t.Helper()
+	resp, err := hc.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return rawResponse{status: resp.StatusCode, header: resp.Header, body: body}
+}
+
+func get(t *testing.T, hc *http.Client, url string) rawResponse {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	return do(t, hc, req)
+}
+
+func post(t *testing.T, url, contentType, body string) rawResponse {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	require.NoError(t, err)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	return do(t, http.DefaultClient, req)
+}
+
+func detail(t *testing.T, r rawResponse) string {
+	t.Helper()
+	doc, ok := r.json(t).(map[string]any)
+	require.True(t, ok, "body: %s", r.body)
+	s, ok := doc["detail"].(string)
+	require.True(t, ok, "detail is not a string: %s", r.body)
+	return s
+}
+
+func TestRoutes(t *testing.T) {
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	u := srv.URL()
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		detail       string
+	}{
+		{"GET", "/variants/" + d.VariantID, 200, ""},
+		{"GET", "/variants/" + d.VariantID + "/", 200, ""},
+		{"GET", "/apps/get_variant_by_env/?app_id=" + d.AppID + "&environment=staging", 200, ""},
+		{"GET", "/human-evaluations/?app_id=" + d.AppID, 200, ""},
+		{"GET", "/observability/spans/" + d.SpanID + "/", 200, ""},
+		{"GET", "/variants/from-base", 404, "Variant with ID 'from-base' not found"},
+		{"GET", "/nothing/here", 404, "Not Found"},
+		{"GET", "/variants/a%2Fb", 404, "Not Found"},
+		{"GET", "/variants//", 404, "Not Found"},
+		{"DELETE", "/variants/" + d.VariantID, 405, "Method Not Allowed"},
+		{"GET", "/evaluations", 405, "Method Not Allowed"},
+		{"PUT", "/human-evaluations", 405, "Method Not Allowed"},
+	} {
+		req, err := http.NewRequest(tc.method, u+tc.path, nil)
+		require.NoError(t, err)
+		r := do(t, noRedirects, req)
+		assert.Equal(t, tc.status, r.status, "%s %s: %s", tc.method, tc.path, r.body)
+		if tc.detail != "" {
+			assert.Equal(t, tc.detail, detail(t, r), "%s %s", tc.method, tc.path)
+		}
+		assert.Equal(t, "application/json", r.header.Get("Content-Type"))
+	}
+	// Outside the /api prefix nothing is served.
+	r := get(t, noRedirects, strings.TrimSuffix(u, "/api")+"/variants/"+d.VariantID)
+	assert.Equal(t, 404, r.status)
+}
+
+func TestRedirectLosingPrefix(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithRedirectLosingPrefix())
+	d := agentatest.SeedDemo(srv)
+	r := get(t, noRedirects, srv.URL()+"/observability/spans/"+d.SpanID)
+	require.Equal(t, 307, r.status)
+	assert.Equal(t, strings.TrimSuffix(srv.URL(), "/api")+"/observability/spans/"+d.SpanID+"/", r.header.Get("Location"))
+}
+
+func TestPathPrefix(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithPathPrefix("v2/api/"))
+	d := agentatest.SeedDemo(srv)
+	require.True(t, strings.HasSuffix(srv.URL(), "/v2/api"), srv.URL())
+	assert.Equal(t, 200, get(t, http.DefaultClient, srv.URL()+"/variants/"+d.VariantID).status)
+}
+
+func TestAPIKey(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithAPIKey("k.secret"))
+	d := agentatest.SeedDemo(srv)
+	url := srv.URL() + "/variants/" + d.VariantID
+	for _, tc := range []struct {
+		auth   string
+		status int
+	}{
+		{"", 401},
+		{"k.other", 403},
+		{"Bearer k.secret", 403},
+		{"k.secret", 200},
+		{"ApiKey k.secret", 200},
+	} {
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		r := do(t, http.DefaultClient, req)
+		assert.Equal(t, tc.status, r.status, "Authorization %q", tc.auth)
+		if tc.status != 200 {
+			assert.NotEmpty(t, detail(t, r))
+		}
+	}
+}
+
+var (
+	naiveStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?$`)
+	zonedStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$`)
+)
+
+// TestWireShapes checks what only the raw JSON shows: explicit nulls and the
+// two timestamp forms.
+func TestWireShapes(t *testing.T) {
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	u := srv.URL()
+
+	v := get(t, http.DefaultClient, u+"/variants/"+d.VariantID).json(t).(map[string]any)
+	assert.Contains(t, v, "previous_variant_name")
+	assert.Nil(t, v["previous_variant_name"])
+	assert.Nil(t, v["organization_id"])
+
+	humans := get(t, http.DefaultClient, u+"/human-evaluations?app_id="+d.AppID).json(t).([]any)
+	for _, h := range humans {
+		h := h.(map[string]any)
+		assert.Regexp(t, naiveStamp, h["created_at"])
+		assert.Regexp(t, naiveStamp, h["updated_at"])
+	}
+	assert.Equal(t, "2024-06-25T16:40:11", humans[1].(map[string]any)["created_at"], "no fraction for whole seconds, as Python writes it")
+
+	span := get(t, http.DefaultClient, u+"/observability/spans/"+d.SpanID+"/").json(t).(map[string]any)
+	assert.Contains(t, span, "parent_span_id")
+	assert.Nil(t, span["parent_span_id"])
+	assert.Equal(t, "2024-06-26T12:22:31.775000", span["created_at"])
+	assert.Contains(t, span, "config")
+	leaf := span["children"].([]any)[0].(map[string]any)
+	assert.Contains(t, leaf, "children")
+	assert.Nil(t, leaf["children"], "a leaf sends children: null")
+	assert.NotContains(t, leaf, "config", "children are plain spans")
+	assert.Nil(t, leaf["metadata"].(map[string]any)["cost"])
+
+	body := fmt.Sprintf(`{"app_id":%q,"variant_ids":[%q],"evaluators_configs":[%q],"testset_id":%q,
+		"rate_limit":{"batch_size":10,"max_retries":3,"retry_delay":3,"delay_between_batches":5}}`,
+		d.AppID, d.VariantID, d.ExactMatchID, d.TestsetID)
+	created := post(t, u+"/evaluations", "application/json", body)
+	require.Equal(t, 200, created.status, "%s", created.body)
+	ev := created.json(t).([]any)[0].(map[string]any)
+	assert.Regexp(t, zonedStamp, ev["created_at"])
+	assert.Equal(t, map[string]any{"type": "status", "value": "EVALUATION_STARTED", "error": nil}, ev["status"])
+	for _, k := range []string{"average_cost", "total_cost", "average_latency"} {
+		assert.Contains(t, ev, k)
+		assert.Nil(t, ev[k], k)
+	}
+
+	scenarios := get(t, http.DefaultClient, u+"/evaluations/"+ev["id"].(string)+"/evaluation_scenarios").json(t).([]any)
+	sc := scenarios[0].(map[string]any)
+	assert.Contains(t, sc, "evaluation")
+	assert.Nil(t, sc["evaluation"])
+	assert.Equal(t, "Paris", sc["correct_answer"])
+	result := sc["results"].([]any)[0].(map[string]any)["result"].(map[string]any)
+	assert.Equal(t, map[string]any{"type": "bool", "value": true, "error": nil}, result)
+
+	stored, ok := srv.Evaluation(ev["id"].(string))
+	require.True(t, ok)
+	assert.Equal(t, "Exact match", stored.AggregatedResults[0].EvaluatorConfig.Name)
+}
+
+func TestNewerServerSendsCorrectAnswers(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithNewerServer())
+	d := agentatest.SeedDemo(srv)
+	body := fmt.Sprintf(`{"app_id":%q,"variant_ids":[%q],"evaluators_configs":[],"testset_id":%q,
+		"rate_limit":{"batch_size":1,"max_retries":0,"retry_delay":0,"delay_between_batches":0}}`,
+		d.AppID, d.VariantID, d.TestsetID)
+	created := post(t, srv.URL()+"/evaluations", "application/json", body)
+	require.Equal(t, 200, created.status, "%s", created.body)
+	id := created.json(t).([]any)[0].(map[string]any)["id"].(string)
+	sc := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+id+"/evaluation_scenarios").json(t).([]any)[0].(map[string]any)
+	assert.NotContains(t, sc, "correct_answer")
+	assert.Equal(t, []any{map[string]any{"key": "correct_answer", "value": "Paris"}}, sc["correct_answers"])
+}
+
+func TestCloseTwiceAndAfterwards(t *testing.T) {
+	srv := agentatest.NewServer()
+	url := srv.URL()
+	srv.Close()
+	srv.Close()
+	_, err := http.Get(url + "/human-evaluations?app_id=x")
+	assert.Error(t, err, "a closed server answers nothing")
+}
+
+// TestNeverPanics throws odd requests at every route; each gets an answer,
+// and the server keeps serving.
+func TestNeverPanics(t *testing.T) {
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	rng := rand.New(rand.NewPCG(1, 2))
+	paths := []string{
+		"/evaluations", "/evaluations/x/evaluation_scenarios", "/apps/get_variant_by_env",
+		"/variants/from-base", "/variants/" + d.VariantID, "/observability/spans/" + d.SpanID + "/",
+		"/human-evaluations", "/", "", "/%", "/variants/%ZZ",
+	}
+	bodies := []string{
+		"", "null", "{", "[]", "[[1,2],[3]]", `{"a":`, "\x00\xff", `"str"`, "1e999", `{"rate_limit":[["batch_size","1"]]}`,
+		`{"parameters":[["k","v"],"ab"]}`, `{"lm_providers_keys":[[1,2]]}`, strings.Repeat("[", 5000),
+		`{"app_id":{"$gt":""}}`, `{"variant_ids":"` + strings.Repeat("x", 1000) + `"}`,
+	}
+	methods := []string{"GET", "POST", "PUT", "HEAD", "OPTIONS"}
+	queries := []string{"", "?app_id", "?app_id=&environment=", "?type=", "?app_id=%zz&environment=%", "?;;&&=="}
+	for i := 0; i < 400; i++ {
+		method := methods[rng.IntN(len(methods))]
+		url := srv.URL() + paths[rng.IntN(len(paths))] + queries[rng.IntN(len(queries))]
+		req, err := http.NewRequest(method, url, strings.NewReader(bodies[rng.IntN(len(bodies))]))
+		if err != nil {
+			continue // not even a valid URL for net/http
+		}
+		if rng.IntN(2) == 0 {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		r := do(t, noRedirects, req)
+		require.NotZero(t, r.status)
+		require.NotContains(t, string(r.body), "agentatest: internal error", "%s %s", method, url)
+		if r.status >= 400 && method != "HEAD" {
+			doc, ok := r.json(t).(map[string]any)
+			require.True(t, ok, "%s %s: %s", method, url, r.body)
+			assert.Contains(t, doc, "detail")
+		}
+	}
+	assert.Equal(t, 200, get(t, http.DefaultClient, srv.URL()+"/variants/"+d.VariantID).status)
+}
