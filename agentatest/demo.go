@@ -21,8 +21,10 @@ type Demo struct {
 	// deployed to staging.
 	VerboseVariantID string
 	// TestsetID is the test set "capitals": eight countries, with the
-	// capital in the correct_answer column.
-	TestsetID string
+	// capital in the correct_answer column. TestsetRows is its row count,
+	// the number of scenarios of each evaluation against it.
+	TestsetID   string
+	TestsetRows int
 	// The evaluator configs: exact match, Levenshtein distance, and a regex
 	// test that the answer is not a sentence.
 	ExactMatchID, EditDistanceID, TerseAnswerID string
@@ -98,9 +100,9 @@ func CapitalsApplication(parameters map[string]any, inputs map[string]string) (s
 }
 
 // SeedDemo loads the demo data into s and returns its ids, which are always
-// the same, as are its timestamps. The examples, the documentation's
-// examples and the README all run on it. It panics when called twice on one
-// Server.
+// the same, as are its timestamps, and makes the demo user the Server's
+// user. The examples, the documentation's examples and the README all run
+// on it. It panics when called twice on one Server.
 func SeedDemo(s *Server) Demo {
 	d := Demo{
 		UserID:           demoID(0x0001),
@@ -109,6 +111,7 @@ func SeedDemo(s *Server) Demo {
 		VariantID:        demoID(0x0c01),
 		VerboseVariantID: demoID(0x0c02),
 		TestsetID:        demoID(0x0d01),
+		TestsetRows:      len(demoCapitals),
 		ExactMatchID:     demoID(0x0e01),
 		EditDistanceID:   demoID(0x0e02),
 		TerseAnswerID:    demoID(0x0e03),
@@ -116,6 +119,9 @@ func SeedDemo(s *Server) Demo {
 		TraceID:          demoID(0x4001),
 		SpanID:           demoID(0x5001),
 	}
+	s.mu.Lock()
+	s.user = User{ID: d.UserID, Username: "demo"}
+	s.mu.Unlock()
 	s.AddApp(App{ID: d.AppID, Name: "capitals"})
 	s.AddBase(Base{ID: d.BaseID, AppID: d.AppID, Name: "capitals",
 		URI: "http://capitals-default.agenta.local", Application: CapitalsApplication})
