@@ -1,0 +1,288 @@
+package agenta_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log"
+	"strings"
+	"time"
+
+	"github.com/agenta-go/agenta"
+	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/models"
+)
+
+// The examples run against agentatest, the SDK's in-memory fake of the
+// service, loaded with its demo data: an app named "capitals" that names
+// the capital of a country. Against a real server, pass its URL, such as
+// "https://cloud.agenta.ai/api", and your API key instead.
+
+// exampleServer starts a fake with the demo data and a fixed clock, so that
+// the examples' output never changes.
+func exampleServer(opts ...agentatest.Option) (*agentatest.Server, agentatest.Demo) {
+	fixed := time.Date(2024, 7, 1, 9, 30, 0, 0, time.UTC)
+	opts = append(opts, agentatest.WithClock(func() time.Time { return fixed }))
+	srv := agentatest.NewServer(opts...)
+	return srv, agentatest.SeedDemo(srv)
+}
+
+func ExampleNewClient() {
+	srv, demo := exampleServer(agentatest.WithAPIKey("my-api-key"))
+	defer srv.Close()
+
+	// NewClient does no network I/O; it only checks its arguments.
+	client, err := agenta.NewClient(srv.URL(), // for example "https://cloud.agenta.ai/api"
+		agenta.WithAPIKey("my-api-key"),
+		agenta.WithTimeout(10*time.Second),
+		agenta.WithMaxRetries(2),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	variant, err := client.GetVariant(context.Background(), demo.VariantID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(variant.VariantName)
+
+	// A base URL without a scheme is refused before anything is sent.
+	_, err = agenta.NewClient("cloud.agenta.ai/api")
+	fmt.Println(errors.Is(err, agenta.ErrInvalidArgument))
+	// Output:
+	// capitals.default
+	// true
+}
+
+func ExampleClient_GetVariantByEnvironment() {
+	srv, demo := exampleServer()
+	defer srv.Close()
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	for _, env := range []string{models.EnvironmentProduction, models.EnvironmentStaging, "playground"} {
+		v, err := client.GetVariantByEnvironment(ctx, demo.AppID, env)
+		if err != nil {
+			// Nothing deployed: the service answers 500 "App Variant not found".
+			var apiErr *agenta.APIError
+			if errors.As(err, &apiErr) {
+				fmt.Printf("%-10s %d %s\n", env, apiErr.StatusCode, apiErr.Message)
+			}
+			continue
+		}
+		fmt.Printf("%-10s %s revision %d, model %v\n", env, v.VariantName, v.Revision, v.Parameters["model"])
+	}
+	// Output:
+	// production capitals.default revision 3, model gpt-3.5-turbo
+	// staging    capitals.verbose revision 1, model gpt-4o
+	// playground 500 App Variant not found
+}
+
+func ExampleClient_GetVariant() {
+	srv, demo := exampleServer()
+	defer srv.Close()
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	v, err := client.GetVariant(ctx, demo.VerboseVariantID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(v.VariantName, "of app", v.AppName, "from base", v.BaseName)
+	fmt.Println("prompt:", v.Parameters["prompt_user"])
+
+	_, err = client.GetVariant(ctx, "66a0c0de00000000000000ff")
+	fmt.Println("unknown id:", errors.Is(err, agenta.ErrNotFound))
+	// Output:
+	// capitals.verbose of app capitals from base capitals
+	// prompt: Which city is the capital of {country}?
+	// unknown id: true
+}
+
+func ExampleClient_AddVariantFromBase() {
+	srv, demo := exampleServer()
+	defer srv.Close()
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	v, err := client.AddVariantFromBase(context.Background(), models.AddVariantFromBase{
+		BaseID:         demo.BaseID,
+		NewVariantName: "precise",
+		NewConfigName:  "precise",
+		Parameters: map[string]any{
+			"model":         "gpt-4o-mini",
+			"temperature":   0,
+			"prompt_system": "Answer in one word.",
+			"prompt_user":   "What is the capital of {country}?",
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The service names the variant {base_name}.{new_config_name}.
+	fmt.Println(v.VariantName, "revision", v.Revision, "forked from", v.PreviousVariantName)
+	fmt.Println("model:", v.Parameters["model"])
+	// Output:
+	// capitals.precise revision 1 forked from capitals.default
+	// model: gpt-4o-mini
+}
+
+func ExampleClient_CreateEvaluation() {
+	srv, demo := exampleServer()
+	defer srv.Close()
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	evaluations, err := client.CreateEvaluation(context.Background(), models.NewEvaluation{
+		AppID:              demo.AppID,
+		VariantIDs:         []string{demo.VariantID, demo.VerboseVariantID},
+		EvaluatorConfigIDs: []string{demo.ExactMatchID, demo.EditDistanceID},
+		TestsetID:          demo.TestsetID,
+		RateLimit:          models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// One evaluation per variant, each just started: poll its scenarios
+	// to follow it.
+	for _, ev := range evaluations {
+		fmt.Println(ev.ID, ev.VariantNames[0], ev.State(), ev.CreatedAt.Format(time.RFC3339))
+	}
+	// Output:
+	// 66a0c0de0000000000000103 capitals.default EVALUATION_STARTED 2024-07-01T09:30:00Z
+	// 66a0c0de0000000000000104 capitals.verbose EVALUATION_STARTED 2024-07-01T09:30:00Z
+}
+
+func ExampleClient_FetchEvaluationScenarios() {
+	srv, demo := exampleServer()
+	defer srv.Close()
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID:              demo.AppID,
+		VariantIDs:         []string{demo.VariantID},
+		EvaluatorConfigIDs: []string{demo.ExactMatchID, demo.EditDistanceID},
+		TestsetID:          demo.TestsetID,
+		RateLimit:          models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	scenarios, err := client.FetchEvaluationScenarios(ctx, evaluations[0].ID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, sc := range scenarios[:4] {
+		var country string
+		_ = json.Unmarshal(sc.Inputs[0].Value, &country)
+		exact, _ := sc.Results[0].Result.Bool()
+		distance, _ := sc.Results[1].Result.Float64()
+		fmt.Printf("%-9s %-9s want %-9s exact=%-5t distance=%v\n",
+			country, sc.Outputs[0].Result, sc.CorrectAnswer, exact, distance)
+	}
+	fmt.Println(len(scenarios), "scenarios")
+	// Output:
+	// France    Paris     want Paris     exact=true  distance=0
+	// Japan     Tokyo     want Tokyo     exact=true  distance=0
+	// Brazil    Brasília  want Brasília  exact=true  distance=0
+	// Australia Sydney    want Canberra  exact=false distance=7
+	// 8 scenarios
+}
+
+func ExampleClient_StreamEvaluationScenarios() {
+	srv, demo := exampleServer()
+	defer srv.Close()
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID:              demo.AppID,
+		VariantIDs:         []string{demo.VariantID},
+		EvaluatorConfigIDs: []string{demo.ExactMatchID},
+		TestsetID:          demo.TestsetID,
+		RateLimit:          models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Scenarios arrive one at a time; memory stays flat however many
+	// there are. Breaking out of the loop closes the response.
+	passed, seen := 0, 0
+	for sc, err := range client.StreamEvaluationScenarios(ctx, evaluations[0].ID) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		seen++
+		if ok, _ := sc.Results[0].Result.Bool(); ok {
+			passed++
+		}
+	}
+	fmt.Printf("exact match: %d of %d\n", passed, seen)
+	// Output:
+	// exact match: 5 of 8
+}
+
+func ExampleClient_GetSpan() {
+	srv, demo := exampleServer()
+	defer srv.Close()
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	span, err := client.GetSpan(context.Background(), demo.SpanID, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	span.Walk(func(s *models.Span, depth int) bool {
+		latency, _ := s.Latency()
+		fmt.Printf("%s%s %s %s %.4fs\n", strings.Repeat("  ", depth), s.Name, s.SpanKind, s.Status, latency)
+		return true
+	})
+	// Output:
+	// capitals WORKFLOW OK 1.2345s
+	//   lookup_country RETRIEVER OK 0.0810s
+	//   format_prompt CHAIN OK 0.0021s
+	//     render_template TOOL OK 0.0008s
+	//   openai.chat.completions LLM OK 1.1023s
+	//   cache_write TOOL ERROR 0.0043s
+}
+
+func ExampleClient_ListHumanEvaluations() {
+	srv, demo := exampleServer()
+	defer srv.Close()
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	humans, err := client.ListHumanEvaluations(context.Background(), demo.AppID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, h := range humans {
+		// Stored timestamps come without a zone; they are UTC.
+		fmt.Println(h.EvaluationType, strings.Join(h.VariantNames, " vs "), h.Status, h.CreatedAt.Format(time.DateTime))
+	}
+	// Output:
+	// human_a_b_testing capitals.default vs capitals.verbose EVALUATION_FINISHED 2024-06-20 09:15:02
+	// single_model_test capitals.default EVALUATION_STARTED 2024-06-25 16:40:11
+}
