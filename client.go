@@ -346,11 +346,22 @@ func stripCredentialsOnRedirect(names []string, next func(*http.Request, []*http
 			}
 		}
 		if next != nil {
-			return next(req, via)
+			err := next(req, via)
+			if err != nil && err != http.ErrUseLastResponse {
+				return &redirectRefused{err}
+			}
+			return err
 		}
 		return nil
 	}
 }
+
+// redirectRefused marks a refusal by the caller's redirect policy, which
+// another attempt would only repeat: it is never retried.
+type redirectRefused struct{ err error }
+
+func (e *redirectRefused) Error() string { return e.err.Error() }
+func (e *redirectRefused) Unwrap() error { return e.err }
 
 func sameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) &&

@@ -704,6 +704,42 @@ func TestRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
 	assert.Nil(t, hc.Transport, "the caller's client is untouched")
 }
 
+// A redirect refused by the caller's policy is an answer, not a transient
+// failure: it is not retried, and the policy's error is kept.
+func TestRedirectRefusedByCallerPolicy(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Redirect(w, r, "/login", http.StatusFound)
+	}))
+	defer srv.Close()
+	errNoRedirects := errors.New("no redirects, please")
+	for _, tc := range []struct {
+		name   string
+		policy error
+	}{
+		{"policy error", errNoRedirects},
+		{"use last response", http.ErrUseLastResponse},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hits.Store(0)
+			hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return tc.policy }}
+			c, err := NewClient(srv.URL+"/api", WithHTTPClient(hc), WithRetryWait(0, time.Millisecond))
+			require.NoError(t, err)
+
+			_, err = c.GetVariant(context.Background(), "v")
+
+			require.Error(t, err)
+			assert.Equal(t, int32(1), hits.Load(), "expected one attempt")
+			if tc.policy == http.ErrUseLastResponse {
+				requireAPIError(t, err, http.StatusFound, "GET", "/api/variants/v")
+			} else {
+				assert.True(t, errors.Is(err, errNoRedirects), "expected the policy's error, got %v", err)
+			}
+		})
+	}
+}
+
 // Error bodies and success bodies are read to the end and closed, so one
 // connection serves every call.
 func TestConnectionsAreReused(t *testing.T) {

@@ -47,8 +47,9 @@ func shouldRetry(idempotent, wrote bool, resp *http.Response, err error) bool {
 }
 
 // permanent reports transport errors that another attempt cannot fix: a
-// certificate the client does not trust, a redirect loop, a bad scheme or
-// header. The caller's own cancellation is handled before this is asked.
+// certificate the client does not trust, a redirect loop or a redirect the
+// caller's policy refused, a bad scheme or header. The caller's own
+// cancellation is handled before this is asked.
 func permanent(err error) bool {
 	var unknownAuthority x509.UnknownAuthorityError
 	var hostname x509.HostnameError
@@ -56,6 +57,10 @@ func permanent(err error) bool {
 	var verification *tls.CertificateVerificationError
 	if errors.As(err, &unknownAuthority) || errors.As(err, &hostname) ||
 		errors.As(err, &invalidCert) || errors.As(err, &verification) {
+		return true
+	}
+	var refused *redirectRefused
+	if errors.As(err, &refused) {
 		return true
 	}
 	var uerr *url.Error

@@ -75,6 +75,7 @@ func TestShouldRetry(t *testing.T) {
 		{"GET 200", true, true, 200, nil, false},
 		{"GET untrusted certificate", true, true, 0, errCert, false},
 		{"GET redirect loop", true, true, 0, errRedirect, false},
+		{"GET redirect refused by the caller's policy", true, true, 0, urlErr(&redirectRefused{errors.New("no redirects")}), false},
 		{"GET bad scheme", true, false, 0, errScheme, false},
 		// POST retries only 429 and failures before anything was sent.
 		{"POST 429", false, true, 429, nil, true},
