@@ -3,6 +3,7 @@ package models
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 )
@@ -92,6 +93,25 @@ func (k ProviderKeys) Format(f fmt.State, verb rune) {
 		b.WriteString("]")
 	}
 	_, _ = f.Write([]byte(b.String()))
+}
+
+// LogValue keeps the credentials out of structured logs too: slog's JSON
+// handler would otherwise marshal the values.
+func (k ProviderKeys) LogValue() slog.Value {
+	return slog.StringValue(fmt.Sprint(k))
+}
+
+// LogValue logs the request with its provider keys redacted.
+func (e NewEvaluation) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("app_id", e.AppID),
+		slog.Any("variant_ids", e.VariantIDs),
+		slog.Any("evaluators_configs", e.EvaluatorConfigIDs),
+		slog.String("testset_id", e.TestsetID),
+		slog.Any("rate_limit", e.RateLimit),
+		slog.Any("lm_providers_keys", e.LMProvidersKeys),
+		slog.String("correct_answer_column", e.CorrectAnswerColumn),
+	)
 }
 
 // Evaluation statuses, carried as the value of Evaluation.Status and as

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
@@ -212,6 +213,20 @@ func TestProviderKeysNeverPrintValues(t *testing.T) {
 	out, err := json.Marshal(keys)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"OPENAI_API_KEY":"sk-SECRET-1","ANTHROPIC_API_KEY":"sk-ant-SECRET-2"}`, string(out), "the values are still sent")
+
+	// Structured logs of a request keep the names and redact the values.
+	var buf bytes.Buffer
+	for _, h := range []slog.Handler{
+		slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}),
+		slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}),
+	} {
+		l := slog.New(h)
+		l.Debug("create", "req", ev, "ptr", &ev, "keys", keys)
+		l.Info("create", slog.Any("req", ev))
+	}
+	assert.NotContains(t, buf.String(), "SECRET", "structured logs leak: %s", buf.String())
+	assert.Contains(t, buf.String(), "OPENAI_API_KEY:[REDACTED]")
+	assert.Contains(t, buf.String(), `"app_id":"a"`)
 }
 
 func TestEvaluationState(t *testing.T) {
