@@ -1,0 +1,126 @@
+package agentatest_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/agenta-go/agenta"
+	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/models"
+)
+
+func ExampleSeedDemo() {
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	v, err := client.GetVariantByEnvironment(context.Background(), demo.AppID, models.EnvironmentProduction)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(v.VariantName, v.Revision)
+	// Output: capitals.default 3
+}
+
+func ExampleServer_AddVariant() {
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	app := srv.AddApp(agentatest.App{Name: "greeter"})
+	base := srv.AddBase(agentatest.Base{AppID: app})
+	variant := srv.AddVariant(agentatest.Variant{
+		BaseID:     base,
+		ConfigName: "formal",
+		Parameters: map[string]any{"prompt_user": "Good day, {name}."},
+	})
+	srv.DeployToEnvironment(variant, models.EnvironmentProduction)
+
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	v, err := client.GetVariantByEnvironment(context.Background(), app, models.EnvironmentProduction)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(v.VariantName, v.Parameters["prompt_user"])
+	// Output: greeter.formal Good day, {name}.
+}
+
+func ExampleServer_InjectFault() {
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL(), agenta.WithRetryWait(time.Millisecond, 10*time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	// Two 503s, then the real answer: the client retries a read through them.
+	srv.InjectFault(agentatest.OpGetVariant, 2, agentatest.Fault{Status: 503, RetryAfter: "0"})
+	v, err := client.GetVariant(context.Background(), demo.VariantID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(v.VariantName)
+	for _, r := range srv.RequestsFor(agentatest.OpGetVariant) {
+		fmt.Println(r.Method, r.Path, r.Status, r.Fault)
+	}
+
+	// A create is never repeated after a 502.
+	srv.InjectFault(agentatest.OpAddVariantFromBase, 1, agentatest.Fault{Status: 502})
+	_, err = client.AddVariantFromBase(context.Background(), models.AddVariantFromBase{
+		BaseID: demo.BaseID, NewVariantName: "x", NewConfigName: "x",
+	})
+	fmt.Println(errors.Is(err, agenta.ErrServer), len(srv.RequestsFor(agentatest.OpAddVariantFromBase)))
+	// Output:
+	// capitals.default
+	// GET /api/variants/66a0c0de0000000000000c01 503 true
+	// GET /api/variants/66a0c0de0000000000000c01 503 true
+	// GET /api/variants/66a0c0de0000000000000c01 200 false
+	// true 1
+}
+
+func ExampleWithManualEvaluations() {
+	srv := agentatest.NewServer(agentatest.WithManualEvaluations())
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	evs, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID:              demo.AppID,
+		VariantIDs:         []string{demo.VariantID},
+		EvaluatorConfigIDs: []string{demo.ExactMatchID},
+		TestsetID:          demo.TestsetID,
+		RateLimit:          models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	progress := func() {
+		scenarios, err := client.FetchEvaluationScenarios(ctx, evs[0].ID)
+		if err != nil {
+			log.Fatal(err)
+		}
+		ev, _ := srv.Evaluation(evs[0].ID)
+		fmt.Printf("%d/%d %s\n", len(scenarios), demo.TestsetRows, ev.State())
+	}
+	progress()
+	srv.AdvanceEvaluations(3)
+	progress()
+	srv.AdvanceEvaluations(5)
+	progress()
+	// Output:
+	// 0/8 EVALUATION_STARTED
+	// 3/8 EVALUATION_STARTED
+	// 8/8 EVALUATION_FINISHED
+}
