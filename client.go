@@ -211,7 +211,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	for name, values := range s.headers {
 		c.header[name] = append([]string(nil), values...)
 		if credentialHeader(name) {
-			c.secrets = append(c.secrets, values...)
+			for _, v := range values {
+				c.secrets = append(c.secrets, credentialParts(v)...)
+			}
 		}
 	}
 	c.header.Set("Accept", "application/json")
@@ -377,6 +379,28 @@ func effectivePort(u *url.URL) string {
 		return "443"
 	}
 	return "80"
+}
+
+// credentialParts returns the secrets in a credential header's value: the
+// whole value, the token after a scheme such as "Bearer", and each cookie's
+// value, so that a server echoing only a part of it is scrubbed too. Parts
+// shorter than 8 bytes are not secrets worth scrubbing everywhere.
+func credentialParts(value string) []string {
+	parts := []string{value}
+	add := func(part string) {
+		if part = strings.Trim(strings.TrimSpace(part), `"`); len(part) >= 8 && part != value {
+			parts = append(parts, part)
+		}
+	}
+	if _, token, ok := strings.Cut(value, " "); ok {
+		add(token)
+	}
+	for _, cookie := range strings.Split(value, ";") {
+		if _, v, ok := strings.Cut(cookie, "="); ok {
+			add(v)
+		}
+	}
+	return parts
 }
 
 // credentialHeader reports headers whose values are credentials.

@@ -226,6 +226,56 @@ func TestErrorBodyScrubsEchoedSecrets(t *testing.T) {
 	assertAllSent(t)
 }
 
+// Credentials passed as headers (a session cookie, an X-Api-Key, a bearer
+// token) are scrubbed from echoed error bodies too.
+func TestErrorBodyScrubsHeaderCredentials(t *testing.T) {
+	for _, tc := range []struct {
+		name, header, value, secret string
+	}{
+		{"cookie", "Cookie", "sAccessToken=COOKIE-SECRET-1", "COOKIE-SECRET-1"},
+		{"x-api-key", "X-Api-Key", "XKEY-SECRET-2", "XKEY-SECRET-2"},
+		{"bearer", "Authorization", "Bearer JWT-SECRET-3", "JWT-SECRET-3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := gockClient(t, WithHeader(tc.header, tc.value))
+			if tc.header == "Authorization" {
+				c = gockClient(t, WithAPIKey(tc.value))
+			}
+			expect("GET", "/api/variants/v", "").replyJSON(401, `{"detail":"bad credentials: `+tc.secret+`"}`)
+
+			_, err := c.GetVariant(context.Background(), "v")
+
+			apiErr := requireAPIError(t, err, 401, "GET", "/api/variants/v")
+			assert.True(t, errors.Is(err, ErrUnauthorized))
+			assert.NotContains(t, err.Error(), tc.secret)
+			assert.NotContains(t, string(apiErr.Body), tc.secret)
+			assert.Equal(t, "bad credentials: [REDACTED]", apiErr.Message)
+			assertAllSent(t)
+		})
+	}
+}
+
+func TestCredentialParts(t *testing.T) {
+	for _, tc := range []struct {
+		value      string
+		want, skip []string
+	}{
+		{"k.secret", []string{"k.secret"}, nil},
+		{"Bearer eyJhbGciOi.payload.sig", []string{"Bearer eyJhbGciOi.payload.sig", "eyJhbGciOi.payload.sig"}, []string{"Bearer"}},
+		{`theme=dark; sAccessToken="tok-1234567890"; sFrontToken=ft-abcdefgh==`,
+			[]string{"tok-1234567890", "ft-abcdefgh=="}, []string{"dark", "theme"}},
+	} {
+		got := credentialParts(tc.value)
+		assert.Contains(t, got, tc.value, "the whole value is a secret")
+		for _, w := range tc.want {
+			assert.Contains(t, got, w, "%q: expected %q among %q", tc.value, w, got)
+		}
+		for _, s := range tc.skip {
+			assert.NotContains(t, got, s, "%q: short parts are not scrubbed everywhere", tc.value)
+		}
+	}
+}
+
 func TestArgumentError(t *testing.T) {
 	err := invalidField("NewEvaluation.AppID", "app_id", "is required")
 	assert.Equal(t, "agenta: invalid argument NewEvaluation.AppID (app_id): is required", err.Error())
