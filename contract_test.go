@@ -375,7 +375,10 @@ func contractCheckDetector(t *testing.T, p *prismServer) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, p.baseURL+"/human-evaluations", nil)
 	req.Header.Set("Authorization", contractAPIKey)
-	resp, err := http.DefaultClient.Do(req)
+	// Its own transport: gock, used by other tests, may swap the default one.
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Do(req)
 	if err != nil {
 		t.Fatalf("violation detector: %v", err)
 	}
