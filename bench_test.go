@@ -60,14 +60,21 @@ func BenchmarkGetVariant(b *testing.B) {
 }
 
 func benchVariantGetter(b *testing.B, srv *benchServer, sdk bool) func() (*models.AppVariantResponse, error) {
+	get, _ := benchVariantClient(b, srv, sdk)
+	return get
+}
+
+// benchVariantClient returns a GetVariant call of a new client for srv, and
+// a function that closes the client's idle connections.
+func benchVariantClient(b *testing.B, srv *benchServer, sdk bool) (get func() (*models.AppVariantResponse, error), closeIdle func()) {
 	ctx := context.Background()
 	if sdk {
 		c := newBenchClient(b, srv)
-		return func() (*models.AppVariantResponse, error) { return c.GetVariant(ctx, "6679c09ce3b1f0c8d4a5b6a3") }
+		return func() (*models.AppVariantResponse, error) { return c.GetVariant(ctx, "6679c09ce3b1f0c8d4a5b6a3") }, c.CloseIdleConnections
 	}
 	bl := newBaseline(srv)
 	b.Cleanup(bl.close)
-	return func() (*models.AppVariantResponse, error) { return bl.getVariant(ctx, "6679c09ce3b1f0c8d4a5b6a3") }
+	return func() (*models.AppVariantResponse, error) { return bl.getVariant(ctx, "6679c09ce3b1f0c8d4a5b6a3") }, bl.close
 }
 
 var benchRowCounts = []int{100, 1_000, 10_000, 100_000}
@@ -229,13 +236,14 @@ func BenchmarkConnections(b *testing.B) {
 			var conns int64
 			for b.Loop() {
 				srv := newBenchServer(b, variantBody)
-				get := benchVariantGetter(b, srv, sdk)
+				get, closeIdle := benchVariantClient(b, srv, sdk)
 				for i := 0; i < 200; i++ {
 					if _, err := get(); err != nil {
 						b.Fatal(err)
 					}
 				}
 				conns = max(conns, srv.conns.Load())
+				closeIdle()
 				srv.Close()
 			}
 			b.ReportMetric(float64(conns), "conns")
@@ -246,7 +254,7 @@ func BenchmarkConnections(b *testing.B) {
 			var conns int64
 			for b.Loop() {
 				srv := newBenchServer(b, variantBody)
-				get := benchVariantGetter(b, srv, sdk)
+				get, closeIdle := benchVariantClient(b, srv, sdk)
 				var wg sync.WaitGroup
 				for w := 0; w < 64; w++ {
 					wg.Add(1)
@@ -262,6 +270,7 @@ func BenchmarkConnections(b *testing.B) {
 				}
 				wg.Wait()
 				conns = max(conns, srv.conns.Load())
+				closeIdle()
 				srv.Close()
 			}
 			b.ReportMetric(float64(conns), "conns")

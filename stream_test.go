@@ -309,17 +309,33 @@ func TestStreamingMatchesFetch(t *testing.T) {
 // use at most 64.
 func TestConnectionsReused(t *testing.T) {
 	ctx := context.Background()
+	// net/http returns a connection to the pool from another goroutine just
+	// after the body's last byte is read; on a loaded machine the next call
+	// can start first and dial a spare connection (which it then does not
+	// use). So the sequential case gets three tries, each on a fresh server:
+	// one must use a single connection, and none more than two.
 	t.Run("sequential", func(t *testing.T) {
-		srv := newBenchServer(t, variantBody)
-		c := streamTestClient(t, srv.URL)
-		for i := 0; i < 200; i++ {
-			if _, err := c.GetVariant(ctx, fmt.Sprint("v-", i)); err != nil {
-				t.Fatal(err)
+		var counts []int64
+		for try := 0; try < 3; try++ {
+			srv := newBenchServer(t, variantBody)
+			c := streamTestClient(t, srv.URL)
+			for i := 0; i < 200; i++ {
+				if _, err := c.GetVariant(ctx, fmt.Sprint("v-", i)); err != nil {
+					t.Fatal(err)
+				}
 			}
+			got := srv.conns.Load()
+			if got > 2 {
+				t.Fatalf("200 sequential calls opened %d connections, want 1", got)
+			}
+			if got == 1 {
+				return
+			}
+			counts = append(counts, got)
+			c.CloseIdleConnections()
+			srv.Close()
 		}
-		if got := srv.conns.Load(); got != 1 {
-			t.Errorf("200 sequential calls opened %d connections, want 1", got)
-		}
+		t.Errorf("200 sequential calls opened %v connections in three tries, want 1 in at least one", counts)
 	})
 	t.Run("64 workers", func(t *testing.T) {
 		srv := newBenchServer(t, variantBody)
