@@ -24,13 +24,14 @@ type chunkedTransport struct {
 	status int
 	body   []byte
 	chunk  int
+	fail   error // if set, the read error at the end of body instead of io.EOF
 }
 
 func (t chunkedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return &http.Response{
 		StatusCode: t.status,
 		Header:     http.Header{"Content-Type": {"application/json"}},
-		Body:       io.NopCloser(&chunkReader{data: t.body, chunk: t.chunk}),
+		Body:       io.NopCloser(&chunkReader{data: t.body, chunk: t.chunk, fail: t.fail}),
 		Request:    r,
 	}, nil
 }
@@ -38,10 +39,14 @@ func (t chunkedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 type chunkReader struct {
 	data  []byte
 	chunk int
+	fail  error
 }
 
 func (c *chunkReader) Read(p []byte) (int, error) {
 	if len(c.data) == 0 {
+		if c.fail != nil {
+			return 0, c.fail
+		}
 		return 0, io.EOF
 	}
 	n := min(len(p), c.chunk, len(c.data))
@@ -60,15 +65,20 @@ type streamOutcome struct {
 	SyntaxOff  int64
 	TypeErr    *json.UnmarshalTypeError
 	Unexpected bool // errors.Is io.ErrUnexpectedEOF
+	Reset      bool // errors.Is errConnReset
 	Pairs      int  // pairs yielded, the error included
 }
 
 func streamOnce(t testing.TB, body []byte, chunk int, slow bool) streamOutcome {
+	return streamOnceFailing(t, body, chunk, slow, nil)
+}
+
+func streamOnceFailing(t testing.TB, body []byte, chunk int, slow bool, fail error) streamOutcome {
 	t.Helper()
 	slowScenarios.Store(slow)
 	defer slowScenarios.Store(false)
 	c, err := NewClient("http://agenta.test/api", WithMaxRetries(0),
-		WithHTTPClient(&http.Client{Transport: chunkedTransport{status: 200, body: body, chunk: chunk}}))
+		WithHTTPClient(&http.Client{Transport: chunkedTransport{status: 200, body: body, chunk: chunk, fail: fail}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,9 +106,13 @@ func streamOnce(t testing.TB, body []byte, chunk int, slow bool) streamOutcome {
 			out.TypeErr = te
 		}
 		out.Unexpected = errors.Is(err, io.ErrUnexpectedEOF)
+		out.Reset = errors.Is(err, errConnReset)
 	}
 	return out
 }
+
+// errConnReset stands for a connection that breaks mid-answer.
+var errConnReset = errors.New("connection reset by peer")
 
 // checkSameAsEncodingJSON streams body with the fast path and without it,
 // in reads of several sizes, and fails on any difference.
@@ -177,6 +191,26 @@ func FuzzScenarioStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, chunk uint16) {
 		checkSameAsEncodingJSON(t, body, int(chunk%512)+1)
 	})
+}
+
+// TestScenarioStreamReadErrors breaks the connection at many points of an
+// answer: the rows before the break and the error must be the same with and
+// without the fast path.
+func TestScenarioStreamReadErrors(t *testing.T) {
+	body := scenariosBody(100)
+	for cut := 0; cut <= len(body); cut += 997 {
+		for _, chunk := range []int{61, 4096} {
+			want := streamOnceFailing(t, body[:cut], 1<<20, true, errConnReset)
+			got := streamOnceFailing(t, body[:cut], chunk, false, errConnReset)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("break after %d bytes, reads of %d: fast path %d rows, %q; encoding/json %d rows, %q",
+					cut, chunk, len(got.Rows), got.Err, len(want.Rows), want.Err)
+			}
+			if cut < len(body) && !got.Reset {
+				t.Fatalf("break after %d bytes: error %q does not wrap the read error", cut, got.Err)
+			}
+		}
+	}
 }
 
 // TestScenarioStreamKeepsErrorsOfLongAnswers breaks an element deep in a
