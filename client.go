@@ -667,19 +667,48 @@ func (st *call) readError(resp *http.Response) error {
 func (st *call) scrub(body []byte) []byte {
 	for _, list := range [][]string{st.c.secrets, st.r.secrets} {
 		for _, secret := range list {
-			if secret == "" {
-				continue
-			}
-			body = bytes.ReplaceAll(body, []byte(secret), []byte("[REDACTED]"))
+			body = redact(body, secret)
 			if quoted, err := json.Marshal(secret); err == nil {
-				escaped := quoted[1 : len(quoted)-1]
-				if !bytes.Equal(escaped, []byte(secret)) {
-					body = bytes.ReplaceAll(body, escaped, []byte("[REDACTED]"))
+				if escaped := string(quoted[1 : len(quoted)-1]); escaped != secret {
+					body = redact(body, escaped)
 				}
 			}
 		}
 	}
 	return body
+}
+
+// redact replaces secret in body with [REDACTED]. A long secret is replaced
+// wherever it occurs; a short one (a test key such as "k") only where it
+// stands alone, so that it cannot mangle the words around it.
+func redact(body []byte, secret string) []byte {
+	if secret == "" || !bytes.Contains(body, []byte(secret)) {
+		return body
+	}
+	const long = 12
+	var out []byte
+	rest := body
+	for {
+		i := bytes.Index(rest, []byte(secret))
+		if i < 0 {
+			break
+		}
+		end := i + len(secret)
+		alone := len(secret) >= long ||
+			(i == 0 || !wordByte(rest[i-1])) && (end == len(rest) || !wordByte(rest[end]))
+		if alone {
+			out = append(out, rest[:i]...)
+			out = append(out, "[REDACTED]"...)
+		} else {
+			out = append(out, rest[:end]...)
+		}
+		rest = rest[end:]
+	}
+	return append(out, rest...)
+}
+
+func wordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
 }
 
 // unwrapURLError drops net/http's *url.Error wrapper, whose message repeats
@@ -693,17 +722,18 @@ func unwrapURLError(err error) error {
 }
 
 // DecodeError is a 2xx answer whose body is not the JSON the operation
-// returns. It keeps the status and, from the point where decoding failed,
-// up to 1 MiB of the body.
+// returns, or that broke off while being read. It keeps the status and,
+// from the point where decoding stopped, up to 1 MiB of the body.
 type DecodeError struct {
 	StatusCode int
 	Method     string
 	Path       string
 	// Offset is the byte offset in the body where decoding failed.
 	Offset int64
-	// Body is the body from the value that failed to decode, up to 1 MiB.
-	// For an answer that is not JSON at all, such as an HTML page, that is
-	// the whole answer.
+	// Body is what was left unread of the answer where decoding stopped, up
+	// to 1 MiB: for a syntax error, from the start of the failing value, so
+	// an answer that is not JSON at all, such as an HTML page, is kept
+	// whole; for a complete value of the wrong type it may be empty.
 	Body []byte
 	Err  error
 }

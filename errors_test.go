@@ -290,3 +290,17 @@ func TestArgumentError(t *testing.T) {
 	same := invalidField("environment", "environment", "is blank")
 	assert.Equal(t, "agenta: invalid argument environment: is blank", same.Error())
 }
+
+// A short credential is scrubbed where it stands alone, never inside the
+// words around it: a one-letter test key must not mangle a 422's loc.
+func TestRedactShortSecrets(t *testing.T) {
+	for _, tc := range []struct{ body, secret, want string }{
+		{`{"loc":["body","lm_providers_keys"],"input":"k"}`, "k", `{"loc":["body","lm_providers_keys"],"input":"[REDACTED]"}`},
+		{`key=abc&x=abcdef`, "abc", `key=[REDACTED]&x=abcdef`},
+		{`token sk-live-0123456789 and xsk-live-0123456789`, "sk-live-0123456789", `token [REDACTED] and x[REDACTED]`},
+		{`nothing here`, "secret", `nothing here`},
+		{`abc`, "abc", `[REDACTED]`},
+	} {
+		assert.Equal(t, tc.want, string(redact([]byte(tc.body), tc.secret)), "redact(%q, %q)", tc.body, tc.secret)
+	}
+}
