@@ -28,6 +28,35 @@ func exampleServer(opts ...agentatest.Option) (*agentatest.Server, agentatest.De
 	return srv, agentatest.SeedDemo(srv)
 }
 
+// demoClient is the setup of every example but NewClient's: a client, made
+// as in ExampleNewClient, for a fake loaded with the demo data (see
+// exampleServer), and a func that stops the fake.
+func demoClient() (*agenta.Client, agentatest.Demo, func()) {
+	srv, demo := exampleServer()
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	return client, demo, srv.Close
+}
+
+// startEvaluation starts an evaluation of the demo's default variant, as in
+// ExampleClient_CreateEvaluation, and returns its id. On the fake, its
+// scenarios are all filled in when it returns.
+func startEvaluation(client *agenta.Client, demo agentatest.Demo, evaluatorConfigIDs ...string) string {
+	evaluations, err := client.CreateEvaluation(context.Background(), models.NewEvaluation{
+		AppID:              demo.AppID,
+		VariantIDs:         []string{demo.VariantID},
+		EvaluatorConfigIDs: evaluatorConfigIDs,
+		TestsetID:          demo.TestsetID,
+		RateLimit:          models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return evaluations[0].ID
+}
+
 func ExampleNewClient() {
 	srv, demo := exampleServer(agentatest.WithAPIKey("my-api-key"))
 	defer srv.Close()
@@ -56,12 +85,8 @@ func ExampleNewClient() {
 }
 
 func ExampleClient_GetVariantByEnvironment() {
-	srv, demo := exampleServer()
-	defer srv.Close()
-	client, err := agenta.NewClient(srv.URL())
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
 	ctx := context.Background()
 
 	for _, env := range []string{models.EnvironmentProduction, models.EnvironmentStaging, "playground"} {
@@ -83,12 +108,8 @@ func ExampleClient_GetVariantByEnvironment() {
 }
 
 func ExampleClient_GetVariant() {
-	srv, demo := exampleServer()
-	defer srv.Close()
-	client, err := agenta.NewClient(srv.URL())
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
 	ctx := context.Background()
 
 	v, err := client.GetVariant(ctx, demo.VerboseVariantID)
@@ -107,12 +128,8 @@ func ExampleClient_GetVariant() {
 }
 
 func ExampleClient_AddVariantFromBase() {
-	srv, demo := exampleServer()
-	defer srv.Close()
-	client, err := agenta.NewClient(srv.URL())
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
 
 	v, err := client.AddVariantFromBase(context.Background(), models.AddVariantFromBase{
 		BaseID:         demo.BaseID,
@@ -137,12 +154,8 @@ func ExampleClient_AddVariantFromBase() {
 }
 
 func ExampleClient_CreateEvaluation() {
-	srv, demo := exampleServer()
-	defer srv.Close()
-	client, err := agenta.NewClient(srv.URL())
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
 
 	evaluations, err := client.CreateEvaluation(context.Background(), models.NewEvaluation{
 		AppID:              demo.AppID,
@@ -165,25 +178,13 @@ func ExampleClient_CreateEvaluation() {
 }
 
 func ExampleClient_FetchEvaluationScenarios() {
-	srv, demo := exampleServer()
-	defer srv.Close()
-	client, err := agenta.NewClient(srv.URL())
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
 	ctx := context.Background()
-	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
-		AppID:              demo.AppID,
-		VariantIDs:         []string{demo.VariantID},
-		EvaluatorConfigIDs: []string{demo.ExactMatchID, demo.EditDistanceID},
-		TestsetID:          demo.TestsetID,
-		RateLimit:          models.DefaultRateLimit(),
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
+	// An evaluation of capitals.default, started as in the CreateEvaluation example.
+	evaluationID := startEvaluation(client, demo, demo.ExactMatchID, demo.EditDistanceID)
 
-	scenarios, err := client.FetchEvaluationScenarios(ctx, evaluations[0].ID)
+	scenarios, err := client.FetchEvaluationScenarios(ctx, evaluationID)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -205,28 +206,16 @@ func ExampleClient_FetchEvaluationScenarios() {
 }
 
 func ExampleClient_StreamEvaluationScenarios() {
-	srv, demo := exampleServer()
-	defer srv.Close()
-	client, err := agenta.NewClient(srv.URL())
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
 	ctx := context.Background()
-	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
-		AppID:              demo.AppID,
-		VariantIDs:         []string{demo.VariantID},
-		EvaluatorConfigIDs: []string{demo.ExactMatchID},
-		TestsetID:          demo.TestsetID,
-		RateLimit:          models.DefaultRateLimit(),
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
+	// An evaluation of capitals.default, started as in the CreateEvaluation example.
+	evaluationID := startEvaluation(client, demo, demo.ExactMatchID)
 
 	// Scenarios arrive one at a time; memory stays flat however many
 	// there are. Breaking out of the loop closes the response.
 	passed, seen := 0, 0
-	for sc, err := range client.StreamEvaluationScenarios(ctx, evaluations[0].ID) {
+	for sc, err := range client.StreamEvaluationScenarios(ctx, evaluationID) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -241,12 +230,8 @@ func ExampleClient_StreamEvaluationScenarios() {
 }
 
 func ExampleClient_GetSpan() {
-	srv, demo := exampleServer()
-	defer srv.Close()
-	client, err := agenta.NewClient(srv.URL())
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
 
 	span, err := client.GetSpan(context.Background(), demo.SpanID, nil)
 	if err != nil {
@@ -267,12 +252,8 @@ func ExampleClient_GetSpan() {
 }
 
 func ExampleClient_ListHumanEvaluations() {
-	srv, demo := exampleServer()
-	defer srv.Close()
-	client, err := agenta.NewClient(srv.URL())
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
 
 	humans, err := client.ListHumanEvaluations(context.Background(), demo.AppID)
 	if err != nil {

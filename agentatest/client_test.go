@@ -15,33 +15,6 @@ import (
 	"github.com/agenta-go/agenta/models"
 )
 
-// newDemo starts a fake seeded with the demo data and a client for it, with
-// near-zero retry waits.
-func newDemo(t *testing.T, opts ...agentatest.Option) (*agentatest.Server, agentatest.Demo, *agenta.Client) {
-	t.Helper()
-	srv := agentatest.NewTestServer(t, opts...)
-	demo := agentatest.SeedDemo(srv)
-	return srv, demo, newClient(t, srv)
-}
-
-func newClient(t *testing.T, srv *agentatest.Server, opts ...agenta.Option) *agenta.Client {
-	t.Helper()
-	opts = append([]agenta.Option{agenta.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)
-	c, err := agenta.NewClient(srv.URL(), opts...)
-	require.NoError(t, err)
-	return c
-}
-
-func newEvaluation(d agentatest.Demo, variants ...string) models.NewEvaluation {
-	return models.NewEvaluation{
-		AppID:              d.AppID,
-		VariantIDs:         variants,
-		EvaluatorConfigIDs: d.EvaluatorConfigIDs(),
-		TestsetID:          d.TestsetID,
-		RateLimit:          models.DefaultRateLimit(),
-	}
-}
-
 func TestURLEndsInAPI(t *testing.T) {
 	srv := agentatest.NewTestServer(t)
 	assert.Regexp(t, `^http://127\.0\.0\.1:\d+/api$`, srv.URL())

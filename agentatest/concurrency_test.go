@@ -19,9 +19,7 @@ import (
 // TestConcurrentUse drives every operation, seeding, fault injection,
 // inspection and background evaluations at once; run it with -race.
 func TestConcurrentUse(t *testing.T) {
-	srv := agentatest.NewTestServer(t, agentatest.WithEvaluationPace(100*time.Microsecond))
-	d := agentatest.SeedDemo(srv)
-	c := newClient(t, srv)
+	srv, d, c := newDemo(t, agentatest.WithEvaluationPace(100*time.Microsecond))
 	ctx := context.Background()
 
 	const workers = 8

@@ -112,9 +112,7 @@ func TestEvaluationManualProgress(t *testing.T) {
 }
 
 func TestEvaluationPaced(t *testing.T) {
-	srv := agentatest.NewTestServer(t, agentatest.WithEvaluationPace(time.Millisecond))
-	demo := agentatest.SeedDemo(srv)
-	c := newClient(t, srv)
+	srv, demo, c := newDemo(t, agentatest.WithEvaluationPace(time.Millisecond))
 	evs := create(t, c, demo.AppID, demo.TestsetID, []string{demo.VariantID, demo.VerboseVariantID}, demo.EvaluatorConfigIDs())
 
 	// Poll as a user would; the count never goes down.
@@ -253,13 +251,11 @@ func TestEvaluationCorrectAnswerColumn(t *testing.T) {
 }
 
 func TestEvaluationWithRevision(t *testing.T) {
-	srv := agentatest.NewTestServer(t)
-	demo := agentatest.SeedDemo(srv)
+	srv, demo, c := newDemo(t)
 	rev := srv.UpdateVariantParameters(demo.VariantID, map[string]any{
 		"model": "gpt-4o-mini", "temperature": 0.0, "prompt_system": "One word.", "prompt_user": "{country}",
 	})
 	assert.Equal(t, 4, rev)
-	c := newClient(t, srv)
 	v, err := c.GetVariant(context.Background(), demo.VariantID)
 	require.NoError(t, err)
 	assert.Equal(t, 4, v.Revision)

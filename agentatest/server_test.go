@@ -1,9 +1,7 @@
 package agentatest_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"regexp"
@@ -15,61 +13,6 @@ import (
 
 	"github.com/agenta-go/agenta/agentatest"
 )
-
-// rawResponse is an answer read in full.
-type rawResponse struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-// json decodes the body, failing the test when it is not JSON.
-func (r rawResponse) json(t *testing.T) any {
-	t.Helper()
-	var v any
-	require.NoError(t, json.Unmarshal(r.body, &v), "body: %s", r.body)
-	return v
-}
-
-var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
-	return http.ErrUseLastResponse
-}}
-
-func do(t *testing.T, hc *http.Client, req *http.Request) rawResponse {
-	t.Helper()
-	resp, err := hc.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return rawResponse{status: resp.StatusCode, header: resp.Header, body: body}
-}
-
-func get(t *testing.T, hc *http.Client, url string) rawResponse {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	require.NoError(t, err)
-	return do(t, hc, req)
-}
-
-func post(t *testing.T, url, contentType, body string) rawResponse {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	require.NoError(t, err)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	return do(t, http.DefaultClient, req)
-}
-
-func detail(t *testing.T, r rawResponse) string {
-	t.Helper()
-	doc, ok := r.json(t).(map[string]any)
-	require.True(t, ok, "body: %s", r.body)
-	s, ok := doc["detail"].(string)
-	require.True(t, ok, "detail is not a string: %s", r.body)
-	return s
-}
 
 func TestRoutes(t *testing.T) {
 	srv := agentatest.NewTestServer(t)

@@ -30,11 +30,9 @@ import (
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/examples/internal/demo"
 	"github.com/agenta-go/agenta/models"
 )
-
-// evaluator is an evaluator config id and the name to print for it.
-type evaluator struct{ name, id string }
 
 // run is one evaluated variant and its scenarios so far.
 type run struct {
@@ -89,37 +87,28 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 		overrides["temperature"] = 0.0
 		overrides["model"] = "gpt-4o-mini"
 	}
-	evaluators := parseEvaluators(*evaluatorList)
+	evaluators := demo.ParseEvaluators(*evaluatorList)
 
-	var client *agenta.Client
-	var err error
-	if host := os.Getenv("AGENTA_HOST"); host != "" {
-		if *appID == "" || *testsetID == "" || *rows <= 0 || len(evaluators) < 2 {
-			return errors.New("with AGENTA_HOST set, pass -app, -testset, -rows and at least two -evaluators")
-		}
-		var opts []agenta.Option
-		if key := os.Getenv("AGENTA_API_KEY"); key != "" {
-			opts = append(opts, agenta.WithAPIKey(key))
-		}
-		client, err = agenta.NewClient(apiURL(host), opts...)
-		if *configName == "" {
-			*configName = fmt.Sprintf("precise-%d", time.Now().Unix())
-		}
-	} else {
-		// The embedded server fills in a scenario every 20 ms, so that the
-		// progress shows as it would on a real server.
-		srv := agentatest.NewServer(agentatest.WithEvaluationPace(20 * time.Millisecond))
-		defer srv.Close()
-		demo := agentatest.SeedDemo(srv)
-		*appID, *testsetID, *rows = demo.AppID, demo.TestsetID, demo.TestsetRows
-		evaluators = []evaluator{
-			{"Exact match", demo.ExactMatchID}, {"Edit distance", demo.EditDistanceID}, {"Terse answer", demo.TerseAnswerID},
-		}
-		client, err = agenta.NewClient(srv.URL())
-		if *configName == "" {
-			*configName = "precise"
-		}
+	// The embedded server fills in a scenario every 20 ms, so that the
+	// progress shows as it would on a real server.
+	target := demo.Connect(agentatest.WithEvaluationPace(20 * time.Millisecond))
+	defer target.Close()
+	if d := target.Demo; d != nil {
+		*appID, *testsetID, *rows = d.AppID, d.TestsetID, d.TestsetRows
+		evaluators = demo.Evaluators(*d)
+	} else if *appID == "" || *testsetID == "" || *rows <= 0 || len(evaluators) < 2 {
+		return errors.New("with AGENTA_HOST set, pass -app, -testset, -rows and at least two -evaluators")
 	}
+	if *configName == "" {
+		*configName = target.UniqueName("precise")
+	}
+
+	// The base URL ends in /api; the API key goes with every request.
+	var opts []agenta.Option
+	if target.APIKey != "" {
+		opts = append(opts, agenta.WithAPIKey(target.APIKey))
+	}
+	client, err := agenta.NewClient(target.URL, opts...)
 	if err != nil {
 		return err
 	}
@@ -148,14 +137,10 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 	fmt.Fprintf(out, "baseline   %s (revision %d)\ncandidate  %s, forked with %s\n\n",
 		baseline.VariantName, baseline.Revision, candidate.VariantName, describe(overrides))
 
-	ids := make([]string, len(evaluators))
-	for i, e := range evaluators {
-		ids[i] = e.id
-	}
 	evals, err := client.CreateEvaluation(ctx, models.NewEvaluation{
 		AppID:              *appID,
 		VariantIDs:         []string{baseline.VariantID, candidate.VariantID},
-		EvaluatorConfigIDs: ids,
+		EvaluatorConfigIDs: demo.IDs(evaluators),
 		TestsetID:          *testsetID,
 		RateLimit:          models.DefaultRateLimit(),
 	})
@@ -275,13 +260,13 @@ func resultOf(sc models.EvaluationScenario, evaluatorID string) (models.Result, 
 
 // compare prints, per evaluator, each variant's score, average cost and
 // average latency over the rows the evaluator scored.
-func compare(out io.Writer, runs []*run, evaluators []evaluator) {
+func compare(out io.Writer, runs []*run, evaluators []demo.Evaluator) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "EVALUATOR\tVARIANT\t  SCORE\t   AVG COST\tAVG LATENCY\tERRORS")
 	for _, e := range evaluators {
 		for i, r := range runs {
-			s := summarize(r, e.id)
-			name := e.name
+			s := summarize(r, e.ID)
+			name := e.Name
 			if i > 0 {
 				name = ""
 			}
@@ -300,7 +285,7 @@ func compare(out io.Writer, runs []*run, evaluators []evaluator) {
 
 // worstRows prints the rows a run did worst on: the most failed checks, then
 // the largest numeric score (an edit distance), first.
-func worstRows(out io.Writer, r *run, evaluators []evaluator, n int) {
+func worstRows(out io.Writer, r *run, evaluators []demo.Evaluator, n int) {
 	type row struct {
 		sc       models.EvaluationScenario
 		failures []string
@@ -310,12 +295,12 @@ func worstRows(out io.Writer, r *run, evaluators []evaluator, n int) {
 	for _, sc := range r.scenarios {
 		rw := row{sc: sc}
 		for _, e := range evaluators {
-			res, ok := resultOf(sc, e.id)
+			res, ok := resultOf(sc, e.ID)
 			switch b, isBool := res.Bool(); {
 			case !ok || res.Failed():
-				rw.failures = append(rw.failures, e.name+" (error)")
+				rw.failures = append(rw.failures, e.Name+" (error)")
 			case isBool && !b:
-				rw.failures = append(rw.failures, e.name)
+				rw.failures = append(rw.failures, e.Name)
 			case !isBool:
 				if f, ok := res.Float64(); ok {
 					rw.distance += f
@@ -343,33 +328,9 @@ func worstRows(out io.Writer, r *run, evaluators []evaluator, n int) {
 		if i == n {
 			break
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", inputs(rw.sc), output(rw.sc), expected(rw.sc), strings.Join(rw.failures, ", "))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", demo.Inputs(rw.sc), demo.Answer(rw.sc), demo.Expected(rw.sc), strings.Join(rw.failures, ", "))
 	}
 	_ = tw.Flush()
-}
-
-func inputs(sc models.EvaluationScenario) string {
-	var parts []string
-	for _, in := range sc.Inputs {
-		var v any
-		_ = json.Unmarshal(in.Value, &v)
-		parts = append(parts, fmt.Sprint(v))
-	}
-	return strings.Join(parts, ", ")
-}
-
-func output(sc models.EvaluationScenario) string {
-	if len(sc.Outputs) == 0 {
-		return ""
-	}
-	return sc.Outputs[0].Result.String()
-}
-
-func expected(sc models.EvaluationScenario) string {
-	if sc.CorrectAnswer != "" || len(sc.CorrectAnswers) == 0 {
-		return sc.CorrectAnswer
-	}
-	return sc.CorrectAnswers[0].Value
 }
 
 func describe(s settings) string {
@@ -384,30 +345,4 @@ func describe(s settings) string {
 		parts[i] = k + "=" + string(v)
 	}
 	return strings.Join(parts, " ")
-}
-
-func parseEvaluators(s string) []evaluator {
-	var out []evaluator
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		name, id, ok := strings.Cut(part, "=")
-		if !ok {
-			name, id = part, part
-		}
-		out = append(out, evaluator{name: name, id: id})
-	}
-	return out
-}
-
-// apiURL turns AGENTA_HOST, with or without its /api suffix, into the base
-// URL the client needs.
-func apiURL(host string) string {
-	host = strings.TrimRight(host, "/")
-	if strings.HasSuffix(host, "/api") {
-		return host
-	}
-	return host + "/api"
 }

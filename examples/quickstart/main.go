@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/agenta-go/agenta"
-	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/examples/internal/demo"
 	"github.com/agenta-go/agenta/models"
 )
 
@@ -35,11 +35,8 @@ import (
 type config struct {
 	appID, baseID, testsetID, spanID string
 	environment                      string
-	evaluators                       []evaluator
+	evaluators                       []demo.Evaluator
 }
-
-// evaluator is an evaluator config id and the name to print for it.
-type evaluator struct{ name, id string }
 
 func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
@@ -61,7 +58,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg.evaluators = parseEvaluators(evaluators)
+	cfg.evaluators = demo.ParseEvaluators(evaluators)
 
 	client, configName, stop, err := connect(&cfg, out)
 	if err != nil {
@@ -109,14 +106,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	// 4. Evaluate the new variant against the test set.
 	section(out, "CreateEvaluation: evaluate the new variant on the test set")
-	ids := make([]string, len(cfg.evaluators))
-	for i, e := range cfg.evaluators {
-		ids[i] = e.id
-	}
 	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
 		AppID:              cfg.appID,
 		VariantIDs:         []string{forked.VariantID},
-		EvaluatorConfigIDs: ids,
+		EvaluatorConfigIDs: demo.IDs(cfg.evaluators),
 		TestsetID:          cfg.testsetID,
 		RateLimit:          models.DefaultRateLimit(),
 	})
@@ -175,53 +168,28 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 // loaded with the demo data, whose ids then fill in cfg. It also returns the
 // config name to give the forked variant, unique on a real server.
 func connect(cfg *config, out io.Writer) (*agenta.Client, string, func(), error) {
-	if host := os.Getenv("AGENTA_HOST"); host != "" {
-		if cfg.appID == "" || cfg.testsetID == "" || len(cfg.evaluators) == 0 || cfg.spanID == "" {
-			return nil, "", nil, errors.New("with AGENTA_HOST set, pass -app, -testset, -evaluators and -span")
-		}
-		var opts []agenta.Option
-		if key := os.Getenv("AGENTA_API_KEY"); key != "" {
-			opts = append(opts, agenta.WithAPIKey(key))
-		}
-		client, err := agenta.NewClient(apiURL(host), opts...)
-		fmt.Fprintf(out, "Agenta quickstart against %s\n", apiURL(host))
-		return client, fmt.Sprintf("quickstart-%d", time.Now().Unix()), func() {}, err
+	target := demo.Connect()
+	if d := target.Demo; d != nil {
+		cfg.appID, cfg.baseID, cfg.testsetID, cfg.spanID = d.AppID, d.BaseID, d.TestsetID, d.SpanID
+		cfg.evaluators = demo.Evaluators(*d)
+		fmt.Fprintln(out, "Agenta quickstart against the embedded demo server (set AGENTA_HOST to use yours)")
+	} else if cfg.appID == "" || cfg.testsetID == "" || len(cfg.evaluators) == 0 || cfg.spanID == "" {
+		return nil, "", nil, errors.New("with AGENTA_HOST set, pass -app, -testset, -evaluators and -span")
+	} else {
+		fmt.Fprintf(out, "Agenta quickstart against %s\n", target.URL)
 	}
-	srv := agentatest.NewServer()
-	demo := agentatest.SeedDemo(srv)
-	cfg.appID, cfg.baseID, cfg.testsetID, cfg.spanID = demo.AppID, demo.BaseID, demo.TestsetID, demo.SpanID
-	cfg.evaluators = []evaluator{
-		{"Exact match", demo.ExactMatchID}, {"Edit distance", demo.EditDistanceID}, {"Terse answer", demo.TerseAnswerID},
-	}
-	client, err := agenta.NewClient(srv.URL())
-	fmt.Fprintln(out, "Agenta quickstart against the embedded demo server (set AGENTA_HOST to use yours)")
-	return client, "quickstart", srv.Close, err
-}
 
-// apiURL turns AGENTA_HOST, with or without its /api suffix, into the base
-// URL the client needs.
-func apiURL(host string) string {
-	host = strings.TrimRight(host, "/")
-	if strings.HasSuffix(host, "/api") {
-		return host
+	// The base URL ends in /api; the API key goes with every request.
+	var opts []agenta.Option
+	if target.APIKey != "" {
+		opts = append(opts, agenta.WithAPIKey(target.APIKey))
 	}
-	return host + "/api"
-}
-
-func parseEvaluators(s string) []evaluator {
-	var out []evaluator
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		name, id, ok := strings.Cut(part, "=")
-		if !ok {
-			name, id = part, part
-		}
-		out = append(out, evaluator{name: name, id: id})
+	client, err := agenta.NewClient(target.URL, opts...)
+	if err != nil {
+		target.Close()
+		return nil, "", nil, err
 	}
-	return out
+	return client, target.UniqueName("quickstart"), target.Close, nil
 }
 
 // firstScenarios waits until the evaluation has scenarios. The embedded
@@ -268,10 +236,10 @@ func printVariant(out io.Writer, v *models.AppVariantResponse) {
 	_ = tw.Flush()
 }
 
-func printScenarios(out io.Writer, scenarios []models.EvaluationScenario, evaluators []evaluator) {
+func printScenarios(out io.Writer, scenarios []models.EvaluationScenario, evaluators []demo.Evaluator) {
 	names := map[string]string{}
 	for _, e := range evaluators {
-		names[e.id] = e.name
+		names[e.ID] = e.Name
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	header := []string{"INPUT", "ANSWER", "EXPECTED"}
@@ -282,13 +250,7 @@ func printScenarios(out io.Writer, scenarios []models.EvaluationScenario, evalua
 	}
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, sc := range scenarios {
-		var inputs []string
-		for _, in := range sc.Inputs {
-			var v any
-			_ = json.Unmarshal(in.Value, &v)
-			inputs = append(inputs, fmt.Sprint(v))
-		}
-		row := []string{strings.Join(inputs, ", "), answer(sc), expected(sc)}
+		row := []string{demo.Inputs(sc), demo.Answer(sc), demo.Expected(sc)}
 		for _, r := range sc.Results {
 			row = append(row, r.Result.String())
 		}
@@ -303,21 +265,6 @@ func nameOr(names map[string]string, id string) string {
 		return n
 	}
 	return id
-}
-
-func answer(sc models.EvaluationScenario) string {
-	if len(sc.Outputs) == 0 {
-		return ""
-	}
-	return sc.Outputs[0].Result.String()
-}
-
-// expected reads the correct answer from either field servers use.
-func expected(sc models.EvaluationScenario) string {
-	if sc.CorrectAnswer != "" || len(sc.CorrectAnswers) == 0 {
-		return sc.CorrectAnswer
-	}
-	return sc.CorrectAnswers[0].Value
 }
 
 func seconds(s float64) string {

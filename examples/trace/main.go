@@ -18,12 +18,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/agenta-go/agenta"
-	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/examples/internal/demo"
 	"github.com/agenta-go/agenta/models"
 )
 
@@ -41,26 +40,21 @@ func trace(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 
-	var client *agenta.Client
-	var err error
-	if host := os.Getenv("AGENTA_HOST"); host != "" {
-		if *spanID == "" {
-			return errors.New("with AGENTA_HOST set, pass -span")
-		}
-		var opts []agenta.Option
-		if key := os.Getenv("AGENTA_API_KEY"); key != "" {
-			opts = append(opts, agenta.WithAPIKey(key))
-		}
-		client, err = agenta.NewClient(apiURL(host), opts...)
-	} else {
-		srv := agentatest.NewServer()
-		defer srv.Close()
-		demo := agentatest.SeedDemo(srv)
-		if *spanID == "" {
-			*spanID = demo.SpanID
-		}
-		client, err = agenta.NewClient(srv.URL())
+	target := demo.Connect()
+	defer target.Close()
+	if target.Demo != nil && *spanID == "" {
+		*spanID = target.Demo.SpanID
 	}
+	if *spanID == "" {
+		return errors.New("with AGENTA_HOST set, pass -span")
+	}
+
+	// The base URL ends in /api; the API key goes with every request.
+	var opts []agenta.Option
+	if target.APIKey != "" {
+		opts = append(opts, agenta.WithAPIKey(target.APIKey))
+	}
+	client, err := agenta.NewClient(target.URL, opts...)
 	if err != nil {
 		return err
 	}
@@ -141,14 +135,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// apiURL turns AGENTA_HOST, with or without its /api suffix, into the base
-// URL the client needs.
-func apiURL(host string) string {
-	host = strings.TrimRight(host, "/")
-	if strings.HasSuffix(host, "/api") {
-		return host
-	}
-	return host + "/api"
 }
