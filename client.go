@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,16 +77,22 @@ func WithAPIKey(key string) Option {
 }
 
 // WithHeader adds a header to every request, for example a session cookie.
-// Authorization and Cookie values are treated as credentials: they are
-// dropped on redirects to another host and scrubbed from errors.
+// Its value is treated as a credential: it is dropped on redirects to
+// another host and scrubbed from errors. Headers the SDK manages (Accept,
+// Accept-Encoding, Content-Type, User-Agent and the framing headers) are
+// refused; use WithUserAgent for the User-Agent.
 func WithHeader(name, value string) Option {
 	return func(s *settings) error {
 		if !validHeaderName(name) {
 			return invalid("WithHeader", "%q is not a valid header name", name)
 		}
-		switch http.CanonicalHeaderKey(name) {
-		case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Content-Type":
-			return invalid("WithHeader", "%s is managed by the SDK and cannot be set", http.CanonicalHeaderKey(name))
+		switch canonical := http.CanonicalHeaderKey(name); canonical {
+		case "User-Agent":
+			return invalid("WithHeader", "set the User-Agent with WithUserAgent")
+		case "Host", "Content-Length", "Transfer-Encoding", "Connection", "Content-Type",
+			"Accept", "Accept-Encoding":
+			// Accept-Encoding would turn off net/http's transparent gzip.
+			return invalid("WithHeader", "%s is managed by the SDK and cannot be set", canonical)
 		}
 		if hasControl(value) {
 			return invalid("WithHeader", "the value of %s contains CR, LF or another control character", name)
@@ -210,26 +218,25 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	for name, values := range s.headers {
 		c.header[name] = append([]string(nil), values...)
-		if credentialHeader(name) {
-			for _, v := range values {
-				c.secrets = append(c.secrets, credentialParts(v)...)
-			}
+		for _, v := range values {
+			c.secrets = append(c.secrets, credentialParts(v, credentialHeader(name))...)
 		}
 	}
 	c.header.Set("Accept", "application/json")
 	c.header.Set("User-Agent", s.userAgent)
 	if s.apiKey != "" {
 		c.header.Set("Authorization", s.apiKey)
-		c.secrets = append(c.secrets, s.apiKey)
-		if _, token, ok := strings.Cut(s.apiKey, " "); ok && token != "" {
-			c.secrets = append(c.secrets, token)
-		}
+		c.secrets = append(c.secrets, credentialParts(s.apiKey, true)...)
 	}
 
 	// Copy the caller's client rather than modify it.
-	hc := &http.Client{Transport: sharedTransport(), Timeout: DefaultTimeout}
+	hc := &http.Client{Timeout: DefaultTimeout}
+	var own *http.Transport
 	var userRedirect func(*http.Request, []*http.Request) error
-	if s.httpClient != nil {
+	if s.httpClient == nil {
+		own = newTransport()
+		hc.Transport = own
+	} else {
 		hc.Transport = s.httpClient.Transport
 		if hc.Transport == nil {
 			hc.Transport = http.DefaultTransport
@@ -249,11 +256,21 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	hc.Transport = poolKeeper{hc.Transport}
 	hc.CheckRedirect = stripCredentialsOnRedirect(credentialNames(c.header), userRedirect)
 	c.http = hc
+	if own != nil {
+		// A Client dropped without CloseIdleConnections must not keep its
+		// idle connections open until they time out.
+		runtime.AddCleanup(c, (*http.Transport).CloseIdleConnections, own)
+	}
 	return c, nil
 }
 
 // BaseURL returns the base URL every operation path resolves under.
-func (c *Client) BaseURL() string { return c.base }
+func (c *Client) BaseURL() string {
+	if c == nil {
+		return ""
+	}
+	return c.base
+}
 
 // Format prints the Client without its credentials, whatever the verb. It
 // has a value receiver so that printing a dereferenced Client is safe too.
@@ -261,9 +278,13 @@ func (c Client) Format(f fmt.State, _ rune) {
 	fmt.Fprintf(f, "agenta.Client{BaseURL: %q}", c.base)
 }
 
-// CloseIdleConnections closes the idle connections of the Client's transport.
-// Clients without WithHTTPClient share one transport.
+// CloseIdleConnections closes the idle connections of the Client's
+// transport, for example before a program exits. With WithHTTPClient, that
+// is the transport of the client given.
 func (c *Client) CloseIdleConnections() {
+	if c == nil || c.http == nil {
+		return
+	}
 	if pk, ok := c.http.Transport.(poolKeeper); ok {
 		if ci, ok := pk.next.(interface{ CloseIdleConnections() }); ok {
 			ci.CloseIdleConnections()
@@ -307,13 +328,14 @@ func parseBaseURL(raw string) (string, error) {
 	return u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), nil
 }
 
-// sharedTransport is the pooled transport of every Client built without
+// newTransport returns the pooled transport of a Client built without
 // WithHTTPClient, sized for many concurrent calls to one host: up to 64
 // connections per host, all kept idle between calls. Beyond 64 concurrent
-// calls to one host, calls wait for a free connection rather than open and
-// then discard extra ones (without the cap, 64 busy workers opened up to
-// 100 connections on loopback).
-var sharedTransport = sync.OnceValue(func() http.RoundTripper {
+// calls to one host, a call waits for a free connection rather than open
+// and then discard extra ones (without the cap, 64 busy workers opened up
+// to 100 connections on loopback). Each Client has its own, so that one
+// Client's long streams never hold up another's calls.
+func newTransport() *http.Transport {
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	return &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
@@ -326,7 +348,7 @@ var sharedTransport = sync.OnceValue(func() http.RoundTripper {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
 	}
-})
+}
 
 // poolKeeper forwards RoundTrip only, so that go-retryablehttp cannot empty
 // the idle pool.
@@ -340,7 +362,7 @@ func (p poolKeeper) RoundTrip(r *http.Request) (*http.Response, error) { return 
 func stripCredentialsOnRedirect(names []string, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
+			return errTooManyRedirects
 		}
 		if !sameOrigin(req.URL, via[0].URL) {
 			for _, name := range names {
@@ -357,6 +379,9 @@ func stripCredentialsOnRedirect(names []string, next func(*http.Request, []*http
 		return nil
 	}
 }
+
+// errTooManyRedirects ends a redirect loop; it is never retried.
+var errTooManyRedirects = errors.New("stopped after 10 redirects")
 
 // redirectRefused marks a refusal by the caller's redirect policy, which
 // another attempt would only repeat: it is never retried.
@@ -381,12 +406,16 @@ func effectivePort(u *url.URL) string {
 	return "80"
 }
 
-// credentialParts returns the secrets in a credential header's value: the
-// whole value, the token after a scheme such as "Bearer", and each cookie's
-// value, so that a server echoing only a part of it is scrubbed too. Parts
-// shorter than 8 bytes are not secrets worth scrubbing everywhere.
-func credentialParts(value string) []string {
-	parts := []string{value}
+// credentialParts returns the secrets in a header's value: the whole value,
+// the token after a scheme such as "Bearer", and each cookie's value, so
+// that a server echoing only a part of it is scrubbed too. Parts shorter
+// than 8 bytes are not secrets worth scrubbing everywhere, and neither is a
+// short whole value unless the header is a known credential header.
+func credentialParts(value string, credential bool) []string {
+	var parts []string
+	if credential || len(value) >= 8 {
+		parts = append(parts, value)
+	}
 	add := func(part string) {
 		if part = strings.Trim(strings.TrimSpace(part), `"`); len(part) >= 8 && part != value {
 			parts = append(parts, part)
@@ -532,11 +561,12 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	}
 	target := c.base + r.path
 	// The path for errors and logs is the tail of target: no allocation.
-	st := newCall(c, r, target[len(c.base)-len(c.basePath):])
+	path := target[len(c.base)-len(c.basePath):]
 	if err := ctx.Err(); err != nil {
 		// Send nothing for a context that has already ended.
-		return nil, nil, fmt.Errorf("agenta: %s %s: %w", r.method, st.path, err)
+		return nil, nil, fmt.Errorf("agenta: %s %s: %w", r.method, path, err)
 	}
+	st := newCall(c, r, path)
 	if r.query != nil {
 		values, err := query.Values(r.query)
 		if err != nil {
@@ -550,7 +580,8 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	if r.body != nil {
 		data, err := json.Marshal(r.body)
 		if err != nil {
-			return nil, nil, fmt.Errorf("agenta: %s %s: encode body: %w", r.method, st.path, err)
+			// A value JSON cannot carry, such as NaN in Parameters.
+			return nil, nil, invalid(reflect.TypeOf(r.body).Name(), "cannot be sent as JSON: %v", err)
 		}
 		body = data
 	}
@@ -648,7 +679,8 @@ func (st *call) transportError(err error) error {
 	if st.attempt > 1 {
 		suffix = " (after " + strconv.Itoa(st.attempt) + " attempts)"
 	}
-	if st.last != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+	if st.last != nil {
+		// An earlier attempt had an answer: keep it for errors.As.
 		return fmt.Errorf("agenta: %s %s: %w%s; last answer: %w", st.r.method, st.path, err, suffix, st.last)
 	}
 	return fmt.Errorf("agenta: %s %s: %w%s", st.r.method, st.path, err, suffix)
@@ -739,7 +771,17 @@ type DecodeError struct {
 }
 
 func (e *DecodeError) Error() string {
+	if readFailure(e.Err) {
+		return fmt.Sprintf("agenta: %s %s: read %d answer: %v", e.Method, e.Path, e.StatusCode, e.Err)
+	}
 	return fmt.Sprintf("agenta: %s %s: decode %d answer at byte %d: %v", e.Method, e.Path, e.StatusCode, e.Offset, e.Err)
+}
+
+// readFailure reports an answer that broke off while being read (a reset,
+// a timeout, the context ending), rather than one that is not valid JSON.
+func readFailure(err error) bool {
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // Unwrap returns the underlying decoding error.
@@ -790,6 +832,13 @@ func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
 	}
 	if v == nil {
 		derr := st.decodeError(resp, dec, errors.New("the answer is null"))
+		finish(resp.Body, false)
+		return nil, derr
+	}
+	// A complete object followed by more JSON or by a proxy's page is not
+	// the answer it seems; a read error after it does not spoil it.
+	if _, err := dec.Token(); err != io.EOF && !readFailure(err) {
+		derr := st.decodeError(resp, dec, errors.New("unexpected data after the JSON answer"))
 		finish(resp.Body, false)
 		return nil, derr
 	}

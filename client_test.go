@@ -9,6 +9,7 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -838,3 +839,82 @@ type nopJar struct{}
 
 func (*nopJar) SetCookies(*url.URL, []*http.Cookie) {}
 func (*nopJar) Cookies(*url.URL) []*http.Cookie     { return nil }
+
+// Headers the SDK manages cannot be set with WithHeader: Accept-Encoding
+// would turn off transparent gzip, and Accept and User-Agent would be
+// silently overwritten.
+func TestWithHeaderRefusesManagedHeaders(t *testing.T) {
+	for _, name := range []string{"Accept", "accept-encoding", "User-Agent", "Content-Type", "Host"} {
+		_, err := NewClient(gockBase, WithHeader(name, "x"))
+		require.Error(t, err, name)
+		assert.True(t, errors.Is(err, ErrInvalidArgument), name)
+		assert.Contains(t, err.Error(), "WithHeader", name)
+	}
+}
+
+// A credential in any header set with WithHeader is scrubbed when the server
+// echoes it, not only in the well-known credential headers.
+func TestWithHeaderCustomCredentialScrubbed(t *testing.T) {
+	const secret = "s3cr3t-session-0123456789"
+	c := gockClient(t, WithHeader("X-Agenta-Session", secret), WithHeader("X-Trace", "1"))
+	expect("GET", "/api/variants/v", "").replyJSON(400, `{"detail":"bad token `+secret+`","loc":["body",1]}`)
+
+	_, err := c.GetVariant(context.Background(), "v")
+
+	apiErr := requireAPIError(t, err, 400, "GET", "/api/variants/v")
+	assert.NotContains(t, err.Error(), secret)
+	assert.NotContains(t, string(apiErr.Body), secret)
+	assert.Contains(t, string(apiErr.Body), `"loc":["body",1]`, "a short header value is not scrubbed from other text")
+	assertAllSent(t)
+}
+
+// A body JSON cannot carry is refused before sending, naming the request.
+func TestUnencodableBodyIsInvalidArgument(t *testing.T) {
+	c := gockClient(t)
+	v := validAddVariant()
+	v.Parameters = map[string]any{"temperature": math.NaN()}
+
+	_, err := c.AddVariantFromBase(context.Background(), v)
+
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrInvalidArgument), "got %v", err)
+	assert.Contains(t, err.Error(), "AddVariantFromBase")
+	assertNothingUnmatched(t)
+}
+
+// The accessors of a nil Client do not panic.
+func TestNilClientAccessors(t *testing.T) {
+	var c *Client
+	assert.NotPanics(t, func() {
+		assert.Equal(t, "", c.BaseURL())
+		c.CloseIdleConnections()
+		(&Client{}).CloseIdleConnections()
+	})
+}
+
+// A complete object followed by something else is not taken as the answer.
+func TestTrailingDataAfterAnswer(t *testing.T) {
+	c := gockClient(t)
+	expect("GET", "/api/variants/v", "").Reply(200).BodyString(`{"app_id":"a","revision":1}<html>oops</html>`)
+
+	v, err := c.GetVariant(context.Background(), "v")
+
+	assert.Nil(t, v)
+	var derr *DecodeError
+	require.True(t, errors.As(err, &derr), "expected *DecodeError, got %v", err)
+	assert.Contains(t, err.Error(), "unexpected data after the JSON answer")
+	assertAllSent(t)
+}
+
+// Each Client built without WithHTTPClient has its own pool, so one
+// Client's open streams never hold up another's calls.
+func TestClientsHaveTheirOwnTransport(t *testing.T) {
+	a, err := NewClient("https://agenta.test/api")
+	require.NoError(t, err)
+	b, err := NewClient("https://agenta.test/api")
+	require.NoError(t, err)
+	ta := a.http.Transport.(poolKeeper).next
+	tb := b.http.Transport.(poolKeeper).next
+	assert.NotSame(t, ta, tb)
+	assert.Equal(t, 64, ta.(*http.Transport).MaxConnsPerHost)
+}

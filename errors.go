@@ -106,12 +106,9 @@ type ValidationDetail struct {
 	Loc  []any  `json:"loc"`
 	Msg  string `json:"msg"`
 	Type string `json:"type"`
-	// Input is the refused value, which newer servers echo.
+	// Input is the refused value, which newer servers echo. The other
+	// fields newer servers add (url, ctx) stay in APIError.Body.
 	Input json.RawMessage `json:"input,omitempty"`
-	// URL links to the validator's documentation, on newer servers.
-	URL string `json:"url,omitempty"`
-	// Ctx is the validator's context, on some servers.
-	Ctx json.RawMessage `json:"ctx,omitempty"`
 }
 
 // Field renders Loc as a dotted path, such as "body.variant_ids.0".
@@ -131,7 +128,10 @@ func (d ValidationDetail) String() string {
 	return d.Field() + ": " + d.Msg
 }
 
-// UnmarshalJSON decodes a detail, turning integer locations into int.
+// UnmarshalJSON decodes a detail, turning integer locations into int. A
+// location item that is neither a string nor an int (which no server is
+// known to send) is kept as its JSON text, so one odd item never hides the
+// rest of the details.
 func (d *ValidationDetail) UnmarshalJSON(data []byte) error {
 	type wire ValidationDetail
 	var w struct {
@@ -152,11 +152,12 @@ func (d *ValidationDetail) UnmarshalJSON(data []byte) error {
 			d.Loc = append(d.Loc, s)
 			continue
 		}
-		n, err := strconv.Atoi(string(bytes.TrimSpace(raw)))
-		if err != nil {
-			return fmt.Errorf("loc item %s is neither a string nor an integer", raw)
+		text := string(bytes.TrimSpace(raw))
+		if n, err := strconv.Atoi(text); err == nil {
+			d.Loc = append(d.Loc, n)
+		} else {
+			d.Loc = append(d.Loc, text)
 		}
-		d.Loc = append(d.Loc, n)
 	}
 	return nil
 }
@@ -203,10 +204,7 @@ func (e *ArgumentError) Error() string {
 	return "agenta: invalid argument " + name + ": " + e.Reason
 }
 
-// Is matches ErrInvalidArgument.
-func (e *ArgumentError) Is(target error) bool { return target == ErrInvalidArgument }
-
-// Unwrap returns ErrInvalidArgument, for code that walks the chain itself.
+// Unwrap returns ErrInvalidArgument, so errors.Is matches it.
 func (e *ArgumentError) Unwrap() error { return ErrInvalidArgument }
 
 func invalid(name, format string, args ...any) error {
@@ -258,12 +256,12 @@ func parseErrorBody(body []byte) ([]ValidationDetail, string) {
 			if len(doc.Detail) > 0 && doc.Detail[0] == '[' && json.Unmarshal(doc.Detail, &details) == nil {
 				return details, ""
 			}
-			for _, alt := range []json.RawMessage{doc.Message, doc.Error, doc.Detail} {
+			for _, alt := range []json.RawMessage{doc.Message, doc.Error} {
 				if s, ok := jsonText(alt); ok {
 					return nil, clip(s, maxMessage)
 				}
 			}
-			if len(doc.Detail) > 0 && !bytes.Equal(doc.Detail, []byte("null")) {
+			if len(doc.Detail) > 0 && !bytes.Equal(doc.Detail, []byte("null")) && !bytes.Equal(doc.Detail, []byte(`""`)) {
 				return nil, clip(string(doc.Detail), maxMessage)
 			}
 			return nil, clip(string(trimmed), maxMessage)
@@ -291,7 +289,9 @@ func plainText(body []byte) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	lower := strings.ToLower(s)
+	// Lower-case ASCII letters only: full Unicode lower-casing changes the
+	// byte length of some runes, and the indexes must fit s.
+	lower := asciiLower(s)
 	if i := strings.Index(lower, "<title>"); i >= 0 {
 		if j := strings.Index(lower[i:], "</title>"); j > len("<title>") {
 			if title := strings.TrimSpace(s[i+len("<title>") : i+j]); title != "" {
@@ -316,6 +316,18 @@ func plainText(body []byte) string {
 		s = b.String()
 	}
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// asciiLower lower-cases the ASCII letters of s and keeps every other byte,
+// so the result has the same length and byte positions as s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // clip cuts s to at most n runes, marking the cut. Invalid UTF-8, which a

@@ -172,8 +172,11 @@ func TestValidationDetailLoc(t *testing.T) {
 		{`{"loc":[12, "x"],"msg":"m","type":"t"}`, []any{12, "x"}, true},
 		{`{"loc":[],"msg":"m","type":"t"}`, []any{}, true},
 		{`{"loc":null,"msg":"m","type":"t"}`, nil, true},
-		{`{"loc":[1.5],"msg":"m","type":"t"}`, nil, false},
-		{`{"loc":[true],"msg":"m","type":"t"}`, nil, false},
+		// Items no server sends are kept as their JSON text rather than
+		// losing every detail.
+		{`{"loc":[1.5],"msg":"m","type":"t"}`, []any{"1.5"}, true},
+		{`{"loc":[true, 99999999999999999999],"msg":"m","type":"t"}`, []any{"true", "99999999999999999999"}, true},
+		{`{"loc":"body","msg":"m","type":"t"}`, nil, false},
 	} {
 		var d ValidationDetail
 		err := json.Unmarshal([]byte(tc.json), &d)
@@ -185,8 +188,14 @@ func TestValidationDetailLoc(t *testing.T) {
 		assert.Equal(t, tc.want, d.Loc, tc.json)
 		assert.Equal(t, "m", d.Msg)
 	}
+	// An odd loc item keeps the details, and the message says which field.
+	err := newAPIError(422, "GET", "/api/x", []byte(`{"detail":[{"loc":["body",1.5],"msg":"m","type":"t"}]}`))
+	var verr *ValidationError
+	require.True(t, errors.As(err, &verr))
+	require.Len(t, verr.Details, 1)
+	assert.Equal(t, "body.1.5: m", verr.Message)
 	// A detail list the SDK cannot parse still yields a readable message.
-	err := newAPIError(422, "GET", "/api/x", []byte(`{"detail":[{"loc":[1.5],"msg":"m","type":"t"}]}`))
+	err = newAPIError(422, "GET", "/api/x", []byte(`{"detail":[{"loc":"body","msg":"m","type":"t"}]}`))
 	var apiErr *APIError
 	require.True(t, errors.As(err, &apiErr))
 	assert.Contains(t, apiErr.Message, `"msg":"m"`)
@@ -265,7 +274,7 @@ func TestCredentialParts(t *testing.T) {
 		{`theme=dark; sAccessToken="tok-1234567890"; sFrontToken=ft-abcdefgh==`,
 			[]string{"tok-1234567890", "ft-abcdefgh=="}, []string{"dark", "theme"}},
 	} {
-		got := credentialParts(tc.value)
+		got := credentialParts(tc.value, true)
 		assert.Contains(t, got, tc.value, "the whole value is a secret")
 		for _, w := range tc.want {
 			assert.Contains(t, got, w, "%q: expected %q among %q", tc.value, w, got)
@@ -303,4 +312,26 @@ func TestRedactShortSecrets(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, string(redact([]byte(tc.body), tc.secret)), "redact(%q, %q)", tc.body, tc.secret)
 	}
+}
+
+// Runes whose lower case has another byte length must not throw the title
+// search off: that sliced the page out of range, or garbled the message.
+func TestPlainTextTitleWithUnicodeCase(t *testing.T) {
+	for _, prefix := range []string{strings.Repeat("Ⱥ", 100), strings.Repeat("\u212a", 100)} {
+		body := prefix + "<TITLE>502 Bad Gateway</title><body>nginx</body>"
+		assert.NotPanics(t, func() {
+			assert.Equal(t, "502 Bad Gateway", plainText([]byte(body)))
+		})
+		err := newAPIError(502, "GET", "/api/x", []byte(body))
+		assert.Contains(t, err.Error(), ": 502 Bad Gateway")
+	}
+}
+
+// An empty detail string is no message, not two quote characters.
+func TestEmptyDetailMessage(t *testing.T) {
+	err := newAPIError(500, "GET", "/api/x", []byte(`{"detail":""}`))
+	var apiErr *APIError
+	require.True(t, errors.As(err, &apiErr))
+	assert.Equal(t, `{"detail":""}`, apiErr.Message, "falls back to the body text")
+	assert.NotEqual(t, `""`, apiErr.Message)
 }

@@ -60,6 +60,9 @@ func scenariosRequest(evaluationID string) (*request, error) {
 // Creating is not idempotent: the request is retried only when the server
 // answers 429 or the connection failed before anything was sent, so an
 // evaluation is never started twice by the SDK.
+// After any other failure once the request was sent (a dropped connection,
+// a timeout, a *DecodeError), the outcome is unknown: the evaluation may
+// have started. Check before creating again.
 func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) ([]models.Evaluation, error) {
 	if err := checkNewEvaluation(ev); err != nil {
 		return nil, err

@@ -120,8 +120,8 @@ func FuzzErrorBody(f *testing.F) {
 		}
 		for i := range back {
 			a, b := verr.Details[i], back[i]
-			if !reflect.DeepEqual(a.Loc, b.Loc) || a.Msg != b.Msg || a.Type != b.Type || a.URL != b.URL ||
-				!fuzzSameRaw(a.Input, b.Input) || !fuzzSameRaw(a.Ctx, b.Ctx) {
+			if !reflect.DeepEqual(a.Loc, b.Loc) || a.Msg != b.Msg || a.Type != b.Type ||
+				!fuzzSameRaw(a.Input, b.Input) {
 				t.Fatalf("detail %d changed in a round trip: %#v became %#v", i, a, b)
 			}
 		}

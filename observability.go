@@ -2,6 +2,9 @@ package agenta
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/agenta-go/agenta/models"
@@ -15,7 +18,8 @@ type GetSpanOptions struct {
 }
 
 // GetSpan returns a span of a trace with its child spans, recursively. opts
-// may be nil.
+// may be nil. For a Type the service does not implement it answers an empty
+// list, which GetSpan reports as an error matching ErrNotFound.
 func (c *Client) GetSpan(ctx context.Context, spanID string, opts *GetSpanOptions) (*models.Span, error) {
 	id, err := segment("spanID", "span_id", spanID)
 	if err != nil {
@@ -25,5 +29,19 @@ func (c *Client) GetSpan(ctx context.Context, spanID string, opts *GetSpanOption
 	if opts != nil {
 		r.query = opts
 	}
-	return getOne[models.Span](ctx, c, r)
+	span, err := getOne[models.Span](ctx, c, r)
+	if answeredList(err) && opts != nil {
+		// The service answers [] for a type it does not implement.
+		return nil, fmt.Errorf("agenta: no span of type %q (the service implements only %q): %w: %w",
+			opts.Type, "generation", ErrNotFound, err)
+	}
+	return span, err
+}
+
+// answeredList reports a DecodeError for a JSON array where one object was
+// expected.
+func answeredList(err error) bool {
+	var typeErr *json.UnmarshalTypeError
+	return errors.As(err, new(*DecodeError)) && errors.As(err, &typeErr) &&
+		typeErr.Value == "array" && typeErr.Field == ""
 }

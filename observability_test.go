@@ -2,6 +2,7 @@ package agenta
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -143,4 +144,21 @@ func TestGetSpanPathAndQuery(t *testing.T) {
 			assertAllSent(t)
 		})
 	}
+}
+
+// The service answers [] for a span type it does not implement: that is
+// "not found", said plainly, not a puzzling decode error.
+func TestGetSpanUnimplementedType(t *testing.T) {
+	c := gockClient(t)
+	expect("GET", "/api/observability/spans/sp-1/", "type=trace").replyJSON(200, `[]`)
+
+	span, err := c.GetSpan(context.Background(), "sp-1", &GetSpanOptions{Type: "trace"})
+
+	assert.Nil(t, span)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrNotFound), "got %v", err)
+	assert.Contains(t, err.Error(), `no span of type "trace"`)
+	var derr *DecodeError
+	assert.True(t, errors.As(err, &derr), "the DecodeError is kept")
+	assertAllSent(t)
 }

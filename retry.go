@@ -48,7 +48,7 @@ func shouldRetry(idempotent, wrote bool, resp *http.Response, err error) bool {
 
 // permanent reports transport errors that another attempt cannot fix: a
 // certificate the client does not trust, a redirect loop or a redirect the
-// caller's policy refused, a bad scheme or header. The caller's own
+// caller's policy refused, a redirect to a scheme net/http cannot speak. The caller's own
 // cancellation is handled before this is asked.
 func permanent(err error) bool {
 	var unknownAuthority x509.UnknownAuthorityError
@@ -60,17 +60,14 @@ func permanent(err error) bool {
 		return true
 	}
 	var refused *redirectRefused
-	if errors.As(err, &refused) {
+	if errors.As(err, &refused) || errors.Is(err, errTooManyRedirects) {
 		return true
 	}
+	// net/http has no typed error for a redirect to a scheme it cannot
+	// speak (say, ftp://).
 	var uerr *url.Error
-	if errors.As(err, &uerr) && uerr.Err != nil {
-		msg := uerr.Err.Error()
-		return strings.Contains(msg, "stopped after") && strings.Contains(msg, "redirects") ||
-			strings.Contains(msg, "unsupported protocol scheme") ||
-			strings.Contains(msg, "invalid header")
-	}
-	return false
+	return errors.As(err, &uerr) && uerr.Err != nil &&
+		strings.Contains(uerr.Err.Error(), "unsupported protocol scheme")
 }
 
 // backoff returns the wait before retry number attempt+1 (attempt counts

@@ -41,7 +41,7 @@ var (
 	errEOF      = urlErr(io.EOF)
 	errTimeout  = urlErr(context.DeadlineExceeded)
 	errCert     = urlErr(x509.UnknownAuthorityError{})
-	errRedirect = urlErr(errors.New("stopped after 10 redirects"))
+	errRedirect = urlErr(errTooManyRedirects)
 	errScheme   = urlErr(errors.New(`unsupported protocol scheme "ftp"`))
 )
 
@@ -521,4 +521,29 @@ func TestEndedContextSendsNothing(t *testing.T) {
 	_, err := c.GetVariant(ctx, "v")
 	assert.True(t, errors.Is(err, context.DeadlineExceeded), "expected context.DeadlineExceeded, got %v", err)
 	assertNothingUnmatched(t)
+}
+
+// When an earlier attempt had an answer and a later one fails to connect,
+// the answer is kept: errors.As finds it.
+func TestLastAnswerKeptAfterTransportFailure(t *testing.T) {
+	calls := 0
+	c := gockClientVia(t, func(next http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			calls++
+			if calls == 1 {
+				return next.RoundTrip(r)
+			}
+			return nil, io.ErrUnexpectedEOF
+		})
+	}, WithMaxRetries(1))
+	expect("GET", "/api/variants/v", "").replyJSON(503, `{"detail":"maintenance"}`)
+
+	_, err := c.GetVariant(context.Background(), "v")
+
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, io.ErrUnexpectedEOF), "the last failure: %v", err)
+	apiErr := requireAPIError(t, err, 503, "GET", "/api/variants/v")
+	assert.Equal(t, "maintenance", apiErr.Message)
+	assert.True(t, errors.Is(err, ErrServer))
+	assert.Equal(t, 2, calls)
 }

@@ -45,7 +45,8 @@ type variantByEnvQuery struct {
 // "{base_name}.{new_config_name}"; a duplicate name is refused with a 500.
 //
 // Adding is not idempotent: it is retried only on 429 or when the
-// connection failed before anything was sent.
+// connection failed before anything was sent. After another failure once the request was
+// sent, the variant may exist: check before adding it again.
 func (c *Client) AddVariantFromBase(ctx context.Context, v models.AddVariantFromBase) (*models.AppVariantResponse, error) {
 	if err := required("AddVariantFromBase.BaseID", "base_id", v.BaseID); err != nil {
 		return nil, err
