@@ -284,7 +284,7 @@ func newBenchServer(tb testing.TB, body []byte) *benchServer {
 	return s
 }
 
-// newBenchClient returns an SDK client for srv, with the shared transport
+// newBenchClient returns an SDK client for srv, with the pooled transport
 // every client gets by default.
 func newBenchClient(tb testing.TB, srv *benchServer) *Client {
 	tb.Helper()
