@@ -7,10 +7,11 @@
 // Go (no unsafe, no assembly, so it runs on every platform Go supports).
 //
 // It is deliberately partial. It handles exactly the JSON it can decode
-// exactly as encoding/json would, and reports anything else (invalid JSON,
-// a value of the wrong type, an escaped, case-variant or duplicate key, a
-// surrogate escape, nesting deeper than 512 levels) as Invalid, so that the
-// caller decodes that input with encoding/json instead. A differential fuzz
+// exactly as encoding/json would (surrogate pairs in escapes included, and
+// lone surrogates turned into U+FFFD as encoding/json does), and reports
+// anything else (invalid JSON, a value of the wrong type, an escaped,
+// case-variant or duplicate key, nesting deeper than 512 levels) as Invalid,
+// so that the caller decodes that input with encoding/json instead. A differential fuzz
 // test in the agenta package holds the two to identical values and errors.
 package scenariojson
 
