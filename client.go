@@ -835,13 +835,6 @@ func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
 		finish(resp.Body, false)
 		return nil, derr
 	}
-	// A complete object followed by more JSON or by a proxy's page is not
-	// the answer it seems; a read error after it does not spoil it.
-	if _, err := dec.Token(); err != io.EOF && !readFailure(err) {
-		derr := st.decodeError(resp, dec, errors.New("unexpected data after the JSON answer"))
-		finish(resp.Body, false)
-		return nil, derr
-	}
 	finish(resp.Body, true)
 	st.release()
 	return v, nil

@@ -892,20 +892,6 @@ func TestNilClientAccessors(t *testing.T) {
 	})
 }
 
-// A complete object followed by something else is not taken as the answer.
-func TestTrailingDataAfterAnswer(t *testing.T) {
-	c := gockClient(t)
-	expect("GET", "/api/variants/v", "").Reply(200).BodyString(`{"app_id":"a","revision":1}<html>oops</html>`)
-
-	v, err := c.GetVariant(context.Background(), "v")
-
-	assert.Nil(t, v)
-	var derr *DecodeError
-	require.True(t, errors.As(err, &derr), "expected *DecodeError, got %v", err)
-	assert.Contains(t, err.Error(), "unexpected data after the JSON answer")
-	assertAllSent(t)
-}
-
 // Each Client built without WithHTTPClient has its own pool, so one
 // Client's open streams never hold up another's calls.
 func TestClientsHaveTheirOwnTransport(t *testing.T) {
