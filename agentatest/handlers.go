@@ -30,15 +30,37 @@ func (s *Server) handleFetchScenarios(w http.ResponseWriter, id string) {
 	writeJSON(w, http.StatusOK, list)
 }
 
-func (s *Server) handleCreateEvaluation(w http.ResponseWriter, r *http.Request, body []byte) {
+// readModel validates a request body against a model as FastAPI does, and
+// answers the 422 itself when it is refused.
+func (s *Server) readModel(w http.ResponseWriter, r *http.Request, body []byte, model []fieldSpec) (map[string]any, bool) {
 	v := &validator{version: s.version}
 	doc, ok := v.readBody(body, r.Header.Get("Content-Type"))
 	var in map[string]any
 	if ok {
-		in, ok = v.model([]any{"body"}, doc, newEvaluationModel)
+		in, ok = v.model([]any{"body"}, doc, model)
 	}
 	if !ok {
 		writeJSON(w, http.StatusUnprocessableEntity, validationBody(s.version, v.errs))
+	}
+	return in, ok
+}
+
+// readQuery checks that the required query parameters are present, and
+// answers the 422 itself when one is missing.
+func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, names ...string) (map[string]string, bool) {
+	q := parseQuery(r.URL.RawQuery)
+	v := &validator{version: s.version}
+	v.requireQuery(q, names...)
+	if !v.ok() {
+		writeJSON(w, http.StatusUnprocessableEntity, validationBody(s.version, v.errs))
+		return nil, false
+	}
+	return q, true
+}
+
+func (s *Server) handleCreateEvaluation(w http.ResponseWriter, r *http.Request, body []byte) {
+	in, ok := s.readModel(w, r, body, newEvaluationModel)
+	if !ok {
 		return
 	}
 	appID := in["app_id"].(string)
@@ -146,11 +168,8 @@ func (s *Server) newRuns(appID string, variantIDs, configIDs []string, testsetID
 }
 
 func (s *Server) handleGetVariantByEnv(w http.ResponseWriter, r *http.Request, _ []byte) {
-	q := parseQuery(r.URL.RawQuery)
-	v := &validator{version: s.version}
-	v.requireQuery(q, "app_id", "environment")
-	if !v.ok() {
-		writeJSON(w, http.StatusUnprocessableEntity, validationBody(s.version, v.errs))
+	q, ok := s.readQuery(w, r, "app_id", "environment")
+	if !ok {
 		return
 	}
 	appID, environment := q["app_id"], q["environment"]
@@ -175,14 +194,8 @@ func (s *Server) handleGetVariantByEnv(w http.ResponseWriter, r *http.Request, _
 }
 
 func (s *Server) handleAddVariantFromBase(w http.ResponseWriter, r *http.Request, body []byte) {
-	v := &validator{version: s.version}
-	doc, ok := v.readBody(body, r.Header.Get("Content-Type"))
-	var in map[string]any
-	if ok {
-		in, ok = v.model([]any{"body"}, doc, addVariantFromBaseModel)
-	}
+	in, ok := s.readModel(w, r, body, addVariantFromBaseModel)
 	if !ok {
-		writeJSON(w, http.StatusUnprocessableEntity, validationBody(s.version, v.errs))
 		return
 	}
 	baseID := in["base_id"].(string)
@@ -259,11 +272,8 @@ func (s *Server) handleGetSpan(w http.ResponseWriter, r *http.Request, id string
 }
 
 func (s *Server) handleListHumanEvaluations(w http.ResponseWriter, r *http.Request, _ []byte) {
-	q := parseQuery(r.URL.RawQuery)
-	v := &validator{version: s.version}
-	v.requireQuery(q, "app_id")
-	if !v.ok() {
-		writeJSON(w, http.StatusUnprocessableEntity, validationBody(s.version, v.errs))
+	q, ok := s.readQuery(w, r, "app_id")
+	if !ok {
 		return
 	}
 	appID := q["app_id"]
