@@ -306,17 +306,9 @@ type baseline struct {
 func newBaseline(srv *benchServer) *baseline {
 	return &baseline{
 		base: srv.URL + "/api",
-		hc: &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			ForceAttemptHTTP2:     true,
-			MaxIdleConns:          256,
-			MaxIdleConnsPerHost:   64,
-			MaxConnsPerHost:       64,
-			IdleConnTimeout:       90 * time.Second,
-			TLSHandshakeTimeout:   10 * time.Second,
-			ExpectContinueTimeout: time.Second,
-		}},
+		// The same transport settings as the SDK, so that a ratio measures
+		// the SDK's code and not its configuration.
+		hc: &http.Client{Timeout: 60 * time.Second, Transport: newTransport()},
 	}
 }
 
