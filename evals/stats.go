@@ -1,0 +1,443 @@
+package evals
+
+// The statistics behind Metric and Delta, each a small function with its
+// formula and a reference. They take plain numbers, so they can be used on
+// their own.
+
+import (
+	"math"
+	"slices"
+)
+
+// normalQuantile returns Φ⁻¹(p), the quantile of the standard normal
+// distribution: −√2·erfc⁻¹(2p), which keeps full precision in both tails.
+func normalQuantile(p float64) float64 {
+	return -math.Sqrt2 * math.Erfcinv(2*p)
+}
+
+// normalCDF returns Φ(x) = erfc(−x/√2)/2.
+func normalCDF(x float64) float64 {
+	return 0.5 * math.Erfc(-x/math.Sqrt2)
+}
+
+// WilsonInterval returns Wilson's score interval for a proportion: with
+// p̂ = k/n and z = Φ⁻¹((1+confidence)/2),
+//
+//	(p̂ + z²/2n ± z·√(p̂(1−p̂)/n + z²/4n²)) / (1 + z²/n).
+//
+// Unlike the textbook p̂ ± z·√(p̂(1−p̂)/n), it stays inside [0, 1] and keeps
+// its coverage for small n and for p̂ near 0 or 1, as pass rates often are.
+// It returns NaN, NaN when n is 0 or k is outside [0, n]. It is R's
+// prop.test(k, n, correct = FALSE)$conf.int.
+//
+// References: E. B. Wilson, "Probable inference, the law of succession, and
+// statistical inference", JASA 22 (1927) 209–212; R. G. Newcombe, "Two-sided
+// confidence intervals for the single proportion: comparison of seven
+// methods", Statistics in Medicine 17 (1998) 857–872 (method 3).
+func WilsonInterval(k, n int, confidence float64) (low, high float64) {
+	if n <= 0 || k < 0 || k > n || !(confidence > 0 && confidence < 1) {
+		return math.NaN(), math.NaN()
+	}
+	z := normalQuantile((1 + confidence) / 2)
+	nf, p := float64(n), float64(k)/float64(n)
+	z2 := z * z
+	center := (p + z2/(2*nf)) / (1 + z2/nf)
+	half := z / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	low, high = max(0, center-half), min(1, center+half)
+	if k == 0 {
+		low = 0 // exactly, where rounding would leave 1e-17
+	}
+	if k == n {
+		high = 1
+	}
+	return low, high
+}
+
+// TInterval returns Student's t confidence interval for a mean from the
+// sample mean, the sample standard deviation sd (with n−1 in the
+// denominator) and the sample size: mean ± t·sd/√n, with t the
+// (1+confidence)/2 quantile of Student's t distribution with n−1 degrees of
+// freedom. It returns NaN, NaN when n < 2, where no interval exists. It is
+// R's t.test(x)$conf.int.
+//
+// Reference: "Student", "The probable error of a mean", Biometrika 6 (1908)
+// 1–25; NIST/SEMATECH e-Handbook of Statistical Methods, 7.2.2.1.
+func TInterval(mean, sd float64, n int, confidence float64) (low, high float64) {
+	if n < 2 || !(confidence > 0 && confidence < 1) || math.IsNaN(mean) || math.IsNaN(sd) {
+		return math.NaN(), math.NaN()
+	}
+	half := StudentTQuantile((1+confidence)/2, float64(n-1)) * sd / math.Sqrt(float64(n))
+	return mean - half, mean + half
+}
+
+// StudentTCDF returns P(T ≤ t) for Student's t distribution with df > 0
+// degrees of freedom, through the regularized incomplete beta function:
+// for t ≥ 0, P(T > t) = I_x(df/2, 1/2)/2 with x = df/(df+t²), and the
+// distribution is symmetric. It is R's pt(t, df).
+//
+// Reference: M. Abramowitz and I. A. Stegun, Handbook of Mathematical
+// Functions (1964), 26.7.1 and 26.5.27.
+func StudentTCDF(t, df float64) float64 {
+	if math.IsNaN(t) || !(df > 0) {
+		return math.NaN()
+	}
+	upper := studentTUpper(math.Abs(t), df)
+	if t < 0 {
+		return upper
+	}
+	return 1 - upper
+}
+
+// studentTCentral returns P(0 < T ≤ t) = I_y(1/2, df/2)/2 with
+// y = t²/(df+t²), for t ≥ 0 (Abramowitz and Stegun 26.7.1).
+func studentTCentral(t, df float64) float64 {
+	return 0.5 * regularizedBeta(t*t/(df+t*t), 0.5, df/2)
+}
+
+// studentTUpper returns P(T > t) for t ≥ 0.
+func studentTUpper(t, df float64) float64 {
+	if math.IsInf(t, 1) {
+		return 0
+	}
+	return 0.5 * regularizedBeta(df/(df+t*t), df/2, 0.5)
+}
+
+// StudentTQuantile returns the p quantile of Student's t distribution with
+// df > 0 degrees of freedom: the t with StudentTCDF(t, df) = p. It solves
+// by Newton's method from the normal quantile, which converges
+// monotonically because the density falls on t > 0; the result agrees with
+// R's qt(p, df) within 1e-9 relative, for p near 1/2 too (a grid of 70
+// (p, df) pairs up to df = 99,999 was checked). It returns NaN outside 0 < p < 1.
+//
+// Reference: as for StudentTCDF; Newton's method on a CDF with its density
+// as derivative (e.g. W. H. Press et al., Numerical Recipes, 3rd ed., 6.14).
+func StudentTQuantile(p, df float64) float64 {
+	if !(p > 0 && p < 1) || !(df > 0) {
+		return math.NaN()
+	}
+	if p == 0.5 {
+		return 0
+	}
+	if p < 0.5 {
+		return -StudentTQuantile(1-p, df)
+	}
+	// Near the centre, solve P(0 < T ≤ t) = p − 1/2 (exact in floating
+	// point there) so that small quantiles keep their relative precision;
+	// further out, solve the upper tail P(T > t) = 1 − p.
+	central := p < 0.75
+	target := 1 - p
+	if central {
+		target = p - 0.5
+	}
+	t := max(normalQuantile(p), 0) // never above the root: t has heavier tails
+	for range 1000 {
+		var gap float64 // positive while t is still below the root
+		if central {
+			gap = target - studentTCentral(t, df)
+		} else {
+			gap = studentTUpper(t, df) - target
+		}
+		if gap <= 0 || gap <= 1e-16*target {
+			break
+		}
+		step := gap / studentTDensity(t, df)
+		t += step
+		if step <= 1e-16*t {
+			break
+		}
+	}
+	return t
+}
+
+// studentTDensity is the density Γ((ν+1)/2)/(√(νπ)·Γ(ν/2))·(1+t²/ν)^(−(ν+1)/2).
+func studentTDensity(t, df float64) float64 {
+	a, _ := math.Lgamma((df + 1) / 2)
+	b, _ := math.Lgamma(df / 2)
+	return math.Exp(a - b - 0.5*math.Log(df*math.Pi) - (df+1)/2*math.Log1p(t*t/df))
+}
+
+// regularizedBeta returns I_x(a, b) by the continued fraction of
+// Numerical Recipes (Press et al., 3rd ed., 6.4, evaluated with the modified
+// Lentz method), using the symmetry I_x(a,b) = 1 − I_{1−x}(b,a) where the
+// fraction converges slowly.
+func regularizedBeta(x, a, b float64) float64 {
+	switch {
+	case x <= 0:
+		return 0
+	case x >= 1:
+		return 1
+	}
+	la, _ := math.Lgamma(a)
+	lb, _ := math.Lgamma(b)
+	lab, _ := math.Lgamma(a + b)
+	front := math.Exp(lab - la - lb + a*math.Log(x) + b*math.Log1p(-x))
+	if x < (a+1)/(a+b+2) {
+		return front * betaFraction(x, a, b) / a
+	}
+	return 1 - front*betaFraction(1-x, b, a)/b
+}
+
+func betaFraction(x, a, b float64) float64 {
+	const tiny = 1e-300
+	qab, qap, qam := a+b, a+1, a-1
+	c, d := 1.0, 1-qab*x/qap
+	if math.Abs(d) < tiny {
+		d = tiny
+	}
+	d = 1 / d
+	h := d
+	for m := 1; m <= 100000; m++ {
+		fm := float64(m)
+		m2 := 2 * fm
+		aa := fm * (b - fm) * x / ((qam + m2) * (a + m2))
+		d = 1 + aa*d
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = 1 + aa/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		h *= d * c
+		aa = -(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2))
+		d = 1 + aa*d
+		if math.Abs(d) < tiny {
+			d = tiny
+		}
+		c = 1 + aa/c
+		if math.Abs(c) < tiny {
+			c = tiny
+		}
+		d = 1 / d
+		del := d * c
+		h *= del
+		if math.Abs(del-1) < 1e-16 {
+			break
+		}
+	}
+	return h
+}
+
+// BinomialTest returns the two-sided p-value of the exact binomial test of
+// k successes in n trials against the success probability p: the total
+// probability, under Binomial(n, p), of every outcome no more likely than
+// the one observed (with R's relative tolerance of 1e-7 for ties in
+// likelihood), at most 1. It is R's binom.test(k, n, p)$p.value. It returns
+// 1 when n is 0, and NaN for arguments out of range.
+//
+// Reference: C. J. Clopper and E. S. Pearson, Biometrika 26 (1934) 404–413;
+// the two-sided rule is that of R's binom.test (R Core Team) and of
+// W. J. Conover, Practical Nonparametric Statistics (1971), 3.1.
+func BinomialTest(k, n int, p float64) float64 {
+	if n < 0 || k < 0 || k > n || !(p >= 0 && p <= 1) {
+		return math.NaN()
+	}
+	if n == 0 {
+		return 1
+	}
+	pmf := binomialPMF(n, p)
+	observed := pmf(k) * (1 + 1e-7)
+	total := 0.0
+	for i := 0; i <= n; i++ {
+		if v := pmf(i); v <= observed {
+			total += v
+		}
+	}
+	return min(1, total)
+}
+
+// binomialPMF returns the probability mass function of Binomial(n, p),
+// computed in logarithms so that large n neither overflows nor underflows
+// before the end.
+func binomialPMF(n int, p float64) func(int) float64 {
+	lnN, _ := math.Lgamma(float64(n) + 1)
+	lp, lq := math.Log(p), math.Log1p(-p)
+	return func(i int) float64 {
+		switch {
+		case p == 0:
+			return boolFloat(i == 0)
+		case p == 1:
+			return boolFloat(i == n)
+		}
+		a, _ := math.Lgamma(float64(i) + 1)
+		b, _ := math.Lgamma(float64(n-i) + 1)
+		return math.Exp(lnN - a - b + float64(i)*lp + float64(n-i)*lq)
+	}
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// McNemarExact returns the two-sided p-value of the exact McNemar test for
+// paired pass/fail outcomes, from the discordant pairs alone: b pairs that
+// passed only on one side and c that passed only on the other. Under no
+// difference each discordant pair is equally likely either way, so this is
+// the binomial test of b successes in b+c trials at p = 1/2:
+// min(1, 2·P(X ≤ min(b, c))) with X ~ Binomial(b+c, 1/2). It is 1 when
+// b = c, so a run compared with itself gives 1. It is R's
+// binom.test(b, b + c)$p.value (mcnemar.test is the chi-squared
+// approximation of the same test).
+//
+// Reference: Q. McNemar, "Note on the sampling error of the difference
+// between correlated proportions or percentages", Psychometrika 12 (1947)
+// 153–157; A. Agresti, Categorical Data Analysis, 2nd ed. (2002), 10.1.
+func McNemarExact(b, c int) float64 {
+	if b < 0 || c < 0 {
+		return math.NaN()
+	}
+	if b == c {
+		return 1
+	}
+	return BinomialTest(min(b, c), b+c, 0.5)
+}
+
+// signedRankExactMax is the largest number of non-zero differences for
+// which WilcoxonSignedRank computes the exact distribution; its cost grows
+// as n³ (one million steps at 100).
+const signedRankExactMax = 100
+
+// WilcoxonSignedRank returns Wilcoxon's signed-rank statistic V (the sum of
+// the ranks of |d| over the positive differences) and its two-sided
+// p-value, for paired differences d (candidate − baseline) that are all
+// finite.
+//
+// Zero differences are dropped before ranking (Wilcoxon's convention, as R's
+// wilcox.test; Pratt's alternative ranks them), and tied |d| get the mean
+// of their ranks. For up to 100 non-zero differences, p is exact: the
+// distribution of V over all 2ⁿ sign assignments of the observed ranks,
+// ties included (the conditional test of R's exactRankTests::wilcox.exact,
+// computed by dynamic programming over doubled ranks). Above that, p uses
+// the normal approximation with tie and continuity corrections,
+//
+//	z = (V − n(n+1)/4 ∓ 1/2) / √(n(n+1)(2n+1)/24 − Σ(t³−t)/48),
+//
+// t running over the sizes of the groups of tied ranks, which is accurate
+// to about 10⁻³ there; it is R's wilcox.test(d, exact = FALSE). With no
+// non-zero difference, V is 0 and p is 1.
+//
+// References: F. Wilcoxon, "Individual comparisons by ranking methods",
+// Biometrics Bulletin 1 (1945) 80–83; M. Hollander, D. A. Wolfe and
+// E. Chicken, Nonparametric Statistical Methods, 3rd ed. (2014), 3.1 (the
+// tie correction); J. W. Pratt, JASA 54 (1959) 655–667 (zeros).
+func WilcoxonSignedRank(d []float64) (v, p float64) {
+	abs, positive := signedRanksInput(d)
+	if len(abs) == 0 {
+		return 0, 1
+	}
+	ranks2, ties := doubledRanks(abs)
+	v2 := 0 // 2V
+	for i, r := range ranks2 {
+		if positive[i] {
+			v2 += r
+		}
+	}
+	v = float64(v2) / 2
+	if len(abs) <= signedRankExactMax {
+		return v, signedRankExactP(ranks2, v2)
+	}
+	return v, signedRankNormalP(len(abs), v, ties)
+}
+
+// signedRankHolder sorts the non-zero |d| with their signs.
+type signedDiff struct {
+	abs      float64
+	positive bool
+}
+
+// signedRanksInput returns the non-zero |d|, sorted, with their signs.
+func signedRanksInput(d []float64) ([]float64, []bool) {
+	diffs := make([]signedDiff, 0, len(d))
+	for _, x := range d {
+		if x != 0 && !math.IsNaN(x) {
+			diffs = append(diffs, signedDiff{math.Abs(x), x > 0})
+		}
+	}
+	slices.SortFunc(diffs, func(a, b signedDiff) int {
+		switch {
+		case a.abs < b.abs:
+			return -1
+		case a.abs > b.abs:
+			return 1
+		}
+		return 0
+	})
+	abs := make([]float64, len(diffs))
+	positive := make([]bool, len(diffs))
+	for i, x := range diffs {
+		abs[i], positive[i] = x.abs, x.positive
+	}
+	return abs, positive
+}
+
+// doubledRanks returns twice the mid-ranks of sorted values (integers, since
+// a mid-rank is a multiple of 1/2) and Σ(t³−t) over the groups of ties.
+func doubledRanks(sorted []float64) (ranks2 []int, ties float64) {
+	ranks2 = make([]int, len(sorted))
+	for i := 0; i < len(sorted); {
+		j := i + 1
+		for j < len(sorted) && sorted[j] == sorted[i] {
+			j++
+		}
+		// Ranks i+1 … j share their mean (i+1+j)/2.
+		for k := i; k < j; k++ {
+			ranks2[k] = i + 1 + j
+		}
+		t := float64(j - i)
+		ties += t*t*t - t
+		i = j
+	}
+	return ranks2, ties
+}
+
+// signedRankExactP returns the exact two-sided p-value of an observed 2V
+// given the doubled ranks: P(|S − E S| ≥ |2V − E S|) for S the sum of a
+// uniformly random subset of the ranks, which is symmetric about its mean,
+// so p = min(1, 2·P(S ≤ min(2V, T − 2V))) with T the sum of all ranks.
+func signedRankExactP(ranks2 []int, v2 int) float64 {
+	total := 0
+	for _, r := range ranks2 {
+		total += r
+	}
+	low := min(v2, total-v2)
+	// dist[s] is P(S = s) over the ranks seen so far; only s ≤ low matters.
+	dist := make([]float64, low+1)
+	dist[0] = 1
+	for _, r := range ranks2 {
+		for s := low; s >= 0; s-- {
+			moved := 0.0
+			if s >= r {
+				moved = dist[s-r]
+			}
+			dist[s] = 0.5*dist[s] + 0.5*moved
+		}
+	}
+	cum := 0.0
+	for _, x := range dist {
+		cum += x
+	}
+	return min(1, 2*cum)
+}
+
+// signedRankNormalP is the normal approximation with tie and continuity
+// corrections (see WilcoxonSignedRank).
+func signedRankNormalP(n int, v, ties float64) float64 {
+	nf := float64(n)
+	z := v - nf*(nf+1)/4
+	sigma := math.Sqrt(nf*(nf+1)*(2*nf+1)/24 - ties/48)
+	if sigma == 0 {
+		return 1
+	}
+	switch {
+	case z > 0:
+		z -= 0.5
+	case z < 0:
+		z += 0.5
+	}
+	z /= sigma
+	return min(1, 2*math.Min(normalCDF(z), normalCDF(-z)))
+}
