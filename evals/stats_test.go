@@ -102,7 +102,7 @@ func TestTInterval(t *testing.T) {
 	for _, x := range d {
 		m.add(x)
 	}
-	low, high := TInterval(m.mean, m.sd(), m.n, 0.95)
+	low, high := TInterval(m.average(), m.sd(), m.n, 0.95)
 	if !closeTo(low, -2.4598857633, 1e-9) || !closeTo(high, -0.7001142367, 1e-9) {
 		t.Errorf("TInterval over the sleep differences = (%.10f, %.10f), want (-2.4598857633, -0.7001142367)", low, high)
 	}

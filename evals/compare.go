@@ -1,0 +1,355 @@
+package evals
+
+import (
+	"bytes"
+	"iter"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// Comparison is how a candidate run differs from a baseline, row by row:
+// rows with the same inputs are paired, and each evaluator's results on
+// them are compared.
+type Comparison struct {
+	Paired     int // rows matched by their inputs (names and values), whatever their order; duplicates pair in order
+	Unpaired   int // rows of either side left without a partner
+	Evaluators map[string]Delta
+
+	// EvaluatorIDs lists the keys of Evaluators in the order they were
+	// first seen.
+	EvaluatorIDs []string
+}
+
+// Delta is one evaluator's change from the baseline to the candidate.
+//
+// Higher, Lower and Tied count the pairs in which both sides have a value;
+// whether higher is better depends on the evaluator (see Direction, and
+// Delta.Worse).
+type Delta struct {
+	Baseline, Candidate Metric  // over the paired rows only
+	Diff                float64 // Candidate.Mean − Baseline.Mean
+	Higher, Lower, Tied int     // paired rows where the candidate's value is higher, lower, equal
+	PValue              float64 // two-sided: the exact McNemar test (a binomial test on the discordant pairs) for bools, the Wilcoxon signed-rank test for numbers; 1 when nothing differs
+}
+
+// Worse returns the number of paired rows in which the candidate did worse
+// than the baseline, given which direction is better.
+func (d Delta) Worse(dir Direction) int {
+	if dir == LowerIsBetter {
+		return d.Higher
+	}
+	return d.Lower
+}
+
+// Better returns the number of paired rows in which the candidate did
+// better than the baseline, given which direction is better.
+func (d Delta) Better(dir Direction) int {
+	if dir == LowerIsBetter {
+		return d.Lower
+	}
+	return d.Higher
+}
+
+// Regressed reports whether the candidate is significantly worse than the
+// baseline: its mean moved the wrong way and PValue is below alpha. Since
+// PValue is two-sided, the chance of a false alarm when nothing changed is
+// at most alpha/2.
+func (d Delta) Regressed(dir Direction, alpha float64) bool {
+	return d.Diff != 0 && !math.IsNaN(d.Diff) && (d.Diff < 0) == (dir == HigherIsBetter) && d.PValue < alpha
+}
+
+// Compare pairs the rows of two runs of the same test set by their inputs
+// and compares each evaluator's results on the pairs. Its cost is linear in
+// the number of rows.
+func Compare(baseline, candidate []models.EvaluationScenario) Comparison {
+	var c Comparer
+	for i := range baseline {
+		c.AddBaseline(baseline[i])
+	}
+	for i := range candidate {
+		c.AddCandidate(candidate[i])
+	}
+	return c.Comparison()
+}
+
+// CompareStream compares two runs read from sequences such as
+// client.StreamEvaluationScenarios, reading them in turn, one row from each.
+// The service writes scenarios in test-set order, so rows meet their
+// partner soon and memory stays small. It stops at the first error.
+func CompareStream(baseline, candidate iter.Seq2[models.EvaluationScenario, error]) (Comparison, error) {
+	var c Comparer
+	nextBase, stopBase := iter.Pull2(baseline)
+	defer stopBase()
+	nextCand, stopCand := iter.Pull2(candidate)
+	defer stopCand()
+	baseDone, candDone := false, false
+	for !baseDone || !candDone {
+		if !baseDone {
+			s, err, ok := nextBase()
+			switch {
+			case !ok:
+				baseDone = true
+			case err != nil:
+				return c.Comparison(), err
+			default:
+				c.AddBaseline(s)
+			}
+		}
+		if !candDone {
+			s, err, ok := nextCand()
+			switch {
+			case !ok:
+				candDone = true
+			case err != nil:
+				return c.Comparison(), err
+			default:
+				c.AddCandidate(s)
+			}
+		}
+	}
+	return c.Comparison(), nil
+}
+
+// Comparer builds a Comparison from rows added one at a time, from either
+// side and in any order. A row is paired with the first row of the other
+// side that has the same inputs and no partner yet, so duplicate inputs
+// pair in the order they come. It holds the unpaired rows' scores (not the
+// rows), and for number evaluators one difference per pair. The zero value
+// is ready to use; a Comparer is not safe for concurrent use.
+type Comparer struct {
+	waiting map[string]*waitingRows
+	paired  int
+	deltas  map[string]*deltaAccumulator
+	order   []string
+	key     []byte // scratch for the pairing key
+}
+
+// waitingRows are the rows of one input key still without a partner; only
+// one side can have any.
+type waitingRows struct {
+	baseline bool
+	rows     [][]score
+}
+
+// score is one evaluator's result on a row, as it counts.
+type score struct {
+	evaluator string
+	kind      valueKind
+	value     float64
+}
+
+// AddBaseline adds a row of the baseline run.
+func (c *Comparer) AddBaseline(s models.EvaluationScenario) { c.add(s, true) }
+
+// AddCandidate adds a row of the candidate run.
+func (c *Comparer) AddCandidate(s models.EvaluationScenario) { c.add(s, false) }
+
+func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
+	c.key = pairingKey(c.key[:0], s.Inputs)
+	row := make([]score, len(s.Results))
+	for i, r := range s.Results {
+		kind, x := scoreOf(r.Result)
+		row[i] = score{r.EvaluatorConfig, kind, x}
+	}
+	w := c.waiting[string(c.key)]
+	if w != nil && w.baseline != baseline && len(w.rows) > 0 {
+		partner := w.rows[0]
+		w.rows[0] = nil
+		w.rows = w.rows[1:]
+		if len(w.rows) == 0 {
+			delete(c.waiting, string(c.key))
+		}
+		if baseline {
+			c.pair(row, partner)
+		} else {
+			c.pair(partner, row)
+		}
+		return
+	}
+	if w == nil {
+		if c.waiting == nil {
+			c.waiting = map[string]*waitingRows{}
+		}
+		w = &waitingRows{baseline: baseline}
+		c.waiting[string(c.key)] = w
+	}
+	w.rows = append(w.rows, row)
+}
+
+// pair compares the scores of a baseline row and its candidate partner.
+func (c *Comparer) pair(base, cand []score) {
+	c.paired++
+	for _, b := range base {
+		other := kindNone
+		var y float64
+		for _, s := range cand {
+			if s.evaluator == b.evaluator {
+				other, y = s.kind, s.value
+				break
+			}
+		}
+		c.delta(b.evaluator).add(b.kind, b.value, other, y)
+	}
+	for _, s := range cand {
+		if !slices.ContainsFunc(base, func(b score) bool { return b.evaluator == s.evaluator }) {
+			c.delta(s.evaluator).add(kindNone, 0, s.kind, s.value)
+		}
+	}
+}
+
+func (c *Comparer) delta(id string) *deltaAccumulator {
+	d := c.deltas[id]
+	if d == nil {
+		if c.deltas == nil {
+			c.deltas = map[string]*deltaAccumulator{}
+		}
+		d = &deltaAccumulator{}
+		c.deltas[id] = d
+		c.order = append(c.order, id)
+	}
+	return d
+}
+
+// Comparison returns the comparison of the rows added so far.
+func (c *Comparer) Comparison() Comparison {
+	out := Comparison{
+		Paired:       c.paired,
+		Evaluators:   make(map[string]Delta, len(c.deltas)),
+		EvaluatorIDs: append([]string(nil), c.order...),
+	}
+	for _, w := range c.waiting {
+		out.Unpaired += len(w.rows)
+	}
+	for id, d := range c.deltas {
+		out.Evaluators[id] = d.delta()
+	}
+	return out
+}
+
+// pairingKey appends a key that is equal for two rows exactly when they
+// have the same input names with the same values as text, in any order:
+// the inputs sorted by name, each name and value length-prefixed.
+func pairingKey(key []byte, inputs []models.Input) []byte {
+	order := make([]int, len(inputs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch x, y := inputs[a].Name, inputs[b].Name; {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	for _, i := range order {
+		in := inputs[i]
+		key = strconv.AppendInt(key, int64(len(in.Name)), 10)
+		key = append(key, ':')
+		key = append(key, in.Name...)
+		if v, ok := plainString(in.Value); ok {
+			key = strconv.AppendInt(key, int64(len(v)), 10)
+			key = append(key, ':')
+			key = append(key, v...)
+			continue
+		}
+		text := in.Text()
+		key = strconv.AppendInt(key, int64(len(text)), 10)
+		key = append(key, ':')
+		key = append(key, text...)
+	}
+	return key
+}
+
+// plainString returns the contents of a JSON string that needs no
+// unescaping, which is what Input.Text would return for it, without
+// allocating.
+func plainString(v []byte) ([]byte, bool) {
+	v = bytes.TrimSpace(v)
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	inner := v[1 : len(v)-1]
+	for _, b := range inner {
+		if b < 0x20 || b == '\\' || b == '"' {
+			return nil, false
+		}
+	}
+	return inner, utf8.Valid(inner)
+}
+
+// deltaAccumulator gathers one evaluator's results over the pairs.
+type deltaAccumulator struct {
+	baseline, candidate metricAccumulator
+	higher, lower, tied int
+	// onlyCandidate and onlyBaseline count the pairs of bools where only
+	// that side passed; diffs holds the differences of the other pairs of
+	// values, and allBool is false once there is one.
+	onlyCandidate, onlyBaseline int
+	diffs                       []float64
+	notAllBool                  bool
+}
+
+func (d *deltaAccumulator) add(bk valueKind, x float64, ck valueKind, y float64) {
+	d.baseline.addScore(bk, x)
+	d.candidate.addScore(ck, y)
+	scored := func(k valueKind) bool { return k == kindBool || k == kindNumber }
+	if !scored(bk) || !scored(ck) {
+		return
+	}
+	switch {
+	case y > x:
+		d.higher++
+	case y < x:
+		d.lower++
+	default:
+		d.tied++
+	}
+	if bk == kindBool && ck == kindBool {
+		switch {
+		case y > x:
+			d.onlyCandidate++
+		case y < x:
+			d.onlyBaseline++
+		}
+		return
+	}
+	d.notAllBool = true
+	if y != x {
+		d.diffs = append(d.diffs, y-x)
+	}
+}
+
+func (d *deltaAccumulator) delta() Delta {
+	out := Delta{
+		Baseline:  d.baseline.metric(),
+		Candidate: d.candidate.metric(),
+		Higher:    d.higher,
+		Lower:     d.lower,
+		Tied:      d.tied,
+		PValue:    1,
+	}
+	out.Diff = out.Candidate.Mean - out.Baseline.Mean
+	switch {
+	case d.higher == 0 && d.lower == 0:
+		// Nothing differs: p = 1, whatever the test.
+	case !d.notAllBool:
+		out.PValue = McNemarExact(d.onlyCandidate, d.onlyBaseline)
+	default:
+		diffs := make([]float64, 0, len(d.diffs)+d.onlyCandidate+d.onlyBaseline)
+		diffs = append(diffs, d.diffs...)
+		for range d.onlyCandidate {
+			diffs = append(diffs, 1)
+		}
+		for range d.onlyBaseline {
+			diffs = append(diffs, -1)
+		}
+		_, out.PValue = WilcoxonSignedRank(diffs)
+	}
+	return out
+}

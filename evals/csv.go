@@ -1,0 +1,77 @@
+package evals
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+)
+
+// WriteCSV writes one line per scenario, in long form: the variant first,
+// so that two runs share one header and a spreadsheet or data frame can
+// filter or pivot on it (baseline rows first, then candidate rows). The
+// columns are: variant, row (its position in the run, from 1), one column
+// "input.NAME" per input, expected (the expected answer), output, app_error,
+// cost, latency, then one column per evaluator, by name, holding true,
+// false, the number, the text, or "error: message". A missing value is an
+// empty cell.
+func (r *Report) WriteCSV(w io.Writer) error {
+	cat := r.catalog()
+	runs := r.runs()
+	var inputs []string
+	haveInput := map[string]bool{}
+	for _, run := range runs {
+		for _, s := range run.Scenarios {
+			for _, in := range s.Inputs {
+				if !haveInput[in.Name] {
+					haveInput[in.Name] = true
+					inputs = append(inputs, in.Name)
+				}
+			}
+		}
+	}
+	header := []string{"variant", "row"}
+	for _, name := range inputs {
+		header = append(header, "input."+name)
+	}
+	header = append(header, "expected", "output", "app_error", "cost", "latency")
+	for _, e := range cat.list {
+		header = append(header, cat.label(e.ID))
+	}
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	record := make([]string, len(header))
+	for _, run := range runs {
+		for i, s := range run.Scenarios {
+			record = record[:0]
+			record = append(record, run.name, strconv.Itoa(i+1))
+			for _, name := range inputs {
+				v, _ := s.Input(name)
+				record = append(record, v)
+			}
+			appError, _ := s.AppError()
+			record = append(record, s.ExpectedAnswer(), s.OutputText(), appError)
+			record = append(record, optional(s.Cost()), optional(s.Latency()))
+			for _, e := range cat.list {
+				cell := ""
+				if res, ok := s.Result(e.ID); ok {
+					cell = resultText(res)
+				}
+				record = append(record, cell)
+			}
+			if err := cw.Write(record); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func optional(x float64, ok bool) string {
+	if !ok {
+		return ""
+	}
+	return formatExact(x)
+}

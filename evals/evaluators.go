@@ -1,0 +1,177 @@
+package evals
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// Direction says which way an evaluator's values improve.
+type Direction int8
+
+const (
+	// HigherIsBetter is the direction of pass rates and scores, and the
+	// default.
+	HigherIsBetter Direction = iota
+	// LowerIsBetter is the direction of distances and error counts, such as
+	// auto_levenshtein_distance without a threshold.
+	LowerIsBetter
+)
+
+// String returns "higher is better" or "lower is better".
+func (d Direction) String() string {
+	if d == LowerIsBetter {
+		return "lower is better"
+	}
+	return "higher is better"
+}
+
+// DirectionOf returns the direction of an evaluator config from its
+// evaluator key and settings: lower is better for auto_levenshtein_distance
+// without a threshold (its result is then the edit distance, a number);
+// higher is better for everything else: bool verdicts, similarity, and the
+// scores of webhooks and custom code.
+func DirectionOf(evaluatorKey string, settings map[string]any) Direction {
+	if evaluatorKey == "auto_levenshtein_distance" {
+		if _, ok := settings["threshold"].(float64); !ok {
+			return LowerIsBetter
+		}
+	}
+	return HigherIsBetter
+}
+
+// Evaluator is what reports and gates know about an evaluator config: its
+// id, the name to show, and which way its values improve.
+type Evaluator struct {
+	ID   string
+	Name string // shown in reports; the ID when empty
+	// Key is the evaluator key, such as auto_exact_match, when known.
+	Key string
+	// CorrectAnswerKey is the test-set column holding the expected answer
+	// this evaluator compares with ("" means "correct_answer").
+	CorrectAnswerKey string
+	Direction        Direction
+}
+
+// EvaluatorOf describes an evaluator config, with its direction derived
+// from its key and settings (see DirectionOf).
+func EvaluatorOf(config models.EvaluatorConfig) Evaluator {
+	answerKey, _ := config.SettingsValues["correct_answer_key"].(string)
+	return Evaluator{
+		ID:               config.ID,
+		Name:             config.Name,
+		Key:              config.EvaluatorKey,
+		CorrectAnswerKey: answerKey,
+		Direction:        DirectionOf(config.EvaluatorKey, config.SettingsValues),
+	}
+}
+
+// EvaluatorsOf describes the evaluator configs named in the aggregated
+// results of the given evaluations, as FetchEvaluation or WaitEvaluation
+// return them, each once. The service omits an evaluator that has no
+// value on any row; reports show such an evaluator by its id.
+func EvaluatorsOf(evaluations ...models.Evaluation) []Evaluator {
+	var out []Evaluator
+	seen := map[string]bool{}
+	for _, ev := range evaluations {
+		for _, ar := range ev.AggregatedResults {
+			if ar.EvaluatorConfig.ID == "" || seen[ar.EvaluatorConfig.ID] {
+				continue
+			}
+			seen[ar.EvaluatorConfig.ID] = true
+			out = append(out, EvaluatorOf(ar.EvaluatorConfig))
+		}
+	}
+	return out
+}
+
+// catalog resolves evaluators by id or name and gives each a distinct
+// label for display.
+type catalog struct {
+	list   []Evaluator
+	labels map[string]string // by id
+}
+
+// newCatalog orders the known evaluators by name and adds the ids of
+// evaluators seen in results but not described, by id.
+func newCatalog(known []Evaluator, seenIDs ...[]string) catalog {
+	c := catalog{labels: map[string]string{}}
+	have := map[string]bool{}
+	for _, e := range known {
+		if e.ID != "" && !have[e.ID] {
+			have[e.ID] = true
+			c.list = append(c.list, e)
+		}
+	}
+	for _, ids := range seenIDs {
+		for _, id := range ids {
+			if !have[id] {
+				have[id] = true
+				c.list = append(c.list, Evaluator{ID: id})
+			}
+		}
+	}
+	slices.SortStableFunc(c.list, func(a, b Evaluator) int {
+		return strings.Compare(a.label(), b.label())
+	})
+	count := map[string]int{}
+	for _, e := range c.list {
+		count[e.label()]++
+	}
+	for _, e := range c.list {
+		label := bound(e.label(), 80)
+		if count[e.label()] > 1 {
+			label = fmt.Sprintf("%s (%s)", label, bound(e.ID, 40))
+		}
+		c.labels[e.ID] = label
+	}
+	return c
+}
+
+func (e Evaluator) label() string {
+	if e.Name != "" {
+		return e.Name
+	}
+	return e.ID
+}
+
+// label returns the display name of an evaluator config id.
+func (c catalog) label(id string) string {
+	if l, ok := c.labels[id]; ok {
+		return l
+	}
+	return bound(id, 80)
+}
+
+// find returns the evaluator whose id, name or label is nameOrID.
+func (c catalog) find(nameOrID string) (Evaluator, bool) {
+	for _, e := range c.list {
+		if e.ID == nameOrID {
+			return e, true
+		}
+	}
+	var found []Evaluator
+	for _, e := range c.list {
+		if e.Name == nameOrID || c.labels[e.ID] == nameOrID {
+			found = append(found, e)
+		}
+	}
+	if len(found) == 1 {
+		return found[0], true
+	}
+	return Evaluator{}, false
+}
+
+// names lists the labels, for messages about an unknown evaluator.
+func (c catalog) names() string {
+	labels := make([]string, len(c.list))
+	for i, e := range c.list {
+		labels[i] = fmt.Sprintf("%q", c.labels[e.ID])
+	}
+	if len(labels) == 0 {
+		return "none"
+	}
+	return strings.Join(labels, ", ")
+}

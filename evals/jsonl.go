@@ -1,0 +1,94 @@
+package evals
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// jsonLine is one scenario in WriteJSONLines.
+type jsonLine struct {
+	Variant      string            `json:"variant"`
+	EvaluationID string            `json:"evaluation_id,omitempty"`
+	ScenarioID   string            `json:"scenario_id,omitempty"`
+	Row          int               `json:"row"`
+	Inputs       map[string]string `json:"inputs"`
+	Expected     string            `json:"expected"`
+	Output       string            `json:"output"`
+	AppError     *string           `json:"app_error"`
+	Cost         *float64          `json:"cost"`
+	Latency      *float64          `json:"latency"`
+	Results      []jsonResult      `json:"results"`
+}
+
+type jsonResult struct {
+	Evaluator       string          `json:"evaluator"`
+	EvaluatorConfig string          `json:"evaluator_config"`
+	Type            string          `json:"type"`
+	Value           json.RawMessage `json:"value"`
+	Error           *string         `json:"error"`
+}
+
+// WriteJSONLines writes one JSON object per line and per scenario, baseline
+// rows first: the variant, the evaluation and scenario ids, the row's
+// position in its run (from 1), the inputs as text by name, the expected
+// answer, the output, the app's error or null, cost and latency or null,
+// and each result with its evaluator's name and id, type, value as the
+// server sent it, and error message or null.
+func (r *Report) WriteJSONLines(w io.Writer) error {
+	cat := r.catalog()
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for _, run := range r.runs() {
+		for i, s := range run.Scenarios {
+			if err := enc.Encode(newJSONLine(run.name, i+1, s, cat)); err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+func newJSONLine(variant string, row int, s models.EvaluationScenario, cat catalog) jsonLine {
+	line := jsonLine{
+		Variant:      variant,
+		EvaluationID: s.EvaluationID,
+		ScenarioID:   s.ID,
+		Row:          row,
+		Inputs:       make(map[string]string, len(s.Inputs)),
+		Expected:     s.ExpectedAnswer(),
+		Output:       s.OutputText(),
+		Results:      make([]jsonResult, 0, len(s.Results)),
+	}
+	for _, in := range s.Inputs {
+		line.Inputs[in.Name] = in.Text()
+	}
+	if msg, ok := s.AppError(); ok {
+		line.AppError = &msg
+	}
+	if c, ok := s.Cost(); ok {
+		line.Cost = &c
+	}
+	if l, ok := s.Latency(); ok {
+		line.Latency = &l
+	}
+	for _, res := range s.Results {
+		jr := jsonResult{
+			Evaluator:       cat.label(res.EvaluatorConfig),
+			EvaluatorConfig: res.EvaluatorConfig,
+			Type:            res.Result.Type,
+			Value:           res.Result.Value,
+		}
+		if !res.Result.HasValue() {
+			jr.Value = json.RawMessage("null")
+		}
+		if res.Result.Error != nil {
+			msg := res.Result.Error.Message
+			jr.Error = &msg
+		}
+		line.Results = append(line.Results, jr)
+	}
+	return line
+}

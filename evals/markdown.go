@@ -1,0 +1,184 @@
+package evals
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// WriteMarkdown writes the report for a pull-request comment: a table of
+// the evaluators (with the baseline, the candidate, the change, the rows
+// that got better, worse or stayed, and the p-value, when there is a
+// baseline), the rows, app errors, cost and latency of each run, and the
+// gates of the last Check. Numbers that do not exist print as n/a.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	cat := r.catalog()
+	runs := r.runs()
+	cand := runs[len(runs)-1]
+
+	if r.Comparison == nil {
+		fmt.Fprintf(bw, "### Evaluation of %s\n\n", mdCode(cand.name))
+		fmt.Fprintf(bw, "| Evaluator | Mean | 95%% CI | Values | Errors |\n|---|---:|---:|---:|---:|\n")
+		for _, e := range cat.list {
+			m, ok := r.CandidateSummary.Evaluators[e.ID]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s | %d | %d |\n", mdText(evaluatorTitle(cat, e)), formatMean(m), formatInterval(m), m.Count, m.Errors)
+		}
+	} else {
+		base := runs[0]
+		cmp := r.Comparison
+		fmt.Fprintf(bw, "### %s against %s\n\n", mdCode(cand.name), mdCode(base.name))
+		fmt.Fprintf(bw, "| Evaluator | %s | %s | Change | Better / worse / same | p |\n|---|---:|---:|---:|---:|---:|\n",
+			mdText(base.name), mdText(cand.name))
+		for _, e := range cat.list {
+			d, ok := cmp.Evaluators[e.ID]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %d / %d / %d | %s |\n",
+				mdText(evaluatorTitle(cat, e)),
+				formatMeanInterval(d.Baseline), formatMeanInterval(d.Candidate),
+				formatChange(d, e.Direction, 0.05),
+				d.Better(e.Direction), d.Worse(e.Direction), d.Tied, formatP(d.PValue))
+		}
+		fmt.Fprintf(bw, "\n%d rows paired by their inputs, %d unpaired. Means over the paired rows, with 95%% confidence intervals; p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).\n", cmp.Paired, cmp.Unpaired)
+	}
+
+	bw.WriteString("\n| Run |")
+	for _, run := range runs {
+		fmt.Fprintf(bw, " %s |", mdText(run.name))
+	}
+	bw.WriteString("\n|---|")
+	for range runs {
+		bw.WriteString("---:|")
+	}
+	row := func(title string, cell func(Summary) string) {
+		fmt.Fprintf(bw, "\n| %s |", title)
+		for _, run := range runs {
+			fmt.Fprintf(bw, " %s |", cell(*run.summary))
+		}
+	}
+	row("Rows", func(s Summary) string { return fmt.Sprint(s.Rows) })
+	row("App errors", func(s Summary) string { return fmt.Sprint(s.AppErrors) })
+	row("Cost per row, mean", func(s Summary) string { return formatDistribution(s.Cost, s.Cost.Mean) })
+	row("Cost, total", func(s Summary) string { return formatDistribution(s.Cost, s.Cost.Sum) })
+	row("Latency p50 / p95 (s)", func(s Summary) string {
+		if s.Latency.Count == 0 {
+			return notAvailable
+		}
+		return formatNumber(s.Latency.P50) + " / " + formatNumber(s.Latency.P95)
+	})
+	bw.WriteString("\n")
+
+	if len(r.Gates) > 0 {
+		bw.WriteString("\n| Gate | Measured | Result |\n|---|---:|---|\n")
+		for _, g := range r.Gates {
+			measured := formatNumber(g.Measured)
+			if g.Reason != "" {
+				measured = notAvailable
+			}
+			verdict := "✅ pass"
+			if !g.Passed {
+				verdict = "❌ fail"
+				if g.Reason != "" {
+					verdict += ": " + mdText(g.Reason)
+				}
+			}
+			fmt.Fprintf(bw, "| %s | %s | %s |\n", mdCode(g.Gate.String()), measured, verdict)
+		}
+	}
+	return bw.Flush()
+}
+
+// evaluatorTitle is an evaluator's label, with its direction when lower is
+// better.
+func evaluatorTitle(cat catalog, e Evaluator) string {
+	if e.Direction == LowerIsBetter {
+		return cat.label(e.ID) + " (lower is better)"
+	}
+	return cat.label(e.ID)
+}
+
+func formatMean(m Metric) string {
+	if m.Bool {
+		return formatPercent(m.Mean)
+	}
+	return formatNumber(m.Mean)
+}
+
+func formatInterval(m Metric) string {
+	if math.IsNaN(m.Low) || math.IsNaN(m.High) {
+		return notAvailable
+	}
+	if m.Bool {
+		return formatPercent(m.Low) + " – " + formatPercent(m.High)
+	}
+	return formatNumber(m.Low) + " – " + formatNumber(m.High)
+}
+
+func formatMeanInterval(m Metric) string {
+	if m.Count == 0 {
+		return notAvailable
+	}
+	if math.IsNaN(m.Low) {
+		return formatMean(m)
+	}
+	return formatMean(m) + " (" + formatInterval(m) + ")"
+}
+
+// formatChange renders the difference of the means with a mark when it is
+// significant at alpha: ▲ for better, ▼ for worse.
+func formatChange(d Delta, dir Direction, alpha float64) string {
+	if math.IsNaN(d.Diff) || math.IsInf(d.Diff, 0) {
+		return notAvailable
+	}
+	var s string
+	if d.Baseline.Bool && d.Candidate.Bool {
+		s = fmt.Sprintf("%+.1f pts", 100*d.Diff)
+	} else {
+		s = formatNumber(d.Diff)
+		if d.Diff > 0 {
+			s = "+" + s
+		}
+	}
+	switch {
+	case d.Regressed(dir, alpha):
+		s += " ▼"
+	case d.Diff != 0 && d.PValue < alpha:
+		s += " ▲"
+	}
+	return s
+}
+
+func formatDistribution(d Distribution, x float64) string {
+	if d.Count == 0 {
+		return notAvailable
+	}
+	return formatNumber(x)
+}
+
+// mdText escapes text for a Markdown table cell: one line, bounded, with
+// the characters that would end the cell or start markup escaped.
+func mdText(s string) string {
+	s = bound(oneLine(s), 200)
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\|*_`<>[]#~!", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// mdCode puts text in a code span, escaping only the pipe, which would
+// still end a table cell.
+func mdCode(s string) string {
+	s = strings.ReplaceAll(bound(oneLine(s), 200), "`", "'")
+	return "`" + strings.ReplaceAll(s, "|", "\\|") + "`"
+}

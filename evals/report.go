@@ -1,0 +1,153 @@
+package evals
+
+import (
+	"fmt"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// Run is one variant's evaluation together with its scenarios.
+type Run struct {
+	// Evaluation names the variant and, in its aggregated results, the
+	// evaluator configs; it may be zero.
+	Evaluation models.Evaluation
+	Scenarios  []models.EvaluationScenario
+}
+
+// Variant returns the name of the run's variant: its variant name, else its
+// variant id, else its evaluation id, else "".
+func (r Run) Variant() string {
+	ev := r.Evaluation
+	for _, names := range [][]string{ev.VariantNames, ev.VariantIDs} {
+		if len(names) > 0 && names[0] != "" {
+			return bound(names[0], 120)
+		}
+	}
+	return bound(ev.ID, 120)
+}
+
+func (r Run) empty() bool {
+	return r.Evaluation.ID == "" && len(r.Scenarios) == 0
+}
+
+// Report gathers what a release decision needs: the candidate's summary,
+// its comparison with the baseline, and the outcome of the gates, with the
+// evaluator names to show. It writes itself as Markdown, JUnit XML, CSV and
+// JSON Lines.
+//
+// NewReport fills it from two runs in memory. For runs too large for
+// memory, fill CandidateSummary (and BaselineSummary and Comparison) from
+// an Accumulator and a Comparer, and leave the runs' Scenarios empty: every
+// writer then writes what it has.
+type Report struct {
+	// Evaluators names the evaluator configs and says which way each
+	// improves. Evaluators seen in results but missing here show by id,
+	// with higher being better.
+	Evaluators []Evaluator
+
+	Baseline, Candidate               Run
+	BaselineSummary, CandidateSummary Summary
+	// Comparison compares the candidate with the baseline; it is nil when
+	// there is no baseline.
+	Comparison *Comparison
+
+	// Gates holds the outcome of the last Check.
+	Gates []GateResult
+}
+
+// NewReport summarises the candidate run and compares it with the baseline
+// run; pass a zero Run as baseline to report on the candidate alone. The
+// evaluator names and directions come from both runs' evaluations (see
+// EvaluatorsOf); add or change them in Report.Evaluators or with
+// SetDirection before checking gates.
+func NewReport(baseline, candidate Run) *Report {
+	r := &Report{
+		Evaluators:       EvaluatorsOf(candidate.Evaluation, baseline.Evaluation),
+		Baseline:         baseline,
+		Candidate:        candidate,
+		CandidateSummary: Summarize(candidate.Scenarios),
+	}
+	if !baseline.empty() {
+		r.BaselineSummary = Summarize(baseline.Scenarios)
+		cmp := Compare(baseline.Scenarios, candidate.Scenarios)
+		r.Comparison = &cmp
+	}
+	return r
+}
+
+// SetDirection sets which way an evaluator, given by name or id, improves.
+func (r *Report) SetDirection(evaluator string, d Direction) error {
+	e, ok := r.catalog().find(evaluator)
+	if !ok {
+		return fmt.Errorf("evals: SetDirection: no evaluator named %q (known: %s)", bound(evaluator, 80), bound(r.catalog().names(), 400))
+	}
+	for i := range r.Evaluators {
+		if r.Evaluators[i].ID == e.ID {
+			r.Evaluators[i].Direction = d
+			return nil
+		}
+	}
+	e.Direction = d
+	r.Evaluators = append(r.Evaluators, e)
+	return nil
+}
+
+// Check measures the gates on the report, records the outcome in
+// r.Gates for the writers, and returns a *GateError matching ErrGateFailed
+// when any gate failed (see the package function Check).
+func (r *Report) Check(gates ...Gate) error {
+	results, err := checkGates(r.CandidateSummary, r.Comparison, r.catalog(), gates)
+	r.Gates = results
+	return err
+}
+
+// catalog resolves the report's evaluators, those only seen in results
+// included.
+func (r *Report) catalog() catalog {
+	seen := [][]string{r.CandidateSummary.EvaluatorIDs, r.BaselineSummary.EvaluatorIDs}
+	if r.Comparison != nil {
+		seen = append(seen, r.Comparison.EvaluatorIDs)
+	}
+	return newCatalog(r.Evaluators, seen...)
+}
+
+// runs returns the runs to write, baseline first, with a name for each
+// that tells them apart.
+func (r *Report) runs() []namedRun {
+	var out []namedRun
+	if !r.Baseline.empty() || r.Comparison != nil {
+		out = append(out, namedRun{r.Baseline, r.Baseline.Variant(), &r.BaselineSummary})
+	}
+	out = append(out, namedRun{r.Candidate, r.Candidate.Variant(), &r.CandidateSummary})
+	if len(out) == 2 {
+		switch {
+		case out[0].name == out[1].name && out[0].name != "":
+			out[0].name += " (baseline)"
+			out[1].name += " (candidate)"
+		case out[0].name == out[1].name:
+			out[0].name, out[1].name = "baseline", "candidate"
+		}
+	} else if out[0].name == "" {
+		out[0].name = "candidate"
+	}
+	return out
+}
+
+type namedRun struct {
+	Run
+	name    string
+	summary *Summary
+}
+
+// resultText renders one evaluator result for a cell: the value as text,
+// or "error: message".
+func resultText(r models.Result) string {
+	if r.Failed() {
+		msg := ""
+		if r.Error != nil {
+			msg = r.Error.Message
+		}
+		return "error: " + msg
+	}
+	return r.String()
+}

@@ -1,0 +1,257 @@
+package evals
+
+import (
+	"iter"
+	"math"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// Summary is what one evaluation's scenarios add up to: per evaluator
+// config, the mean of its verdicts with a 95% confidence interval, and the
+// cost and latency of the application calls.
+type Summary struct {
+	Rows       int               // scenarios read
+	AppErrors  int               // rows whose app call failed (output Result of type "error")
+	Evaluators map[string]Metric // by evaluator config id (ScenarioResult.EvaluatorConfig)
+	Cost       Distribution      // per-row cost, over rows that have one
+	Latency    Distribution      // per-row latency in seconds, over rows that have one
+
+	// EvaluatorIDs lists the keys of Evaluators in the order they were
+	// first seen, so that output built from a Summary is stable.
+	EvaluatorIDs []string
+}
+
+// Metric summarises one evaluator config's results over a set of rows.
+type Metric struct {
+	Count     int     // results with a bool or number value
+	Errors    int     // results that failed (type "error")
+	Mean      float64 // bool counts 1 for true, so for a bool evaluator this is the pass rate; NaN when Count is 0
+	Low, High float64 // 95% confidence interval of Mean: Wilson's for bools, Student's t for numbers
+
+	// Bool reports that every value was a bool: Mean is then a pass rate,
+	// and Low and High are Wilson's interval. The interval is NaN when
+	// Count is 0, and for numbers when Count is 1.
+	Bool bool
+	// Other counts results whose value is neither a bool nor a number,
+	// such as the text of an AI critique: they are not scored.
+	Other int
+}
+
+// Passed returns the number of true results of a bool evaluator.
+func (m Metric) Passed() int {
+	if !m.Bool || m.Count == 0 {
+		return 0
+	}
+	return int(math.Round(m.Mean * float64(m.Count)))
+}
+
+// Distribution describes a set of values, such as the cost of each row.
+//
+// P50 and P95 are exact (linear interpolation between order statistics,
+// R's default type 7) for up to 16,384 values; beyond that they come from a
+// fixed-size logarithmic histogram and are within 0.5% of the exact value,
+// so that memory stays flat however many rows stream by. Count, Sum, Mean
+// and Max are always exact. Every field is 0 when Count is 0.
+type Distribution struct {
+	Count                    int
+	Sum, Mean, P50, P95, Max float64
+}
+
+// Accumulator builds a Summary one scenario at a time, in memory that does
+// not grow with the number of rows, so that an evaluation streamed by
+// StreamEvaluationScenarios can be summarised whatever its size. The zero
+// value is ready to use. An Accumulator is not safe for concurrent use.
+type Accumulator struct {
+	rows, appErrors int
+	metrics         map[string]*metricAccumulator
+	order           []string
+	cost, latency   distributionAccumulator
+}
+
+// Add counts one scenario.
+func (a *Accumulator) Add(s models.EvaluationScenario) {
+	a.rows++
+	if s.Failed() {
+		a.appErrors++
+	}
+	if c, ok := s.Cost(); ok {
+		a.cost.add(c)
+	}
+	if l, ok := s.Latency(); ok {
+		a.latency.add(l)
+	}
+	for _, r := range s.Results {
+		m := a.metrics[r.EvaluatorConfig]
+		if m == nil {
+			if a.metrics == nil {
+				a.metrics = map[string]*metricAccumulator{}
+			}
+			m = &metricAccumulator{}
+			a.metrics[r.EvaluatorConfig] = m
+			a.order = append(a.order, r.EvaluatorConfig)
+		}
+		m.add(r.Result)
+	}
+}
+
+// Summary returns the summary of the scenarios added so far. The
+// Accumulator can go on taking scenarios afterwards.
+func (a *Accumulator) Summary() Summary {
+	s := Summary{
+		Rows:         a.rows,
+		AppErrors:    a.appErrors,
+		Evaluators:   make(map[string]Metric, len(a.metrics)),
+		Cost:         a.cost.distribution(),
+		Latency:      a.latency.distribution(),
+		EvaluatorIDs: append([]string(nil), a.order...),
+	}
+	for id, m := range a.metrics {
+		s.Evaluators[id] = m.metric()
+	}
+	return s
+}
+
+// Summarize summarises an evaluation's scenarios.
+func Summarize(scenarios []models.EvaluationScenario) Summary {
+	var a Accumulator
+	for i := range scenarios {
+		a.Add(scenarios[i])
+	}
+	return a.Summary()
+}
+
+// SummarizeStream summarises the scenarios of a sequence such as
+// client.StreamEvaluationScenarios(ctx, id), in flat memory. It stops at the
+// first error and returns it with the summary of the rows before it.
+func SummarizeStream(scenarios iter.Seq2[models.EvaluationScenario, error]) (Summary, error) {
+	var a Accumulator
+	for s, err := range scenarios {
+		if err != nil {
+			return a.Summary(), err
+		}
+		a.Add(s)
+	}
+	return a.Summary(), nil
+}
+
+// valueKind is how a result counts in a Metric.
+type valueKind uint8
+
+const (
+	kindNone   valueKind = iota // absent
+	kindBool                    // a true or false value
+	kindNumber                  // a JSON number
+	kindError                   // a failed result
+	kindOther                   // another value: text, an object, null
+)
+
+// scoreOf classifies a result and returns its value as a number, a bool
+// counting 1 for true.
+func scoreOf(r models.Result) (valueKind, float64) {
+	if r.Failed() {
+		return kindError, 0
+	}
+	if b, ok := r.Bool(); ok {
+		if b {
+			return kindBool, 1
+		}
+		return kindBool, 0
+	}
+	if x, ok := r.Float64(); ok && !math.IsInf(x, 0) {
+		return kindNumber, x
+	}
+	return kindOther, 0
+}
+
+// metricAccumulator gathers one evaluator's results.
+type metricAccumulator struct {
+	errors, other int
+	bools, trues  int
+	values        moments
+}
+
+func (m *metricAccumulator) add(r models.Result) {
+	kind, x := scoreOf(r)
+	m.addScore(kind, x)
+}
+
+func (m *metricAccumulator) addScore(kind valueKind, x float64) {
+	switch kind {
+	case kindError:
+		m.errors++
+	case kindOther:
+		m.other++
+	case kindBool:
+		m.bools++
+		if x == 1 {
+			m.trues++
+		}
+		m.values.add(x)
+	case kindNumber:
+		m.values.add(x)
+	}
+}
+
+func (m *metricAccumulator) metric() Metric {
+	out := Metric{Count: m.values.n, Errors: m.errors, Other: m.other, Mean: math.NaN(), Low: math.NaN(), High: math.NaN()}
+	switch {
+	case out.Count == 0:
+	case m.bools == out.Count:
+		out.Bool = true
+		out.Mean = float64(m.trues) / float64(out.Count)
+		out.Low, out.High = WilsonInterval(m.trues, out.Count, 0.95)
+	default:
+		out.Mean = m.values.average()
+		out.Low, out.High = TInterval(out.Mean, m.values.sd(), out.Count, 0.95)
+	}
+	return out
+}
+
+// moments keeps the count, the sum and the sum of squared deviations of a
+// stream of values. The sum is compensated (Neumaier's improved
+// Kahan–Babuška summation, ZAMM 54 (1974) 39–51), so the mean of values
+// that add up exactly is exact; the squared deviations follow Welford's
+// update, which stays accurate where the textbook Σx² − n·mean² cancels
+// (B. P. Welford, Technometrics 4 (1962) 419–420).
+type moments struct {
+	n          int
+	sum, carry float64
+	mean, m2   float64 // Welford's running mean, for m2 only
+}
+
+func (m *moments) add(x float64) {
+	m.n++
+	m.sum, m.carry = compensatedAdd(m.sum, m.carry, x)
+	d := x - m.mean
+	m.mean += d / float64(m.n)
+	m.m2 += d * (x - m.mean)
+}
+
+// average returns the mean, NaN with no values.
+func (m moments) average() float64 {
+	if m.n == 0 {
+		return math.NaN()
+	}
+	return (m.sum + m.carry) / float64(m.n)
+}
+
+// sd returns the sample standard deviation, NaN below two values.
+func (m moments) sd() float64 {
+	if m.n < 2 {
+		return math.NaN()
+	}
+	return math.Sqrt(m.m2 / float64(m.n-1))
+}
+
+// compensatedAdd adds x to sum, keeping the rounding error in carry
+// (Neumaier 1974).
+func compensatedAdd(sum, carry, x float64) (float64, float64) {
+	t := sum + x
+	if math.Abs(sum) >= math.Abs(x) {
+		carry += (sum - t) + x
+	} else {
+		carry += (x - t) + sum
+	}
+	return t, carry
+}

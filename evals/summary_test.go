@@ -1,0 +1,150 @@
+package evals
+
+import (
+	"errors"
+	"iter"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+func TestSummarize(t *testing.T) {
+	_, candidate := capitalsRuns()
+	s := Summarize(candidate.Scenarios)
+	if s.Rows != 8 || s.AppErrors != 1 {
+		t.Fatalf("Rows, AppErrors = %d, %d; want 8, 1", s.Rows, s.AppErrors)
+	}
+	exact := s.Evaluators[exactMatch.ID]
+	if exact.Count != 7 || exact.Errors != 1 || !exact.Bool || exact.Mean != 6.0/7 || exact.Passed() != 6 {
+		t.Errorf("exact match = %+v, want 7 bool values with mean 6/7, 6 passed and 1 error", exact)
+	}
+	if low, high := WilsonInterval(6, 7, 0.95); exact.Low != low || exact.High != high {
+		t.Errorf("exact match interval = (%v, %v), want Wilson's (%v, %v)", exact.Low, exact.High, low, high)
+	}
+	edit := s.Evaluators[editDistance.ID]
+	// Sydney against Canberra is 7 edits; every other answer is right.
+	if edit.Count != 7 || edit.Bool || edit.Mean != 1 {
+		t.Errorf("edit distance = %+v, want 7 numbers with mean 1", edit)
+	}
+	// sd of {7,0,0,0,0,0,0} is √7; t(0.975, 6) = 2.446911851 (R's qt).
+	half := 2.446911851 * math.Sqrt(7) / math.Sqrt(7)
+	if !closeTo(edit.Low, 1-half, 1e-9) || !closeTo(edit.High, 1+half, 1e-9) {
+		t.Errorf("edit distance interval = (%v, %v), want (%v, %v)", edit.Low, edit.High, 1-half, 1+half)
+	}
+	if got := s.EvaluatorIDs; !slices.Equal(got, []string{editDistance.ID, exactMatch.ID}) && !slices.Equal(got, []string{exactMatch.ID, editDistance.ID}) {
+		t.Errorf("EvaluatorIDs = %v, want both evaluators once", got)
+	}
+	// Latencies 0.4 … 1.1 without Nigeria's row (0.9).
+	if s.Latency.Count != 7 || !closeTo(s.Latency.Max, 1.1, 1e-12) {
+		t.Errorf("Latency = %+v, want 7 values up to 1.1", s.Latency)
+	}
+}
+
+func TestSummarizeEdgeCases(t *testing.T) {
+	empty := Summarize(nil)
+	if empty.Rows != 0 || len(empty.Evaluators) != 0 || empty.Cost != (Distribution{}) {
+		t.Errorf("Summarize(nil) = %+v, want zeros", empty)
+	}
+	rows := []models.EvaluationScenario{
+		answered("France", "Paris", "Paris", 0, 1, textResult("critique", "8/10"), errorResult("broken", "boom")),
+		answered("Japan", "Tokyo", "Tokyo", 0, 1, numberResult("one", 3)),
+	}
+	s := Summarize(rows)
+	if m := s.Evaluators["critique"]; m.Count != 0 || m.Other != 1 || !math.IsNaN(m.Mean) || !math.IsNaN(m.Low) {
+		t.Errorf("a text-only evaluator = %+v, want Count 0, Other 1 and NaN mean and interval", m)
+	}
+	if m := s.Evaluators["broken"]; m.Count != 0 || m.Errors != 1 {
+		t.Errorf("an error-only evaluator = %+v, want Count 0, Errors 1", m)
+	}
+	if m := s.Evaluators["one"]; m.Count != 1 || m.Mean != 3 || !math.IsNaN(m.Low) || !math.IsNaN(m.High) {
+		t.Errorf("a number evaluator with one value = %+v, want mean 3 and no interval", m)
+	}
+	if s.Cost.Count != 2 || s.Cost.Sum != 0 || s.Cost.P95 != 0 {
+		t.Errorf("zero costs = %+v, want 2 values summing to 0", s.Cost)
+	}
+}
+
+func TestDistributionExact(t *testing.T) {
+	// R: quantile(1:10, c(0.5, 0.95)) gives 5.5 and 9.55 (type 7).
+	var d distributionAccumulator
+	for _, x := range []float64{7, 3, 10, 1, 9, 2, 8, 4, 6, 5} {
+		d.add(x)
+	}
+	got := d.distribution()
+	want := Distribution{Count: 10, Sum: 55, Mean: 5.5, P50: 5.5, P95: 9.55, Max: 10}
+	if got.Count != want.Count || got.Sum != want.Sum || got.Mean != want.Mean || got.P50 != want.P50 || !closeTo(got.P95, want.P95, 1e-12) || got.Max != want.Max {
+		t.Errorf("distribution of 1…10 = %+v, want %+v", got, want)
+	}
+	var one distributionAccumulator
+	one.add(0.25)
+	if got := one.distribution(); got.P50 != 0.25 || got.P95 != 0.25 || got.Max != 0.25 {
+		t.Errorf("distribution of one value = %+v, want every statistic 0.25", got)
+	}
+}
+
+// TestDistributionBounded feeds 200,000 values: past the exact range the
+// percentiles stay within 0.5% and the memory stops growing.
+func TestDistributionBounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var d distributionAccumulator
+	values := make([]float64, 200_000)
+	for i := range values {
+		values[i] = math.Exp(rng.NormFloat64()) // log-normal latencies
+		if i%1000 == 0 {
+			values[i] = 0 // some free rows
+		}
+		d.add(values[i])
+	}
+	if d.values != nil || len(d.buckets) != histogramBuckets {
+		t.Fatalf("after 200,000 values the accumulator holds %d values and %d buckets, want 0 and %d", len(d.values), len(d.buckets), histogramBuckets)
+	}
+	got := d.distribution()
+	slices.Sort(values)
+	for _, q := range []struct {
+		name string
+		got  float64
+		p    float64
+	}{{"P50", got.P50, 0.5}, {"P95", got.P95, 0.95}} {
+		h := float64(len(values)-1) * q.p
+		exact := values[int(h)]
+		if !closeTo(q.got, exact, 0.005) {
+			t.Errorf("%s = %v, exact order statistic %v: more than 0.5%% off", q.name, q.got, exact)
+		}
+	}
+	if got.Max != values[len(values)-1] {
+		t.Errorf("Max = %v, want %v", got.Max, values[len(values)-1])
+	}
+}
+
+func TestSummarizeStream(t *testing.T) {
+	_, candidate := capitalsRuns()
+	seq := func(yield func(models.EvaluationScenario, error) bool) {
+		for _, s := range candidate.Scenarios {
+			if !yield(s, nil) {
+				return
+			}
+		}
+	}
+	got, err := SummarizeStream(seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Summarize(candidate.Scenarios)
+	if got.Rows != want.Rows || got.Evaluators[exactMatch.ID] != want.Evaluators[exactMatch.ID] || got.Latency != want.Latency {
+		t.Errorf("SummarizeStream = %+v, want what Summarize gives: %+v", got, want)
+	}
+
+	boom := errors.New("connection reset")
+	broken := iter.Seq2[models.EvaluationScenario, error](func(yield func(models.EvaluationScenario, error) bool) {
+		if yield(candidate.Scenarios[0], nil) {
+			yield(models.EvaluationScenario{}, boom)
+		}
+	})
+	partial, err := SummarizeStream(broken)
+	if !errors.Is(err, boom) || partial.Rows != 1 {
+		t.Errorf("SummarizeStream of a broken stream = %d rows, %v; want 1 row and the stream's error", partial.Rows, err)
+	}
+}
