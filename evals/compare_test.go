@@ -88,7 +88,7 @@ func TestComparePairing(t *testing.T) {
 		row(false, input("q", `"dup"`)),                  // pairs with the first duplicate: true → false
 		row(true, input("q", `"d\u0075p"`)),              // the same text, escaped: second duplicate, false → true
 		row(true, input("only", `"candidate"`)),
-		row(true, input("n", `3`)), // the same text, sent as a number
+		row(true, input("n", `3`)),                                         // the same text, sent as a number
 		row(true, input("a", `"x"`), input("b", `"y"`), input("c", `"z"`)), // an extra input: another row
 	}
 	c := Compare(baseline, candidate)

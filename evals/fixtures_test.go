@@ -101,12 +101,12 @@ func capitalsRuns() (baseline, candidate Run) {
 				numberResult(editDistance.ID, float64(levenshtein(output, a.capital))),
 			}
 		}
-		baseline.Scenarios = append(baseline.Scenarios, answered(a.country, a.capital, a.baseline, 0.0001*float64(i+1), 0.5+0.1*float64(i), score(a.baseline)...))
+		baseline.Scenarios = append(baseline.Scenarios, answered(a.country, a.capital, a.baseline, 0.0001*float64(i+1), float64(5+i)/10, score(a.baseline)...))
 		if a.candidate == "" {
 			candidate.Scenarios = append(candidate.Scenarios, failedRow(a.country, "rate limited", ids...))
 			continue
 		}
-		candidate.Scenarios = append(candidate.Scenarios, answered(a.country, a.capital, a.candidate, 0.0002*float64(i+1), 0.4+0.1*float64(i), score(a.candidate)...))
+		candidate.Scenarios = append(candidate.Scenarios, answered(a.country, a.capital, a.candidate, 0.0002*float64(i+1), float64(4+i)/10, score(a.candidate)...))
 	}
 	// The service lists rows in no defined order: reverse the candidate's.
 	for i, j := 0, len(candidate.Scenarios)-1; i < j; i, j = i+1, j-1 {

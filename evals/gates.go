@@ -178,10 +178,13 @@ func (g *Gate) UnmarshalText(text []byte) error {
 // evaluator of that name.
 func ParseGate(text string) (Gate, error) {
 	fail := func(format string, args ...any) (Gate, error) {
-		return Gate{}, fmt.Errorf("evals: gate %q: %s", bound(text, 200), fmt.Sprintf(format, args...))
+		return Gate{}, fmt.Errorf("evals: gate %s: %s", bound(strconv.Quote(text), 200), fmt.Sprintf(format, args...))
 	}
 	i := strings.LastIndexAny(text, "<>")
 	if i < 0 {
+		if strings.Contains(text, "=") {
+			return fail("unknown operator: want one of >=, >, <=, <")
+		}
 		return fail("no operator: want NAME OP NUMBER with OP one of >=, >, <=, <")
 	}
 	op, end := Op(text[i:i+1]), i+1

@@ -1,0 +1,184 @@
+package evals
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestParseGate(t *testing.T) {
+	tests := []struct {
+		text string
+		want Gate
+	}{
+		{"Exact match >= 0.8", Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, Limit: 0.8}},
+		{"Exact match>=80%", Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, Limit: 0.8}},
+		{"  ev-123 > 0.5 ", Gate{Measure: MeasureMean, Evaluator: "ev-123", Op: Above, Limit: 0.5}},
+		{"worse(Exact match) <= 3", Gate{Measure: MeasureWorseRows, Evaluator: "Exact match", Op: AtMost, Limit: 3}},
+		{"regression_p( Edit distance )>=0.05", Gate{Measure: MeasureRegressionP, Evaluator: "Edit distance", Op: AtLeast, Limit: 0.05}},
+		{"errors(critique) < 1", Gate{Measure: MeasureErrors, Evaluator: "critique", Op: Below, Limit: 1}},
+		{"mean(latency.p95) >= 1", Gate{Measure: MeasureMean, Evaluator: "latency.p95", Op: AtLeast, Limit: 1}},
+		{"latency.p95 <= 2.5", Gate{Measure: MeasureLatencyP95, Op: AtMost, Limit: 2.5}},
+		{"cost.mean<=1e-3", Gate{Measure: MeasureCostMean, Op: AtMost, Limit: 0.001}},
+		{"app_errors <= 0", Gate{Measure: MeasureAppErrors, Op: AtMost, Limit: 0}},
+		{"a -> b >= -1", Gate{Measure: MeasureMean, Evaluator: "a -> b", Op: AtLeast, Limit: -1}},
+	}
+	for _, tt := range tests {
+		got, err := ParseGate(tt.text)
+		if err != nil || got != tt.want {
+			t.Errorf("ParseGate(%q) = %+v, %v; want %+v", tt.text, got, err, tt.want)
+			continue
+		}
+		again, err := ParseGate(got.String())
+		if err != nil || again != got {
+			t.Errorf("ParseGate(%q).String() = %q, which parses as %+v, %v", tt.text, got.String(), again, err)
+		}
+	}
+
+	bad := []struct{ text, says string }{
+		{"Exact match 0.8", "no operator"},
+		{">= 0.8", "no measure or evaluator"},
+		{"Exact match >=", "no number"},
+		{"Exact match >= high", "not a finite number"},
+		{"Exact match >= NaN", "not a finite number"},
+		{"Exact match >= Inf", "not a finite number"},
+		{"Exact match == 0.8", "unknown operator"},
+		{"Exact match => 0.8", "unknown operator"},
+		{"median(Exact match) >= 1", "unknown measure"},
+		{"worse() <= 1", "no evaluator name"},
+	}
+	for _, tt := range bad {
+		_, err := ParseGate(tt.text)
+		if err == nil || !strings.Contains(err.Error(), tt.says) || !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.text)) {
+			t.Errorf("ParseGate(%q) error = %v; want one quoting the gate and saying %q", tt.text, err, tt.says)
+		}
+	}
+}
+
+func TestGateText(t *testing.T) {
+	var g Gate
+	if err := g.UnmarshalText([]byte("worse(Exact match) <= 2")); err != nil || g != MaxWorseRows("Exact match", 2) {
+		t.Errorf("UnmarshalText = %+v, %v; want MaxWorseRows(\"Exact match\", 2)", g, err)
+	}
+	text, _ := NoSignificantRegression("Exact match", 0.05).MarshalText()
+	if string(text) != "regression_p(Exact match) >= 0.05" {
+		t.Errorf("MarshalText = %q, want %q", text, "regression_p(Exact match) >= 0.05")
+	}
+	if err := g.UnmarshalText([]byte("nonsense")); err == nil {
+		t.Error("UnmarshalText accepted a gate without operator")
+	}
+}
+
+func TestReportCheck(t *testing.T) {
+	baseline, candidate := capitalsRuns()
+	r := NewReport(baseline, candidate)
+	gates := []Gate{
+		MinMean("Exact match", 0.8),                  // 6/7 passes
+		MinMean("Exact match", 0.9),                  // fails
+		MaxWorseRows("Edit distance", 0),             // Australia got worse: fails
+		NoSignificantRegression("Exact match", 0.05), // better: p measured as 1
+		MaxAppErrors(0),                              // Nigeria: fails
+		MaxP95Latency(5),                             // passes
+		MinMean("Exact matsh", 0.1),                  // a typo: fails
+	}
+	err := r.Check(gates...)
+	if !errors.Is(err, ErrGateFailed) {
+		t.Fatalf("Check error = %v, want one matching ErrGateFailed", err)
+	}
+	var ge *GateError
+	if !errors.As(err, &ge) || len(ge.Failed) != 4 || ge.Total != 7 {
+		t.Fatalf("Check error = %#v, want a *GateError with 4 of 7 gates failed", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"4 of 7 gates failed",
+		"Exact match >= 0.9 failed: measured 0.8571, limit >= 0.9",
+		"worse(Edit distance) <= 0 failed: measured 1, limit <= 0",
+		"app_errors <= 0 failed: measured 1, limit <= 0",
+		`Exact matsh >= 0.1 failed: no evaluator named "Exact matsh" (known: "Edit distance", "Exact match")`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error lacks %q:\n%s", want, msg)
+		}
+	}
+	wantPassed := []bool{true, false, false, true, false, true, false}
+	for i, g := range r.Gates {
+		if g.Passed != wantPassed[i] {
+			t.Errorf("gate %s passed = %v, want %v (%s)", g.Gate, g.Passed, wantPassed[i], g)
+		}
+	}
+	if r.Gates[3].Measured != 1 {
+		t.Errorf("regression p of an improvement = %v, want 1", r.Gates[3].Measured)
+	}
+	if err := r.Check(gates[0], gates[3], gates[5]); err != nil || len(r.Gates) != 3 {
+		t.Errorf("Check of passing gates = %v with %d results, want nil and 3", err, len(r.Gates))
+	}
+}
+
+func TestCheckWithoutBaseline(t *testing.T) {
+	_, candidate := capitalsRuns()
+	r := NewReport(Run{}, candidate)
+	err := r.Check(MaxWorseRows("Exact match", 5), MaxMeanCost(1), Gate{Measure: "median", Op: AtMost, Limit: 1}, Gate{Evaluator: "Exact match", Op: "~", Limit: 1})
+	var ge *GateError
+	if !errors.As(err, &ge) || len(ge.Failed) != 3 {
+		t.Fatalf("Check = %v, want 3 failures", err)
+	}
+	for i, want := range []string{"needs a baseline", "unknown measure", "unknown operator"} {
+		if !strings.Contains(ge.Failed[i].Reason, want) || !math.IsNaN(ge.Failed[i].Measured) {
+			t.Errorf("failure %d = %+v, want a NaN measure and a reason saying %q", i, ge.Failed[i], want)
+		}
+	}
+	// Without costs or values, a gate cannot pass.
+	results, err := Check(Summary{}, nil, nil, MaxMeanCost(1), MinMean("x", 0))
+	if err == nil || results[0].Passed || results[1].Passed {
+		t.Errorf("Check on an empty summary = %+v, %v; want both gates failed", results, err)
+	}
+}
+
+// fakeTB records what RequireGates does to a test.
+type fakeTB struct {
+	helper bool
+	failed string
+}
+
+func (f *fakeTB) Helper()                           { f.helper = true }
+func (f *fakeTB) Fatalf(format string, args ...any) { f.failed = fmt.Sprintf(format, args...) }
+
+func TestRequireGates(t *testing.T) {
+	baseline, candidate := capitalsRuns()
+	r := NewReport(baseline, candidate)
+	var tb fakeTB
+	RequireGates(&tb, r, MinMean("Exact match", 0.5))
+	if tb.failed != "" || !tb.helper {
+		t.Errorf("a passing gate failed the test (%q) or did not mark a helper (%v)", tb.failed, tb.helper)
+	}
+	RequireGates(&tb, r, MinMean("Exact match", 0.99), MaxAppErrors(0))
+	want := r.Check(MinMean("Exact match", 0.99), MaxAppErrors(0)).Error()
+	if tb.failed != want {
+		t.Errorf("RequireGates failed the test with %q, want the check's error %q", tb.failed, want)
+	}
+	RequireGates(t, r, MinMean("Exact match", 0.5)) // *testing.T satisfies TB
+}
+
+func FuzzParseGate(f *testing.F) {
+	for _, seed := range []string{"Exact match >= 0.8", "worse(x)<=3", "latency.p95 <= 2", "a<b<=3%", "(>=)", "mean(() >= 1"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		g, err := ParseGate(text)
+		if err != nil {
+			if len(err.Error()) > 600 {
+				t.Fatalf("error of %d bytes: unbounded", len(err.Error()))
+			}
+			return
+		}
+		if len(g.Evaluator) > 0 && len(g.Evaluator) <= 120 {
+			again, err := ParseGate(g.String())
+			if err != nil || again != g {
+				t.Fatalf("ParseGate(%q) = %+v, whose String %q parses as %+v, %v", text, g, g.String(), again, err)
+			}
+		}
+	})
+}
