@@ -121,18 +121,40 @@ func CompareStream(baseline, candidate iter.Seq2[models.EvaluationScenario, erro
 // rows), and for number evaluators one difference per pair. The zero value
 // is ready to use; a Comparer is not safe for concurrent use.
 type Comparer struct {
-	waiting map[string]*waitingRows
+	waiting map[string]waitingRows
 	paired  int
 	deltas  map[string]*deltaAccumulator
 	order   []string
-	key     []byte // scratch for the pairing key
+	key     []byte  // scratch for the pairing key
+	scratch []score // scratch for a row that pairs at once
+	slab    []score // storage for the scores of waiting rows
 }
 
 // waitingRows are the rows of one input key still without a partner; only
-// one side can have any.
+// one side can have any. The first is held inline, as most keys have one.
 type waitingRows struct {
 	baseline bool
-	rows     [][]score
+	first    []score
+	more     [][]score
+}
+
+func (w *waitingRows) len() int {
+	if w.first == nil {
+		return 0
+	}
+	return 1 + len(w.more)
+}
+
+// pop removes and returns the oldest row.
+func (w *waitingRows) pop() []score {
+	row := w.first
+	w.first = nil
+	if len(w.more) > 0 {
+		w.first = w.more[0]
+		w.more[0] = nil
+		w.more = w.more[1:]
+	}
+	return row
 }
 
 // score is one evaluator's result on a row, as it counts.
@@ -150,18 +172,15 @@ func (c *Comparer) AddCandidate(s models.EvaluationScenario) { c.add(s, false) }
 
 func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	c.key = pairingKey(c.key[:0], s.Inputs)
-	row := make([]score, len(s.Results))
-	for i, r := range s.Results {
-		kind, x := scoreOf(r.Result)
-		row[i] = score{r.EvaluatorConfig, kind, x}
-	}
-	w := c.waiting[string(c.key)]
-	if w != nil && w.baseline != baseline && len(w.rows) > 0 {
-		partner := w.rows[0]
-		w.rows[0] = nil
-		w.rows = w.rows[1:]
-		if len(w.rows) == 0 {
+	w, found := c.waiting[string(c.key)]
+	if found && w.baseline != baseline {
+		row := c.scores(c.scratch[:0], s)
+		c.scratch = row
+		partner := w.pop()
+		if w.len() == 0 {
 			delete(c.waiting, string(c.key))
+		} else {
+			c.waiting[string(c.key)] = w
 		}
 		if baseline {
 			c.pair(row, partner)
@@ -170,14 +189,34 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 		}
 		return
 	}
-	if w == nil {
-		if c.waiting == nil {
-			c.waiting = map[string]*waitingRows{}
-		}
-		w = &waitingRows{baseline: baseline}
-		c.waiting[string(c.key)] = w
+	// Keep the scores in a shared slab: one allocation per 4,096 scores.
+	if cap(c.slab)-len(c.slab) < len(s.Results) {
+		c.slab = make([]score, 0, max(4096, len(s.Results)))
 	}
-	w.rows = append(w.rows, row)
+	start := len(c.slab)
+	c.slab = c.scores(c.slab, s)
+	row := c.slab[start:len(c.slab):len(c.slab)]
+	if !found {
+		if c.waiting == nil {
+			c.waiting = map[string]waitingRows{}
+		}
+		w = waitingRows{baseline: baseline}
+	}
+	if w.first == nil {
+		w.first = row
+	} else {
+		w.more = append(w.more, row)
+	}
+	c.waiting[string(c.key)] = w
+}
+
+// scores appends the scores of a row's results.
+func (c *Comparer) scores(dst []score, s models.EvaluationScenario) []score {
+	for _, r := range s.Results {
+		kind, x := scoreOf(r.Result)
+		dst = append(dst, score{r.EvaluatorConfig, kind, x})
+	}
+	return dst
 }
 
 // pair compares the scores of a baseline row and its candidate partner.
@@ -222,7 +261,7 @@ func (c *Comparer) Comparison() Comparison {
 		EvaluatorIDs: append([]string(nil), c.order...),
 	}
 	for _, w := range c.waiting {
-		out.Unpaired += len(w.rows)
+		out.Unpaired += w.len()
 	}
 	for id, d := range c.deltas {
 		out.Evaluators[id] = d.delta()
@@ -234,9 +273,13 @@ func (c *Comparer) Comparison() Comparison {
 // have the same input names with the same values as text, in any order:
 // the inputs sorted by name, each name and value length-prefixed.
 func pairingKey(key []byte, inputs []models.Input) []byte {
-	order := make([]int, len(inputs))
-	for i := range order {
-		order[i] = i
+	var small [8]int
+	order := small[:0]
+	if len(inputs) > len(small) {
+		order = make([]int, 0, len(inputs))
+	}
+	for i := range inputs {
+		order = append(order, i)
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		switch x, y := inputs[a].Name, inputs[b].Name; {
