@@ -84,30 +84,27 @@ func CompareStream(baseline, candidate iter.Seq2[models.EvaluationScenario, erro
 	var c Comparer
 	nextBase, stopBase := iter.Pull2(baseline)
 	defer stopBase()
-	nextCand, stopCand := iter.Pull2(candidate)
-	defer stopCand()
-	baseDone, candDone := false, false
-	for !baseDone || !candDone {
-		if !baseDone {
-			s, err, ok := nextBase()
-			switch {
-			case !ok:
-				baseDone = true
-			case err != nil:
+	nextCandidate, stopCandidate := iter.Pull2(candidate)
+	defer stopCandidate()
+	// take adds the next row of one side; it reports false when that side
+	// has ended, and the stream's error.
+	take := func(next func() (models.EvaluationScenario, error, bool), add func(models.EvaluationScenario)) (bool, error) {
+		s, err, ok := next()
+		if ok && err == nil {
+			add(s)
+		}
+		return ok, err
+	}
+	for more := [2]bool{true, true}; more[0] || more[1]; {
+		var err error
+		if more[0] {
+			if more[0], err = take(nextBase, c.AddBaseline); err != nil {
 				return c.Comparison(), err
-			default:
-				c.AddBaseline(s)
 			}
 		}
-		if !candDone {
-			s, err, ok := nextCand()
-			switch {
-			case !ok:
-				candDone = true
-			case err != nil:
+		if more[1] {
+			if more[1], err = take(nextCandidate, c.AddCandidate); err != nil {
 				return c.Comparison(), err
-			default:
-				c.AddCandidate(s)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package evals
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"testing"
 
@@ -146,5 +147,19 @@ func seqOf(rows []models.EvaluationScenario) func(func(models.EvaluationScenario
 				return
 			}
 		}
+	}
+}
+
+func TestCompareStreamError(t *testing.T) {
+	baseline, candidate := capitalsRuns()
+	boom := errors.New("connection reset")
+	broken := func(yield func(models.EvaluationScenario, error) bool) {
+		if yield(candidate.Scenarios[0], nil) {
+			yield(models.EvaluationScenario{}, boom)
+		}
+	}
+	c, err := CompareStream(seqOf(baseline.Scenarios), broken)
+	if !errors.Is(err, boom) || c.Paired+c.Unpaired != 3 {
+		t.Errorf("CompareStream with a broken candidate = %d paired, %d unpaired, %v; want the 3 rows read and the stream's error", c.Paired, c.Unpaired, err)
 	}
 }

@@ -178,38 +178,18 @@ func regularizedBeta(x, a, b float64) float64 {
 }
 
 func betaFraction(x, a, b float64) float64 {
-	const tiny = 1e-300
 	qab, qap, qam := a+b, a+1, a-1
-	c, d := 1.0, 1-qab*x/qap
-	if math.Abs(d) < tiny {
-		d = tiny
-	}
-	d = 1 / d
+	c, d := 1.0, 1/nonZero(1-qab*x/qap)
 	h := d
 	for m := 1; m <= 100000; m++ {
 		fm := float64(m)
 		m2 := 2 * fm
-		aa := fm * (b - fm) * x / ((qam + m2) * (a + m2))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
+		// The even and the odd step of the fraction (NR 6.4.6).
+		even := fm * (b - fm) * x / ((qam + m2) * (a + m2))
+		c, d = lentzStep(even, c, d)
 		h *= d * c
-		aa = -(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2))
-		d = 1 + aa*d
-		if math.Abs(d) < tiny {
-			d = tiny
-		}
-		c = 1 + aa/c
-		if math.Abs(c) < tiny {
-			c = tiny
-		}
-		d = 1 / d
+		odd := -(a + fm) * (qab + fm) * x / ((a + m2) * (qap + m2))
+		c, d = lentzStep(odd, c, d)
 		del := d * c
 		h *= del
 		if math.Abs(del-1) < 1e-16 {
@@ -217,6 +197,20 @@ func betaFraction(x, a, b float64) float64 {
 		}
 	}
 	return h
+}
+
+// lentzStep advances the modified Lentz method by one partial numerator.
+func lentzStep(aa, c, d float64) (float64, float64) {
+	return nonZero(1 + aa/c), 1 / nonZero(1+aa*d)
+}
+
+// nonZero keeps Lentz's method off a division by zero.
+func nonZero(x float64) float64 {
+	const tiny = 1e-300
+	if math.Abs(x) < tiny {
+		return tiny
+	}
+	return x
 }
 
 // BinomialTest returns the two-sided p-value of the exact binomial test of
