@@ -104,3 +104,50 @@ func Example() {
 	//
 	// release: true
 }
+
+// Gates read from text, as a command line or a configuration file gives
+// them.
+func ExampleParseGate() {
+	for _, text := range []string{"Exact match >= 90%", "worse(Edit distance)<=2", "latency.p95 <= 2.5", "Exact match = 1"} {
+		gate, err := evals.ParseGate(text)
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Printf("%-28s measure %-12s evaluator %-15q %s %v\n", gate, gate.Measure, gate.Evaluator, gate.Op, gate.Limit)
+	}
+	// Output:
+	// Exact match >= 0.9           measure mean         evaluator "Exact match"   >= 0.9
+	// worse(Edit distance) <= 2    measure worse        evaluator "Edit distance" <= 2
+	// latency.p95 <= 2.5           measure latency.p95  evaluator ""              <= 2.5
+	// evals: gate "Exact match = 1": unknown operator: want one of >=, >, <=, <
+}
+
+// Summarising an evaluation as it streams, in memory that does not grow
+// with its rows.
+func ExampleSummarizeStream() {
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID: demo.AppID, VariantIDs: []string{demo.VariantID}, EvaluatorConfigIDs: []string{demo.ExactMatchID},
+		TestsetID: demo.TestsetID, RateLimit: models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	summary, err := evals.SummarizeStream(client.StreamEvaluationScenarios(ctx, evaluations[0].ID))
+	if err != nil {
+		log.Fatal(err)
+	}
+	exact := summary.Evaluators[demo.ExactMatchID]
+	fmt.Printf("%d rows, %d passed, pass rate %.3f, 95%% interval %.3f to %.3f\n",
+		summary.Rows, exact.Passed(), exact.Mean, exact.Low, exact.High)
+	// Output:
+	// 8 rows, 5 passed, pass rate 0.625, 95% interval 0.306 to 0.863
+}
