@@ -215,11 +215,25 @@ func BenchmarkSummarizeStream(b *testing.B) {
 // another order, at 10,000 and 100,000 rows (impl=compare). Its baseline,
 // impl=summarize, summarises both runs: one linear pass over the same rows
 // and results, so that the per-row cost of the two can be set side by side
-// as the rows outgrow the CPU caches.
+// as the rows outgrow the CPU caches. impl=interleaved feeds a Comparer one
+// row of each run in turn, in the same order, as CompareStream does with
+// two streams of one test set: rows pair at once and nothing waits.
 func BenchmarkCompare(b *testing.B) {
 	for _, rows := range []int{10_000, 100_000} {
 		baseline := benchRun(1, rows)
 		candidate := benchRun(2, rows)
+		b.Run(fmt.Sprintf("rows=%d/impl=interleaved", rows), func(b *testing.B) {
+			b.ReportAllocs()
+			defer cpuMetric(b, rows)()
+			for b.Loop() {
+				var c Comparer
+				for i := range baseline {
+					c.AddBaseline(baseline[i])
+					c.AddCandidate(candidate[i])
+				}
+				benchSink = c.Comparison()
+			}
+		})
 		rand.New(rand.NewPCG(3, 3)).Shuffle(len(candidate), func(i, j int) {
 			candidate[i], candidate[j] = candidate[j], candidate[i]
 		})
