@@ -175,7 +175,8 @@ func (g *Gate) UnmarshalText(text []byte) error {
 // NAME is an evaluator config's name or id; OP is one of >=, >, <=, <, with
 // or without spaces around it; NUMBER may end in % ("80%" is 0.8). The bare
 // names of run measures take precedence: write mean(cost.mean) for an
-// evaluator of that name.
+// evaluator of that name. A name may hold parentheses ("Score (v2)"); only
+// mean, errors, worse and regression_p open the function form.
 func ParseGate(text string) (Gate, error) {
 	fail := func(format string, args ...any) (Gate, error) {
 		return Gate{}, fmt.Errorf("evals: gate %s: %s", bound(strconv.Quote(text), 200), fmt.Sprintf(format, args...))
@@ -204,15 +205,15 @@ func ParseGate(text string) (Gate, error) {
 	}
 	g := Gate{Op: op, Limit: limit}
 	if open := strings.IndexByte(left, '('); open > 0 && strings.HasSuffix(left, ")") {
-		m := Measure(strings.TrimSpace(left[:open]))
-		if !evaluatorMeasures[m] {
-			return fail("unknown measure %q: want mean, errors, worse or regression_p before the parenthesis", bound(string(m), 40))
+		// Only a known measure opens the function form, so that a name
+		// such as "Score (v2)" stays a name.
+		if m := Measure(strings.TrimSpace(left[:open])); evaluatorMeasures[m] {
+			g.Measure, g.Evaluator = m, strings.TrimSpace(left[open+1:len(left)-1])
+			if g.Evaluator == "" {
+				return fail("no evaluator name inside %s()", m)
+			}
+			return g, nil
 		}
-		g.Measure, g.Evaluator = m, strings.TrimSpace(left[open+1:len(left)-1])
-		if g.Evaluator == "" {
-			return fail("no evaluator name inside %s()", m)
-		}
-		return g, nil
 	}
 	if runMeasures[Measure(left)] {
 		g.Measure = Measure(left)

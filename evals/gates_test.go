@@ -24,6 +24,8 @@ func TestParseGate(t *testing.T) {
 		{"cost.mean<=1e-3", Gate{Measure: MeasureCostMean, Op: AtMost, Limit: 0.001}},
 		{"app_errors <= 0", Gate{Measure: MeasureAppErrors, Op: AtMost, Limit: 0}},
 		{"a -> b >= -1", Gate{Measure: MeasureMean, Evaluator: "a -> b", Op: AtLeast, Limit: -1}},
+		{"Score (v2) >= 0.5", Gate{Measure: MeasureMean, Evaluator: "Score (v2)", Op: AtLeast, Limit: 0.5}},
+		{"median(x) >= 1", Gate{Measure: MeasureMean, Evaluator: "median(x)", Op: AtLeast, Limit: 1}},
 	}
 	for _, tt := range tests {
 		got, err := ParseGate(tt.text)
@@ -46,7 +48,6 @@ func TestParseGate(t *testing.T) {
 		{"Exact match >= Inf", "not a finite number"},
 		{"Exact match == 0.8", "unknown operator"},
 		{"Exact match => 0.8", "unknown operator"},
-		{"median(Exact match) >= 1", "unknown measure"},
 		{"worse() <= 1", "no evaluator name"},
 	}
 	for _, tt := range bad {
