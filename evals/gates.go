@@ -144,7 +144,8 @@ func (g Gate) String() string {
 		return fmt.Sprintf("%s %s %s", m, g.Op, limit)
 	}
 	name := bound(g.Evaluator, 120)
-	if m == MeasureMean && !runMeasures[Measure(name)] && !strings.ContainsAny(name, "()<>") && name == strings.TrimSpace(name) && name != "" {
+	if m == MeasureMean && !runMeasures[Measure(name)] && !strings.ContainsAny(name, "()<>") &&
+		name == strings.TrimSpace(name) && name != "" && !strings.HasSuffix(name, "=") && !strings.HasSuffix(name, "!") {
 		return fmt.Sprintf("%s %s %s", name, g.Op, limit)
 	}
 	return fmt.Sprintf("%s(%s) %s %s", m, name, g.Op, limit)
