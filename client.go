@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
 )
 
 // Version is the SDK's version, sent in the default User-Agent.
@@ -18,10 +20,11 @@ const Version = "0.1.0"
 // NewClient and share it: it is safe for concurrent use and keeps a pool of
 // connections.
 type Client struct {
-	base       string      // scheme://host/prefix, escaped, no trailing slash
-	basePath   string      // the escaped prefix alone, for errors and logs
-	header     http.Header // sent with every request
-	http       *http.Client
+	base       string                // scheme://host/prefix, escaped, no trailing slash
+	basePath   string                // the escaped prefix alone, for errors and logs
+	header     http.Header           // sent with every request
+	http       *http.Client          // the caller's view: transport, jar, timeout, redirects
+	retry      *retryablehttp.Client // sends through http, with the retry hooks set once
 	maxRetries int
 	waitMin    time.Duration
 	waitMax    time.Duration
@@ -102,6 +105,13 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	hc.Transport = poolKeeper{hc.Transport}
 	hc.CheckRedirect = stripCredentialsOnRedirect(credentialNames(c.header), userRedirect)
 	c.http = hc
+	c.retry = &retryablehttp.Client{
+		HTTPClient:   hc,
+		RetryMax:     s.maxRetries,
+		CheckRetry:   c.checkRetry,
+		Backoff:      noWait,
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+	}
 	if own != nil {
 		// A Client dropped without CloseIdleConnections must not keep its
 		// idle connections open until they time out.

@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"reflect"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,58 +36,19 @@ func (r *request) idempotent() bool {
 	return r.method == http.MethodGet || r.method == http.MethodHead
 }
 
-// call is the state of one operation call across its attempts.
+// call is the state of one operation call across its attempts. It rides in
+// the request's context, where the Client's retry hooks find it.
 type call struct {
 	c       *Client
-	r       *request
+	r       request
 	path    string // the full escaped path, for errors and logs
 	attempt int
-	wait    time.Duration
 	wrote   atomic.Bool // some of this attempt's request was written
 	last    error       // the last answer before a retry
-	deadln  time.Time   // the context's deadline, if any
-	hasDL   bool
-
-	// Pooled with the call, so that a call allocates none of them: the
-	// request (r points here), and a retryablehttp.Client whose hooks are
-	// bound to this call once, when the pool makes it.
-	req request
-	rc  retryablehttp.Client
 }
 
-// callPool recycles call states; see newCall and release.
-var callPool = sync.Pool{New: func() any {
-	st := new(call)
-	st.rc.CheckRetry = st.check
-	st.rc.Backoff = st.backoff
-	st.rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	return st
-}}
-
-// newCall returns a fresh call state for r, which it copies.
-func newCall(c *Client, r *request, path string) *call {
-	st := callPool.Get().(*call)
-	st.c, st.req, st.path = c, *r, path
-	st.r = &st.req
-	st.attempt, st.wait, st.last = 0, 0, nil
-	st.deadln, st.hasDL = time.Time{}, false
-	st.wrote.Store(false)
-	st.rc.HTTPClient = c.http
-	st.rc.RetryMax = c.maxRetries
-	st.rc.RetryWaitMin, st.rc.RetryWaitMax = c.waitMin, c.waitMax
-	return st
-}
-
-// release returns st to the pool once its response is done with. A call
-// that sent a body is left to the garbage collector instead: its request
-// trace holds it, and a late trace event must not reach a reused call.
-func (st *call) release() {
-	if !st.r.idempotent() {
-		return
-	}
-	st.c, st.r, st.req, st.last, st.rc.HTTPClient = nil, nil, request{}, nil, nil
-	callPool.Put(st)
-}
+// callKey is the context key of a call's state.
+type callKey struct{}
 
 // start runs the request with retries. It returns a 2xx response, whose body
 // the caller must close, or an error: non-2xx answers become *APIError or
@@ -97,7 +57,7 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	if ctx == nil {
 		return nil, nil, invalid("ctx", "is nil")
 	}
-	if c == nil || c.http == nil {
+	if c == nil || c.retry == nil {
 		return nil, nil, invalid("Client", "is nil or not made by NewClient")
 	}
 	target := c.base + r.path
@@ -107,11 +67,10 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 		// Send nothing for a context that has already ended.
 		return nil, nil, fmt.Errorf("agenta: %s %s: %w", r.method, path, err)
 	}
-	st := newCall(c, r, path)
 	if r.query != nil {
 		values, err := query.Values(r.query)
 		if err != nil {
-			return nil, nil, fmt.Errorf("agenta: %s %s: encode query: %w", r.method, st.path, err)
+			return nil, nil, fmt.Errorf("agenta: %s %s: encode query: %w", r.method, path, err)
 		}
 		if encoded := values.Encode(); encoded != "" {
 			target += "?" + encoded
@@ -127,7 +86,8 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 		body = data
 	}
 
-	st.deadln, st.hasDL = ctx.Deadline()
+	st := &call{c: c, r: *r, path: path}
+	ctx = context.WithValue(ctx, callKey{}, st)
 	if !r.idempotent() {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 			WroteHeaders: func() { st.wrote.Store(true) },
@@ -135,7 +95,7 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, target, body)
 	if err != nil {
-		return nil, nil, fmt.Errorf("agenta: %s %s: build request: %w", r.method, st.path, err)
+		return nil, nil, fmt.Errorf("agenta: %s %s: build request: %w", r.method, path, err)
 	}
 	// Share the Client's header values instead of cloning them: net/http
 	// only reads them, and the capped capacity makes an Add copy, not write.
@@ -146,7 +106,7 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 		req.Header.Set("Content-Type", "application/json")
 	}
 
-	resp, err := st.rc.Do(req)
+	resp, err := c.retry.Do(req)
 	if err != nil {
 		if resp != nil {
 			resp.Body.Close()
@@ -159,18 +119,22 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	return st, resp, nil
 }
 
-// check is the CheckRetry hook: it applies shouldRetry, logs the attempt and
-// plans the wait.
-func (st *call) check(ctx context.Context, resp *http.Response, err error) (bool, error) {
+// checkRetry is the Client's CheckRetry hook. It applies shouldRetry to the
+// attempt, plans the wait with backoff, logs the attempt, and then waits
+// itself: go-retryablehttp's Backoff hook sees neither the context nor, after
+// a transport error, the response, so it cannot find the call whose wait
+// it would have to return. A wait that would outlast the caller's deadline
+// is not started: it would only turn the last answer into a deadline error.
+func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	st := ctx.Value(callKey{}).(*call)
 	st.attempt++
 	wrote := st.wrote.Swap(false)
-	retry := ctx.Err() == nil && st.attempt <= st.c.maxRetries &&
+	retry := ctx.Err() == nil && st.attempt <= c.maxRetries &&
 		shouldRetry(st.r.idempotent(), wrote, resp, err)
+	var wait time.Duration
 	if retry {
-		st.wait = backoff(st.c.waitMin, st.c.waitMax, st.attempt-1, resp, time.Now())
-		// A wait that outlasts the caller's deadline would only turn the
-		// last answer into a deadline error: give the answer instead.
-		if st.hasDL && time.Until(st.deadln) < st.wait {
+		wait = backoff(c.waitMin, c.waitMax, st.attempt-1, resp, time.Now())
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
 			retry = false
 		}
 	}
@@ -178,16 +142,24 @@ func (st *call) check(ctx context.Context, resp *http.Response, err error) (bool
 		// Keep what the server said, in case the context ends while we wait.
 		st.last = st.readError(resp)
 	}
-	st.log(ctx, resp, err, retry)
-	return retry, nil
+	st.log(ctx, resp, err, retry, wait)
+	if !retry || wait <= 0 {
+		return retry, nil
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-timer.C:
+		return true, nil
+	}
 }
 
-// backoff is the Backoff hook: it returns the wait check planned.
-func (st *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
-	return st.wait
-}
+// noWait is the Client's Backoff hook: checkRetry has already waited.
+func noWait(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
 
-func (st *call) log(ctx context.Context, resp *http.Response, err error, retry bool) {
+func (st *call) log(ctx context.Context, resp *http.Response, err error, retry bool, wait time.Duration) {
 	l := st.c.logger
 	if l == nil {
 		return
@@ -209,7 +181,7 @@ func (st *call) log(ctx context.Context, resp *http.Response, err error, retry b
 		level = slog.LevelWarn
 	}
 	if retry {
-		attrs = append(attrs, slog.Duration("wait", st.wait))
+		attrs = append(attrs, slog.Duration("wait", wait))
 	}
 	l.LogAttrs(ctx, level, "agenta request", attrs...)
 }
@@ -313,7 +285,6 @@ func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
 		return nil, derr
 	}
 	finish(resp.Body, true)
-	st.release()
 	return v, nil
 }
 
@@ -342,7 +313,7 @@ func streamList[T any](ctx context.Context, c *Client, r *request) iter.Seq2[T, 
 			return
 		}
 		complete := false
-		defer func() { finish(resp.Body, complete); st.release() }()
+		defer func() { finish(resp.Body, complete) }()
 		if streamScenariosFast(st, resp, yield, &complete) {
 			return
 		}
