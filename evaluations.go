@@ -53,6 +53,34 @@ func scenariosRequest(evaluationID string) (*request, error) {
 	return &request{method: http.MethodGet, path: "/evaluations/" + id + "/evaluation_scenarios"}, nil
 }
 
+// FetchEvaluation returns one evaluation with its status, its aggregated
+// results (one per evaluator config) and its costs and latency. An unknown
+// id is a 404 (ErrNotFound).
+func (c *Client) FetchEvaluation(ctx context.Context, evaluationID string) (*models.Evaluation, error) {
+	id, err := segment("evaluationID", "evaluation_id", evaluationID)
+	if err != nil {
+		return nil, err
+	}
+	return getOne[models.Evaluation](ctx, c, &request{method: http.MethodGet, path: "/evaluations/" + id})
+}
+
+// FetchEvaluationStatus returns an evaluation's status, a Result such as
+// {"type":"status","value":"EVALUATION_STARTED"}; its EvaluationStatus
+// method says whether the run is over. The read is about 100 bytes, so it is
+// the one to poll; WaitEvaluation does that. The service answers any failure
+// here, an unknown id included, with a 500.
+func (c *Client) FetchEvaluationStatus(ctx context.Context, evaluationID string) (*models.Result, error) {
+	id, err := segment("evaluationID", "evaluation_id", evaluationID)
+	if err != nil {
+		return nil, err
+	}
+	answer, err := getOne[statusAnswer](ctx, c, &request{method: http.MethodGet, path: "/evaluations/" + id + "/status"})
+	if err != nil {
+		return nil, err
+	}
+	return &answer.Status, nil
+}
+
 // CreateEvaluation starts an automatic evaluation of each variant in ev
 // against the test set, and returns one Evaluation per variant, in status
 // EVALUATION_STARTED. Poll FetchEvaluationScenarios to follow it.

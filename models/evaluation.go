@@ -114,16 +114,6 @@ func (e NewEvaluation) LogValue() slog.Value {
 	)
 }
 
-// Evaluation statuses, carried as the value of Evaluation.Status and as
-// HumanEvaluation.Status.
-const (
-	EvaluationInitialized        = "EVALUATION_INITIALIZED"
-	EvaluationStarted            = "EVALUATION_STARTED"
-	EvaluationFinished           = "EVALUATION_FINISHED"
-	EvaluationFinishedWithErrors = "EVALUATION_FINISHED_WITH_ERRORS"
-	EvaluationFailed             = "EVALUATION_FAILED"
-)
-
 // Evaluation is one automatic evaluation run: one variant against one test set.
 type Evaluation struct {
 	ID                 string             `json:"id"`
@@ -143,13 +133,6 @@ type Evaluation struct {
 	AverageLatency     *Result            `json:"average_latency,omitempty"`
 	CreatedAt          Timestamp          `json:"created_at"`
 	UpdatedAt          Timestamp          `json:"updated_at"`
-}
-
-// State returns the evaluation's status value, such as EvaluationStarted, or
-// "" when the status carries no text.
-func (e Evaluation) State() string {
-	s, _ := e.Status.Text()
-	return s
 }
 
 // AggregatedResult is one evaluator config's score over a whole evaluation.
