@@ -82,8 +82,18 @@ func (c *Client) FetchEvaluationStatus(ctx context.Context, evaluationID string)
 }
 
 // CreateEvaluation starts an automatic evaluation of each variant in ev
-// against the test set, and returns one Evaluation per variant, in status
-// EVALUATION_STARTED. Poll FetchEvaluationScenarios to follow it.
+// against the test set. It returns at once with one Evaluation per variant,
+// in the order of ev.VariantIDs, each in status EVALUATION_INITIALIZED: the
+// service's background worker runs them later, and their scenarios stay
+// empty until a run is over. Follow a run with WaitEvaluation (or
+// FetchEvaluationStatus), then read its scenarios.
+//
+// Create is not atomic across variants: the service starts each variant's
+// run in turn, so when it refuses a later variant (an unknown one is a 500),
+// the runs of the variants before it have already started.
+//
+// ev.RateLimit.MaxRetries must be at least 1, since the service counts it as
+// attempts per row; it is refused before anything is sent otherwise.
 //
 // Creating is not idempotent: the request is retried only when the server
 // answers 429 or the connection failed before anything was sent, so an
@@ -124,11 +134,15 @@ func checkNewEvaluation(ev models.NewEvaluation) error {
 	if rl.BatchSize < 1 {
 		return invalidField("NewEvaluation.RateLimit.BatchSize", "rate_limit.batch_size", "must be at least 1, got %d", rl.BatchSize)
 	}
+	if rl.MaxRetries < 1 {
+		return invalidField("NewEvaluation.RateLimit.MaxRetries", "rate_limit.max_retries",
+			"must be at least 1, got %d: the service counts attempts, so with %d it never calls the app and every row fails with \"Max retries reached\"",
+			rl.MaxRetries, rl.MaxRetries)
+	}
 	for _, f := range []struct {
 		name, field string
 		value       int
 	}{
-		{"MaxRetries", "max_retries", rl.MaxRetries},
 		{"RetryDelay", "retry_delay", rl.RetryDelay},
 		{"DelayBetweenBatches", "delay_between_batches", rl.DelayBetweenBatches},
 	} {

@@ -290,6 +290,7 @@ func TestCreateEvaluationRefusesMissingFields(t *testing.T) {
 		{"NewEvaluation.RateLimit", "rate_limit", func(ev *models.NewEvaluation) { ev.RateLimit = models.RateLimit{} }},
 		{"NewEvaluation.RateLimit.BatchSize", "rate_limit.batch_size", func(ev *models.NewEvaluation) { ev.RateLimit.BatchSize = 0 }},
 		{"NewEvaluation.RateLimit.MaxRetries", "rate_limit.max_retries", func(ev *models.NewEvaluation) { ev.RateLimit.MaxRetries = -1 }},
+		{"NewEvaluation.RateLimit.MaxRetries", "rate_limit.max_retries", func(ev *models.NewEvaluation) { ev.RateLimit.MaxRetries = 0 }},
 		{"NewEvaluation.RateLimit.RetryDelay", "rate_limit.retry_delay", func(ev *models.NewEvaluation) { ev.RateLimit.RetryDelay = -1 }},
 		{"NewEvaluation.RateLimit.DelayBetweenBatches", "rate_limit.delay_between_batches", func(ev *models.NewEvaluation) { ev.RateLimit.DelayBetweenBatches = -5 }},
 		{"NewEvaluation.LMProvidersKeys", "lm_providers_keys", func(ev *models.NewEvaluation) { ev.LMProvidersKeys[""] = gockProviderKey }},
@@ -317,7 +318,7 @@ func TestCreateEvaluationRefusesMissingFields(t *testing.T) {
 		c := gockClient(t)
 		expect("POST", "/api/evaluations", "").replyJSON(200, `[]`)
 		ev := validNewEvaluation()
-		ev.RateLimit = models.RateLimit{BatchSize: 1}
+		ev.RateLimit = models.RateLimit{BatchSize: 1, MaxRetries: 1}
 		_, err := c.CreateEvaluation(context.Background(), ev)
 		require.NoError(t, err)
 		assertAllSent(t)
@@ -403,4 +404,21 @@ func TestFetchEvaluationStatusUnknownID(t *testing.T) {
 	assert.True(t, errors.Is(err, ErrServer), "expected ErrServer, got %v", err)
 	requireAPIError(t, err, 500, "GET", "/api/evaluations/nope/status")
 	assertAllSent(t)
+}
+
+// max_retries counts attempts: 0 would never call the app, so it is refused
+// before sending, saying why.
+func TestCreateEvaluationRefusesZeroAttempts(t *testing.T) {
+	c := gockClient(t)
+	ev := validNewEvaluation()
+	ev.RateLimit.MaxRetries = 0
+
+	_, err := c.CreateEvaluation(context.Background(), ev)
+
+	var argErr *ArgumentError
+	require.True(t, errors.As(err, &argErr), "expected *ArgumentError, got %T %v", err, err)
+	assert.Equal(t, "rate_limit.max_retries", argErr.Field)
+	assert.Contains(t, argErr.Reason, "attempts", "the reason says why")
+	assert.Contains(t, argErr.Reason, "never calls the app")
+	assertNothingUnmatched(t)
 }
