@@ -676,10 +676,7 @@ func (s *Server) evaluationWire(run *evaluationRun, fresh bool) object {
 			avgLatency = result{Type: "latency", Value: round(sum(latencies)/float64(len(latencies)), 4)}.wire()
 		}
 	}
-	status := result{Type: "status", Value: run.status}
-	if run.failure != "" {
-		status.Err = &resultError{Message: run.failure}
-	}
+	status := s.statusResult(run)
 	return object{
 		{"id", run.id},
 		{"app_id", run.appID},
@@ -707,6 +704,16 @@ func sum(xs []float64) float64 {
 		t += x
 	}
 	return t
+}
+
+// statusResult is a run's status as the service stores it: a Result of
+// type status, carrying the error of a failed run. Callers hold s.mu.
+func (s *Server) statusResult(run *evaluationRun) result {
+	status := result{Type: "status", Value: run.status}
+	if run.failure != "" {
+		status.Err = &resultError{Message: run.failure}
+	}
+	return status
 }
 
 // scenarioWire renders a scenario. Callers hold s.mu.

@@ -291,3 +291,58 @@ func (s *Server) handleListHumanEvaluations(w http.ResponseWriter, r *http.Reque
 	}
 	writeJSON(w, http.StatusOK, list)
 }
+
+// handleFetchEvaluation answers the evaluation with its aggregated results,
+// or the service's re-raised 404 for an id it does not hold.
+func (s *Server) handleFetchEvaluation(w http.ResponseWriter, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run, ok := s.evaluations[id]
+	switch {
+	case ok:
+		writeJSON(w, http.StatusOK, s.evaluationWire(run, false))
+	case !wellFormedUUID(id):
+		writeDetail(w, http.StatusInternalServerError, badlyFormedUUID)
+	default:
+		writeDetail(w, http.StatusNotFound, fmt.Sprintf("404: Evaluation with id %s not found", id))
+	}
+}
+
+// handleFetchEvaluationStatus answers {"status": <Result>}. The service
+// turns every failure of this route into a 500, an unknown id included:
+// its lookup returns None and reading .status from it raises.
+func (s *Server) handleFetchEvaluationStatus(w http.ResponseWriter, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run, ok := s.evaluations[id]
+	switch {
+	case ok:
+		writeJSON(w, http.StatusOK, object{{"status", s.statusResult(run).wire()}})
+	case !wellFormedUUID(id):
+		writeDetail(w, http.StatusInternalServerError, badlyFormedUUID)
+	default:
+		writeDetail(w, http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")
+	}
+}
+
+// badlyFormedUUID is Python's uuid.UUID error for an id it cannot parse,
+// which the service answers with a 500.
+const badlyFormedUUID = "badly formed hexadecimal UUID string"
+
+// wellFormedUUID reports whether Python's uuid.UUID would parse id: 32 hex
+// digits once braces, a "urn:uuid:" prefix and hyphens are removed.
+func wellFormedUUID(id string) bool {
+	id = strings.ReplaceAll(id, "urn:", "")
+	id = strings.ReplaceAll(id, "uuid:", "")
+	id = strings.Trim(id, "{}")
+	id = strings.ReplaceAll(id, "-", "")
+	if len(id) != 32 {
+		return false
+	}
+	for _, c := range id {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return false
+		}
+	}
+	return true
+}

@@ -26,16 +26,22 @@ const (
 	OpGetVariant               Operation = "get_variant"
 	OpGetSpan                  Operation = "get_span_of_generation"
 	OpListHumanEvaluations     Operation = "fetch_list_human_evaluations_human_evaluations_get"
+	// OpFetchEvaluation and OpFetchEvaluationStatus are the two evaluation
+	// reads the published document also holds: the evaluation with its
+	// aggregated results, and its status alone.
+	OpFetchEvaluation       Operation = "fetch_evaluation"
+	OpFetchEvaluationStatus Operation = "fetch_evaluation_status"
 	// AnyOperation matches every request in InjectFault, including requests
 	// that match no operation.
 	AnyOperation Operation = ""
 )
 
-// Operations lists the seven operations.
+// Operations lists the seven operations and the two evaluation reads.
 func Operations() []Operation {
 	return []Operation{
 		OpFetchEvaluationScenarios, OpCreateEvaluation, OpGetVariantByEnvironment,
 		OpAddVariantFromBase, OpGetVariant, OpGetSpan, OpListHumanEvaluations,
+		OpFetchEvaluation, OpFetchEvaluationStatus,
 	}
 }
 
@@ -460,6 +466,16 @@ func (s *Server) route(r *http.Request) route {
 	switch {
 	case len(segs) == 1 && segs[0] == "evaluations":
 		return post(OpCreateEvaluation, s.handleCreateEvaluation)
+	case len(segs) == 2 && segs[0] == "evaluations":
+		id := segs[1]
+		return get(OpFetchEvaluation, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+			s.handleFetchEvaluation(w, id)
+		})
+	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "status":
+		id := segs[1]
+		return get(OpFetchEvaluationStatus, func(w http.ResponseWriter, r *http.Request, _ []byte) {
+			s.handleFetchEvaluationStatus(w, id)
+		})
 	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "evaluation_scenarios":
 		id := segs[1]
 		return get(OpFetchEvaluationScenarios, func(w http.ResponseWriter, r *http.Request, _ []byte) {
