@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/agenta-go/agenta/models"
 )
 
-// The seven operations. Each follows the service's order of checks: shape
+// The operations. Each follows the service's order of checks: shape
 // (422), then existence and permission, then the work.
 
 func (s *Server) handleFetchScenarios(w http.ResponseWriter, id string) {
@@ -79,92 +77,6 @@ func (s *Server) handleCreateEvaluation(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	writeJSON(w, http.StatusOK, answer)
-}
-
-// createRuns creates and starts the runs of a valid request and returns
-// the answer to send.
-func (s *Server) createRuns(appID string, variantIDs, configIDs []string, testsetID string, providerKeys map[string]string, answerColumn string) (int, string, []any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	status, message, runs := s.newRuns(appID, variantIDs, configIDs, testsetID, providerKeys, answerColumn)
-	if status != http.StatusOK {
-		return status, message, nil
-	}
-	answer := make([]any, len(runs))
-	for i, run := range runs {
-		answer[i] = s.evaluationWire(run, true)
-		s.evaluations[run.id] = run
-		s.evalOrder = append(s.evalOrder, run.id)
-	}
-	for _, run := range runs {
-		s.start(run)
-	}
-	return http.StatusOK, "", answer
-}
-
-// newRuns checks a create request against the stored state and builds one
-// run per variant. Callers hold s.mu.
-func (s *Server) newRuns(appID string, variantIDs, configIDs []string, testsetID string, providerKeys map[string]string, answerColumn string) (int, string, []*evaluationRun) {
-	if _, ok := s.apps[appID]; !ok {
-		return http.StatusNotFound, "App not found", nil
-	}
-	var evaluators []*evaluatorRecord
-	failure := ""
-	for _, id := range configIDs {
-		e, ok := s.evaluators[id]
-		if !ok {
-			// The service accepts the request; the run then fails.
-			if failure == "" {
-				failure = fmt.Sprintf("Evaluator config %s not found", id)
-			}
-			continue
-		}
-		if e.key == "auto_ai_critique" && len(providerKeys) == 0 {
-			return http.StatusBadRequest, "Missing LM provider Key", nil
-		}
-		copied := *e
-		copied.settings, _ = copyParameters(e.settings)
-		evaluators = append(evaluators, &copied)
-	}
-	testset, ok := s.testsets[testsetID]
-	if !ok {
-		return http.StatusInternalServerError, fmt.Sprintf("Testset %s not found", testsetID), nil
-	}
-	now := s.clock()
-	var runs []*evaluationRun
-	for _, id := range variantIDs {
-		v, ok := s.variants[id]
-		if !ok {
-			return http.StatusInternalServerError, fmt.Sprintf("App variant %s not found", id), nil
-		}
-		base := s.bases[v.baseID]
-		names := inputNames(v.parameters, testset.Rows, answerColumn)
-		for _, row := range testset.Rows {
-			for _, name := range names {
-				if _, ok := row[name]; !ok {
-					return http.StatusBadRequest, "columns in the test set should match the names of the inputs in the variant", nil
-				}
-			}
-		}
-		app := base.Application
-		if app == nil {
-			app = TemplateApplication
-		}
-		params, _ := copyParameters(v.parameters)
-		rows := make([]map[string]string, len(testset.Rows))
-		copy(rows, testset.Rows) // rows are never modified after seeding
-		runs = append(runs, &evaluationRun{
-			id: s.newID(), appID: appID,
-			variantID: v.id, variantName: base.Name + "." + v.configName,
-			revisionID: v.revisionIDs[v.revision], revision: v.revision,
-			parameters: params, application: app,
-			testsetID: testset.ID, testsetName: testset.Name,
-			rows: rows, inputs: names, evaluators: evaluators, answerColumn: answerColumn,
-			created: now, updated: now, status: models.EvaluationStarted, failure: failure,
-			slots: make([]*scenarioRecord, len(rows)), done: make(chan struct{}),
-		})
-	}
-	return http.StatusOK, "", runs
 }
 
 func (s *Server) handleGetVariantByEnv(w http.ResponseWriter, r *http.Request, _ []byte) {
@@ -323,26 +235,4 @@ func (s *Server) handleFetchEvaluationStatus(w http.ResponseWriter, id string) {
 	default:
 		writeDetail(w, http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")
 	}
-}
-
-// badlyFormedUUID is Python's uuid.UUID error for an id it cannot parse,
-// which the service answers with a 500.
-const badlyFormedUUID = "badly formed hexadecimal UUID string"
-
-// wellFormedUUID reports whether Python's uuid.UUID would parse id: 32 hex
-// digits once braces, a "urn:uuid:" prefix and hyphens are removed.
-func wellFormedUUID(id string) bool {
-	id = strings.ReplaceAll(id, "urn:", "")
-	id = strings.ReplaceAll(id, "uuid:", "")
-	id = strings.Trim(id, "{}")
-	id = strings.ReplaceAll(id, "-", "")
-	if len(id) != 32 {
-		return false
-	}
-	for _, c := range id {
-		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
-			return false
-		}
-	}
-	return true
 }
