@@ -6,18 +6,46 @@ import (
 	"strings"
 )
 
-// The operations. Each follows the service's order of checks: shape
-// (422), then existence and permission, then the work.
+// The operations. Each is a handler: it follows the service's order of
+// checks (shape, answered 422; then existence and permission; then the
+// work) and returns its whole answer, built while it holds s.mu and
+// written by the caller after the lock is released.
 
-func (s *Server) handleFetchScenarios(w http.ResponseWriter, id string) {
+// readModel validates a request body against a model as FastAPI does; when
+// the body is refused it returns the 422 answer and false.
+func (s *Server) readModel(c *call, model []fieldSpec) (map[string]any, answer, bool) {
+	v := &validator{version: s.version}
+	doc, ok := v.readBody(c.body, c.r.Header.Get("Content-Type"))
+	var in map[string]any
+	if ok {
+		in, ok = v.model([]any{"body"}, doc, model)
+	}
+	if !ok {
+		return nil, jsonAnswer(http.StatusUnprocessableEntity, validationBody(s.version, v.errs)), false
+	}
+	return in, answer{}, true
+}
+
+// readQuery checks that the required query parameters are present; when
+// one is missing it returns the 422 answer and false.
+func (s *Server) readQuery(c *call, names ...string) (map[string]string, answer, bool) {
+	q := parseQuery(c.r.URL.RawQuery)
+	v := &validator{version: s.version}
+	v.requireQuery(q, names...)
+	if !v.ok() {
+		return nil, jsonAnswer(http.StatusUnprocessableEntity, validationBody(s.version, v.errs)), false
+	}
+	return q, answer{}, true
+}
+
+func (s *Server) handleFetchScenarios(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	run, ok := s.evaluations[id]
+	run, ok := s.evaluations[c.id]
 	if !ok {
 		// The service does not check for a missing evaluation: the lookup
 		// fails further down and the router turns that into a 500.
-		writeDetail(w, http.StatusInternalServerError, fmt.Sprintf("Evaluation %s not found", id))
-		return
+		return detailAnswer(http.StatusInternalServerError, fmt.Sprintf("Evaluation %s not found", c.id))
 	}
 	list := []any{}
 	for _, sc := range run.slots {
@@ -25,41 +53,13 @@ func (s *Server) handleFetchScenarios(w http.ResponseWriter, id string) {
 			list = append(list, s.scenarioWire(run, sc))
 		}
 	}
-	writeJSON(w, http.StatusOK, list)
+	return jsonAnswer(http.StatusOK, list)
 }
 
-// readModel validates a request body against a model as FastAPI does, and
-// answers the 422 itself when it is refused.
-func (s *Server) readModel(w http.ResponseWriter, r *http.Request, body []byte, model []fieldSpec) (map[string]any, bool) {
-	v := &validator{version: s.version}
-	doc, ok := v.readBody(body, r.Header.Get("Content-Type"))
-	var in map[string]any
-	if ok {
-		in, ok = v.model([]any{"body"}, doc, model)
-	}
+func (s *Server) handleCreateEvaluation(c *call) answer {
+	in, refused, ok := s.readModel(c, newEvaluationModel)
 	if !ok {
-		writeJSON(w, http.StatusUnprocessableEntity, validationBody(s.version, v.errs))
-	}
-	return in, ok
-}
-
-// readQuery checks that the required query parameters are present, and
-// answers the 422 itself when one is missing.
-func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, names ...string) (map[string]string, bool) {
-	q := parseQuery(r.URL.RawQuery)
-	v := &validator{version: s.version}
-	v.requireQuery(q, names...)
-	if !v.ok() {
-		writeJSON(w, http.StatusUnprocessableEntity, validationBody(s.version, v.errs))
-		return nil, false
-	}
-	return q, true
-}
-
-func (s *Server) handleCreateEvaluation(w http.ResponseWriter, r *http.Request, body []byte) {
-	in, ok := s.readModel(w, r, body, newEvaluationModel)
-	if !ok {
-		return
+		return refused
 	}
 	appID := in["app_id"].(string)
 	variantIDs := in["variant_ids"].([]string)
@@ -71,44 +71,40 @@ func (s *Server) handleCreateEvaluation(w http.ResponseWriter, r *http.Request, 
 		answerColumn = c
 	}
 
-	status, message, answer := s.createRuns(appID, variantIDs, configIDs, testsetID, providerKeys, answerColumn)
+	status, message, created := s.createRuns(appID, variantIDs, configIDs, testsetID, providerKeys, answerColumn)
 	if status != http.StatusOK {
-		writeDetail(w, status, message)
-		return
+		return detailAnswer(status, message)
 	}
-	writeJSON(w, http.StatusOK, answer)
+	return jsonAnswer(http.StatusOK, created)
 }
 
-func (s *Server) handleGetVariantByEnv(w http.ResponseWriter, r *http.Request, _ []byte) {
-	q, ok := s.readQuery(w, r, "app_id", "environment")
+func (s *Server) handleGetVariantByEnv(c *call) answer {
+	q, refused, ok := s.readQuery(c, "app_id", "environment")
 	if !ok {
-		return
+		return refused
 	}
 	appID, environment := q["app_id"], q["environment"]
 	if strings.TrimSpace(appID) == "" {
 		// The service parses the id first; its ValueError becomes a 400.
-		writeDetail(w, http.StatusBadRequest, "badly formed hexadecimal UUID string")
-		return
+		return detailAnswer(http.StatusBadRequest, badlyFormedUUID)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	app, ok := s.apps[appID]
 	if !ok {
-		writeDetail(w, http.StatusInternalServerError, "App Variant not found")
-		return
+		return detailAnswer(http.StatusInternalServerError, "App Variant not found")
 	}
 	variant, ok := s.variants[app.environments[environment]]
 	if !ok {
-		writeDetail(w, http.StatusInternalServerError, "App Variant not found")
-		return
+		return detailAnswer(http.StatusInternalServerError, "App Variant not found")
 	}
-	writeJSON(w, http.StatusOK, s.variantWire(variant))
+	return jsonAnswer(http.StatusOK, s.variantWire(variant))
 }
 
-func (s *Server) handleAddVariantFromBase(w http.ResponseWriter, r *http.Request, body []byte) {
-	in, ok := s.readModel(w, r, body, addVariantFromBaseModel)
+func (s *Server) handleAddVariantFromBase(c *call) answer {
+	in, refused, ok := s.readModel(c, addVariantFromBaseModel)
 	if !ok {
-		return
+		return refused
 	}
 	baseID := in["base_id"].(string)
 	configName := in["new_config_name"].(string)
@@ -118,8 +114,7 @@ func (s *Server) handleAddVariantFromBase(w http.ResponseWriter, r *http.Request
 	defer s.mu.Unlock()
 	base, ok := s.bases[baseID]
 	if !ok {
-		writeDetail(w, http.StatusInternalServerError, fmt.Sprintf("Base %s not found", baseID))
-		return
+		return detailAnswer(http.StatusInternalServerError, fmt.Sprintf("Base %s not found", baseID))
 	}
 	var previous *variantRecord
 	for _, other := range s.variants {
@@ -127,21 +122,18 @@ func (s *Server) handleAddVariantFromBase(w http.ResponseWriter, r *http.Request
 			continue
 		}
 		if other.configName == configName {
-			writeDetail(w, http.StatusInternalServerError, "App variant with the same name already exists")
-			return
+			return detailAnswer(http.StatusInternalServerError, "App variant with the same name already exists")
 		}
 		if previous == nil || other.order < previous.order {
 			previous = other
 		}
 	}
 	if previous == nil {
-		writeDetail(w, http.StatusInternalServerError, "Previous app variant not found")
-		return
+		return detailAnswer(http.StatusInternalServerError, "Previous app variant not found")
 	}
 	params, err := copyParameters(parameters)
 	if err != nil {
-		writeDetail(w, http.StatusInternalServerError, err.Error())
-		return
+		return detailAnswer(http.StatusInternalServerError, err.Error())
 	}
 	rec := &variantRecord{
 		id: s.newID(), appID: base.AppID, baseID: base.ID, configName: configName,
@@ -151,47 +143,43 @@ func (s *Server) handleAddVariantFromBase(w http.ResponseWriter, r *http.Request
 	}
 	rec.revisionIDs = map[int]string{1: s.newID()}
 	s.variants[rec.id] = rec
-	writeJSON(w, http.StatusOK, s.variantWire(rec))
+	return jsonAnswer(http.StatusOK, s.variantWire(rec))
 }
 
-func (s *Server) handleGetVariant(w http.ResponseWriter, id string) {
+func (s *Server) handleGetVariant(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.variants[id]
+	v, ok := s.variants[c.id]
 	if !ok {
-		writeDetail(w, http.StatusNotFound, fmt.Sprintf("Variant with ID '%s' not found", id))
-		return
+		return detailAnswer(http.StatusNotFound, fmt.Sprintf("Variant with ID '%s' not found", c.id))
 	}
-	writeJSON(w, http.StatusOK, s.variantWire(v))
+	return jsonAnswer(http.StatusOK, s.variantWire(v))
 }
 
-func (s *Server) handleGetSpan(w http.ResponseWriter, r *http.Request, id string) {
-	q := parseQuery(r.URL.RawQuery)
+func (s *Server) handleGetSpan(c *call) answer {
+	q := parseQuery(c.r.URL.RawQuery)
 	if t, ok := q["type"]; ok && t != "generation" {
 		// Only generation spans are implemented; anything else is an
 		// empty list, even though the operation promises one span.
-		writeJSON(w, http.StatusOK, []any{})
-		return
+		return jsonAnswer(http.StatusOK, []any{})
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, ok := s.spans[id]
+	rec, ok := s.spans[c.id]
 	if !ok {
-		writeDetail(w, http.StatusInternalServerError, fmt.Sprintf("Span %s not found", id))
-		return
+		return detailAnswer(http.StatusInternalServerError, fmt.Sprintf("Span %s not found", c.id))
 	}
-	writeJSON(w, http.StatusOK, s.spanWire(rec, true, 0))
+	return jsonAnswer(http.StatusOK, s.spanWire(rec, true, 0))
 }
 
-func (s *Server) handleListHumanEvaluations(w http.ResponseWriter, r *http.Request, _ []byte) {
-	q, ok := s.readQuery(w, r, "app_id")
+func (s *Server) handleListHumanEvaluations(c *call) answer {
+	q, refused, ok := s.readQuery(c, "app_id")
 	if !ok {
-		return
+		return refused
 	}
 	appID := q["app_id"]
 	if strings.TrimSpace(appID) == "" {
-		writeDetail(w, http.StatusInternalServerError, "badly formed hexadecimal UUID string")
-		return
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -201,38 +189,36 @@ func (s *Server) handleListHumanEvaluations(w http.ResponseWriter, r *http.Reque
 			list = append(list, s.humanEvals[i].wire())
 		}
 	}
-	writeJSON(w, http.StatusOK, list)
+	return jsonAnswer(http.StatusOK, list)
 }
 
 // handleFetchEvaluation answers the evaluation with its aggregated results,
 // or the service's re-raised 404 for an id it does not hold.
-func (s *Server) handleFetchEvaluation(w http.ResponseWriter, id string) {
+func (s *Server) handleFetchEvaluation(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	run, ok := s.evaluations[id]
+	run, ok := s.evaluations[c.id]
 	switch {
 	case ok:
-		writeJSON(w, http.StatusOK, s.evaluationWire(run, false))
-	case !wellFormedUUID(id):
-		writeDetail(w, http.StatusInternalServerError, badlyFormedUUID)
-	default:
-		writeDetail(w, http.StatusNotFound, fmt.Sprintf("404: Evaluation with id %s not found", id))
+		return jsonAnswer(http.StatusOK, s.evaluationWire(run, false))
+	case !wellFormedUUID(c.id):
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
+	return detailAnswer(http.StatusNotFound, fmt.Sprintf("404: Evaluation with id %s not found", c.id))
 }
 
 // handleFetchEvaluationStatus answers {"status": <Result>}. The service
 // turns every failure of this route into a 500, an unknown id included:
 // its lookup returns None and reading .status from it raises.
-func (s *Server) handleFetchEvaluationStatus(w http.ResponseWriter, id string) {
+func (s *Server) handleFetchEvaluationStatus(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	run, ok := s.evaluations[id]
+	run, ok := s.evaluations[c.id]
 	switch {
 	case ok:
-		writeJSON(w, http.StatusOK, object{{"status", s.statusResult(run).wire()}})
-	case !wellFormedUUID(id):
-		writeDetail(w, http.StatusInternalServerError, badlyFormedUUID)
-	default:
-		writeDetail(w, http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")
+		return jsonAnswer(http.StatusOK, object{{"status", s.statusResult(run).wire()}})
+	case !wellFormedUUID(c.id):
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
+	return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")
 }

@@ -310,8 +310,15 @@ func encodeValue(buf *bytes.Buffer, v any) error {
 	return nil
 }
 
-// writeJSON answers with a JSON document.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// answer is a whole response, built before any byte of it is written.
+type answer struct {
+	status int
+	header http.Header // extra headers; may be nil
+	body   []byte      // JSON, or nil for no body
+}
+
+// jsonAnswer encodes v as the answer's body.
+func jsonAnswer(status int, v any) answer {
 	var buf bytes.Buffer
 	if err := encodeValue(&buf, v); err != nil {
 		// Only a bad seed (say, a channel in a parameters map) gets here.
@@ -319,17 +326,29 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		buf.Reset()
 		_ = encodeValue(&buf, object{{"detail", "agentatest: cannot encode the answer: " + err.Error()}})
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", fmt.Sprint(buf.Len()))
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	return answer{status: status, body: buf.Bytes()}
 }
 
-// writeDetail answers {"detail": message}, the service's shape for every
+// detailAnswer answers {"detail": message}, the service's shape for every
 // error other than a validation error.
-func writeDetail(w http.ResponseWriter, status int, message string) {
-	writeJSON(w, status, object{{"detail", message}})
+func detailAnswer(status int, message string) answer {
+	return jsonAnswer(status, object{{"detail", message}})
+}
+
+// write sends the answer.
+func (a answer) write(w http.ResponseWriter) {
+	h := w.Header()
+	for name, values := range a.header {
+		h[name] = values
+	}
+	if a.body != nil {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	w.WriteHeader(a.status)
+	if len(a.body) > 0 {
+		_, _ = w.Write(a.body)
+	}
 }
 
 // naiveTime formats t as the service writes timestamps read back from

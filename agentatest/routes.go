@@ -39,7 +39,7 @@ func Operations() []Operation {
 
 // redirectToSlash answers 307 to the same URL with a trailing slash, as
 // Starlette does for a route registered only with one.
-func (s *Server) redirectToSlash(w http.ResponseWriter, r *http.Request) {
+func (s *Server) redirectToSlash(r *http.Request) answer {
 	path := r.URL.EscapedPath() + "/"
 	if s.redirectNoPrefx && s.prefix != "" {
 		path = strings.TrimPrefix(path, s.prefix)
@@ -52,9 +52,7 @@ func (s *Server) redirectToSlash(w http.ResponseWriter, r *http.Request) {
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
 	}
-	w.Header().Set("Location", target)
-	w.Header().Set("Content-Length", "0")
-	w.WriteHeader(http.StatusTemporaryRedirect)
+	return answer{status: http.StatusTemporaryRedirect, header: http.Header{"Location": {target}}}
 }
 
 type routeKind int
@@ -70,7 +68,21 @@ type route struct {
 	kind   routeKind
 	op     Operation
 	allow  string
-	handle func(http.ResponseWriter, *http.Request, []byte)
+	id     string // the path's id, for the routes that have one
+	handle handler
+}
+
+// handler serves one operation. Every handler has this signature: it reads
+// the call and returns the whole answer, which the Server writes after the
+// handler has released its lock, so that a client that stops reading
+// cannot hold up the others.
+type handler func(c *call) answer
+
+// call is what a handler reads of a request.
+type call struct {
+	r    *http.Request
+	id   string // the path's id, for the routes that have one
+	body []byte
 }
 
 // route matches a request to an operation. Like Starlette it matches the
@@ -93,13 +105,13 @@ func (s *Server) route(r *http.Request) route {
 			return route{kind: routeNotFound}
 		}
 	}
-	get := func(op Operation, h func(http.ResponseWriter, *http.Request, []byte)) route {
+	get := func(op Operation, h handler, id string) route {
 		if r.Method != http.MethodGet {
 			return route{kind: routeMethodNotAllowed, allow: "GET"}
 		}
-		return route{kind: routeOperation, op: op, handle: h}
+		return route{kind: routeOperation, op: op, handle: h, id: id}
 	}
-	post := func(op Operation, h func(http.ResponseWriter, *http.Request, []byte)) route {
+	post := func(op Operation, h handler) route {
 		if r.Method != http.MethodPost {
 			return route{kind: routeMethodNotAllowed, allow: "POST"}
 		}
@@ -109,29 +121,17 @@ func (s *Server) route(r *http.Request) route {
 	case len(segs) == 1 && segs[0] == "evaluations":
 		return post(OpCreateEvaluation, s.handleCreateEvaluation)
 	case len(segs) == 2 && segs[0] == "evaluations":
-		id := segs[1]
-		return get(OpFetchEvaluation, func(w http.ResponseWriter, r *http.Request, _ []byte) {
-			s.handleFetchEvaluation(w, id)
-		})
+		return get(OpFetchEvaluation, s.handleFetchEvaluation, segs[1])
 	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "status":
-		id := segs[1]
-		return get(OpFetchEvaluationStatus, func(w http.ResponseWriter, r *http.Request, _ []byte) {
-			s.handleFetchEvaluationStatus(w, id)
-		})
+		return get(OpFetchEvaluationStatus, s.handleFetchEvaluationStatus, segs[1])
 	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "evaluation_scenarios":
-		id := segs[1]
-		return get(OpFetchEvaluationScenarios, func(w http.ResponseWriter, r *http.Request, _ []byte) {
-			s.handleFetchScenarios(w, id)
-		})
+		return get(OpFetchEvaluationScenarios, s.handleFetchScenarios, segs[1])
 	case len(segs) == 2 && segs[0] == "apps" && segs[1] == "get_variant_by_env":
-		return get(OpGetVariantByEnvironment, s.handleGetVariantByEnv)
+		return get(OpGetVariantByEnvironment, s.handleGetVariantByEnv, "")
 	case len(segs) == 2 && segs[0] == "variants" && segs[1] == "from-base" && r.Method != http.MethodGet:
 		return post(OpAddVariantFromBase, s.handleAddVariantFromBase)
 	case len(segs) == 2 && segs[0] == "variants":
-		id := segs[1]
-		return get(OpGetVariant, func(w http.ResponseWriter, r *http.Request, _ []byte) {
-			s.handleGetVariant(w, id)
-		})
+		return get(OpGetVariant, s.handleGetVariant, segs[1])
 	case len(segs) == 3 && segs[0] == "observability" && segs[1] == "spans":
 		if !slash {
 			if r.Method != http.MethodGet {
@@ -139,12 +139,9 @@ func (s *Server) route(r *http.Request) route {
 			}
 			return route{kind: routeRedirect}
 		}
-		id := segs[2]
-		return get(OpGetSpan, func(w http.ResponseWriter, r *http.Request, _ []byte) {
-			s.handleGetSpan(w, r, id)
-		})
+		return get(OpGetSpan, s.handleGetSpan, segs[2])
 	case len(segs) == 1 && segs[0] == "human-evaluations":
-		return get(OpListHumanEvaluations, s.handleListHumanEvaluations)
+		return get(OpListHumanEvaluations, s.handleListHumanEvaluations, "")
 	}
 	return route{kind: routeNotFound}
 }

@@ -213,7 +213,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if p := recover(); p != nil && rec.status == 0 {
 			// The fake must never take a test down: report its bug as a 500.
-			writeDetail(rec, http.StatusInternalServerError, fmt.Sprintf("agentatest: internal error: %v", p))
+			detailAnswer(http.StatusInternalServerError, fmt.Sprintf("agentatest: internal error: %v", p)).write(rec)
 		}
 	}()
 
@@ -230,33 +230,38 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt route, body []byte) {
 	w.Header().Set("Server", "uvicorn")
-	if s.apiKey != "" && !s.authorized(w, r) {
-		return
-	}
-	switch rt.kind {
-	case routeNotFound:
-		writeDetail(w, http.StatusNotFound, "Not Found")
-	case routeMethodNotAllowed:
-		w.Header().Set("Allow", rt.allow)
-		writeDetail(w, http.StatusMethodNotAllowed, "Method Not Allowed")
-	case routeRedirect:
-		s.redirectToSlash(w, r)
-	case routeOperation:
-		rt.handle(w, r, body)
-	}
+	s.answer(r, rt, body).write(w)
 }
 
-// authorized checks the API key; it answers 401 or 403 and reports false
-// when the request may not proceed.
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+// answer computes the whole answer to a request before anything is written.
+func (s *Server) answer(r *http.Request, rt route, body []byte) answer {
+	if s.apiKey != "" {
+		if refused, ok := s.authorize(r); !ok {
+			return refused
+		}
+	}
+	switch rt.kind {
+	case routeMethodNotAllowed:
+		a := detailAnswer(http.StatusMethodNotAllowed, "Method Not Allowed")
+		a.header = http.Header{"Allow": {rt.allow}}
+		return a
+	case routeRedirect:
+		return s.redirectToSlash(r)
+	case routeOperation:
+		return rt.handle(&call{r: r, id: rt.id, body: body})
+	}
+	return detailAnswer(http.StatusNotFound, "Not Found")
+}
+
+// authorize checks the API key; when the request may not proceed it
+// returns the refusal and false.
+func (s *Server) authorize(r *http.Request) (answer, bool) {
 	got := strings.TrimSpace(r.Header.Get("Authorization"))
 	switch {
 	case got == "":
-		writeDetail(w, http.StatusUnauthorized, "Unauthorized: missing API key in the Authorization header")
-		return false
+		return detailAnswer(http.StatusUnauthorized, "Unauthorized: missing API key in the Authorization header"), false
 	case got != s.apiKey && got != "ApiKey "+s.apiKey:
-		writeDetail(w, http.StatusForbidden, "Forbidden: invalid API key")
-		return false
+		return detailAnswer(http.StatusForbidden, "Forbidden: invalid API key"), false
 	}
-	return true
+	return answer{}, true
 }
