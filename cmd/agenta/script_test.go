@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"fmt"
 	"net"
+	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -34,7 +34,7 @@ const testAPIKey = "s3cret-key-0123456789"
 //	APP_ID TESTSET_ID BASE_ID PRODUCTION VERBOSE EXACT EDIT TERSE SPAN_ID
 //	EVALUATION_ID     a finished evaluation of PRODUCTION with the three evaluators
 //	MISMATCH_TESTSET  a test set whose columns do not match the app's inputs
-//	AUTH_HOST         a fake that requires the key testAPIKey
+//	AUTH_HOST         a fake that requires the key testAPIKey (AUTH_ROOT: without /api)
 //	DOWN_HOST         a port of 127.0.0.1 that refuses connections
 //	FAKE_PORT         a free port for agenta fake
 func TestScripts(t *testing.T) {
@@ -95,7 +95,7 @@ func setupScript(env *testscript.Env) error {
 		{"PRODUCTION", demo.VariantID}, {"VERBOSE", demo.VerboseVariantID},
 		{"EXACT", demo.ExactMatchID}, {"EDIT", demo.EditDistanceID}, {"TERSE", demo.TerseAnswerID},
 		{"SPAN_ID", demo.SpanID}, {"EVALUATION_ID", created[0].ID}, {"MISMATCH_TESTSET", mismatch},
-		{"AUTH_HOST", authed.URL()}, {"TEST_API_KEY", testAPIKey},
+		{"AUTH_HOST", authed.URL()}, {"AUTH_ROOT", strings.TrimSuffix(authed.URL(), "/api")}, {"TEST_API_KEY", testAPIKey},
 		{"DOWN_HOST", "http://" + down + "/api"}, {"FAKE_PORT", fakePort},
 	} {
 		env.Setenv(kv[0], kv[1])
@@ -134,7 +134,6 @@ func cmdWaitListen(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-
 // cmdSIGTERM sends SIGTERM to the most recent background command. (The
 // built-in kill sends only SIGINT and SIGKILL.)
 func cmdSIGTERM(ts *testscript.TestScript, neg bool, args []string) {
@@ -169,7 +168,6 @@ func cmdExitedIn(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("exited %s after the signal, want within %s", took.Round(time.Millisecond), limit)
 	}
 }
-
 
 // cmdExits runs a command and checks its exit code; stdout and stderr are
 // kept for the checks that follow, as exec keeps them.
