@@ -741,6 +741,38 @@ func TestRedirectRefusedByCallerPolicy(t *testing.T) {
 	}
 }
 
+// A redirect to a scheme the SDK cannot speak is refused at once, with a
+// typed error that is never retried, whatever the caller's policy allows.
+func TestRedirectToOtherSchemeNotRetried(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Redirect(w, r, "ftp://127.0.0.1/file", http.StatusFound)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name string
+		opts []Option
+	}{
+		{"default client", nil},
+		{"caller's policy accepts it", []Option{WithHTTPClient(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }})}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hits.Store(0)
+			c, err := NewClient(srv.URL+"/api", append(tc.opts, WithRetryWait(0, time.Millisecond))...)
+			require.NoError(t, err)
+
+			_, err = c.GetVariant(context.Background(), "v")
+
+			require.Error(t, err)
+			assert.Equal(t, int32(1), hits.Load(), "expected one attempt")
+			var refused *redirectRefused
+			assert.True(t, errors.As(err, &refused), "expected a *redirectRefused, got %T: %v", err, err)
+			assert.Contains(t, err.Error(), `unsupported protocol scheme "ftp"`)
+		})
+	}
+}
+
 // Error bodies and success bodies are read to the end and closed, so one
 // connection serves every call.
 func TestConnectionsAreReused(t *testing.T) {

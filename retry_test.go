@@ -42,7 +42,7 @@ var (
 	errTimeout  = urlErr(context.DeadlineExceeded)
 	errCert     = urlErr(x509.UnknownAuthorityError{})
 	errRedirect = urlErr(errTooManyRedirects)
-	errScheme   = urlErr(errors.New(`unsupported protocol scheme "ftp"`))
+	errScheme   = urlErr(&redirectRefused{errors.New(`unsupported protocol scheme "ftp"`)})
 )
 
 // shouldRetry is the whole retry policy; this table is its specification.
