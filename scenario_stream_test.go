@@ -171,7 +171,7 @@ func streamSeeds() []string {
 		// error, whose offset is its input offset, not its scanner's count
 		// (found by FuzzScenarioStream when that distinction was broken).
 		`[{},{}0`, `[ {} , {}  {}]`,
-		"[" + rows[0] + ",]",          // trailing comma
+		"[" + rows[0] + ",]", // trailing comma
 		"[" + rows[0] + ",," + rows[1] + "]",
 		"[" + rows[0] + "}",
 		"[" + rows[0] + "," + rows[1][:len(rows[1])/2],    // cut short
