@@ -10,7 +10,10 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/agenta-go/agenta/models"
 )
 
 // Sentinel errors for errors.Is. An *APIError matches the sentinel of its
@@ -387,3 +390,76 @@ func readFailure(err error) bool {
 
 // Unwrap returns the underlying decoding error.
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Errors of WaitEvaluation.
+
+// ErrEvaluationFailed is matched by errors.Is on the error WaitEvaluation
+// returns for a run that ended EVALUATION_FAILED or
+// EVALUATION_AGGREGATION_FAILED; errors.As to *EvaluationFailedError gives
+// the service's message.
+var ErrEvaluationFailed = errors.New("agenta: evaluation failed")
+
+// EvaluationFailedError is a run that ended in failure. WaitEvaluation
+// returns it together with the evaluation, whose Status.Error carries the
+// whole of what the service said.
+type EvaluationFailedError struct {
+	EvaluationID string
+	// Status is the final status, models.EvaluationFailed or
+	// models.EvaluationAggregationFailed.
+	Status models.EvaluationStatus
+	// Message is the service's error message, such as "Evaluation Failed",
+	// cut to 200 characters; "" when the service sent none.
+	Message string
+}
+
+func (e *EvaluationFailedError) Error() string {
+	s := "agenta: evaluation " + clip(e.EvaluationID, maxMessage) + " ended " + clip(string(e.Status), maxMessage)
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// Is matches ErrEvaluationFailed.
+func (e *EvaluationFailedError) Is(target error) bool { return target == ErrEvaluationFailed }
+
+// WaitError is a wait that its context ended before the run did. It wraps
+// the context's error, so errors.Is(err, context.DeadlineExceeded) holds,
+// and says which status the run was in and for how long.
+type WaitError struct {
+	EvaluationID string
+	// Status is the last status read, "" when no read succeeded.
+	Status models.EvaluationStatus
+	// Held is how long Status had held when the wait ended: the time since
+	// the first read that saw it.
+	Held time.Duration
+	// Err is the context's error.
+	Err error
+}
+
+func (e *WaitError) Error() string {
+	var b strings.Builder
+	b.WriteString("agenta: wait for evaluation ")
+	b.WriteString(clip(e.EvaluationID, maxMessage))
+	b.WriteString(": ")
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString("ended")
+	}
+	if e.Status == "" {
+		b.WriteString("; no status read yet")
+		return b.String()
+	}
+	b.WriteString("; status ")
+	b.WriteString(clip(string(e.Status), maxMessage))
+	b.WriteString(" for ")
+	b.WriteString(e.Held.Round(time.Millisecond).String())
+	if e.Status == models.EvaluationInitialized {
+		b.WriteString(" (no worker may be running on the server: a run stays INITIALIZED until a worker picks it up)")
+	}
+	return b.String()
+}
+
+// Unwrap returns the context's error.
+func (e *WaitError) Unwrap() error { return e.Err }
