@@ -29,7 +29,7 @@ import (
 )
 
 func TestNewClientRefusesBadInput(t *testing.T) {
-	secretKey := gockKey
+	secretKey := testKey
 	for _, tc := range []struct {
 		name string
 		base string
@@ -77,13 +77,8 @@ func TestNewClientRefusesBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := NewClient(tc.base, tc.opts...)
 
-			require.Error(t, err)
 			assert.Nil(t, c)
-			assert.True(t, errors.Is(err, ErrInvalidArgument), "expected ErrInvalidArgument, got %v", err)
-			var argErr *ArgumentError
-			require.True(t, errors.As(err, &argErr), "expected *ArgumentError, got %T", err)
-			assert.Equal(t, tc.want, argErr.Name)
-			assert.Contains(t, err.Error(), tc.want)
+			requireArgumentError(t, err, tc.want)
 			assertNoSecret(t, "error string", err.Error())
 			assert.NotContains(t, err.Error(), "pw", "the base URL's password must not be echoed")
 		})
@@ -97,7 +92,7 @@ func TestNewClientDoesNoIO(t *testing.T) {
 	assert.NotNil(t, c)
 	assertNothingUnmatched(t)
 
-	c, err := NewClient("https://no-such-host.invalid/api", WithAPIKey(gockKey))
+	c, err := NewClient("https://no-such-host.invalid/api", WithAPIKey(testKey))
 	require.NoError(t, err)
 	assert.Equal(t, "https://no-such-host.invalid/api", c.BaseURL())
 }
@@ -178,7 +173,7 @@ func TestRequestHeaders(t *testing.T) {
 			h := e.only(t).Header
 			assert.Equal(t, "application/json", h.Get("Accept"))
 			assert.Equal(t, "agenta-go/"+Version, h.Get("User-Agent"))
-			assert.Equal(t, []string{gockKey}, h.Values("Authorization"), "the key is sent verbatim, once, without a prefix")
+			assert.Equal(t, []string{testKey}, h.Values("Authorization"), "the key is sent verbatim, once, without a prefix")
 			assert.Equal(t, "sessionId=abc", h.Get("Cookie"))
 			assert.Equal(t, "t1", h.Get("X-Trace"))
 			if op.method == "POST" {
@@ -327,14 +322,7 @@ func TestMeaninglessIDsAreRefused(t *testing.T) {
 
 				err := tc.call(c, v)
 
-				require.Error(t, err)
-				assert.True(t, errors.Is(err, ErrInvalidArgument), "expected ErrInvalidArgument, got %v", err)
-				var argErr *ArgumentError
-				require.True(t, errors.As(err, &argErr), "expected *ArgumentError, got %T", err)
-				assert.Equal(t, tc.arg, argErr.Name)
-				assert.Contains(t, err.Error(), tc.arg)
-				var apiErr *APIError
-				assert.False(t, errors.As(err, &apiErr))
+				requireArgumentError(t, err, tc.arg)
 				assertNothingUnmatched(t)
 			})
 		}
@@ -517,7 +505,7 @@ func TestLoggingOneLinePerAttempt(t *testing.T) {
 func TestLoggingNeverShowsSecrets(t *testing.T) {
 	rec, logger := newLogRecorder()
 	c := gockClient(t, WithLogger(logger))
-	echo := `{"detail":"bad key ` + gockProviderKey + ` for ` + gockKey + `"}`
+	echo := `{"detail":"bad key ` + testProviderKey + ` for ` + testKey + `"}`
 	expect("POST", "/api/evaluations", "").replyJSON(429, echo)
 	expect("POST", "/api/evaluations", "").replyJSON(400, echo)
 
@@ -531,7 +519,7 @@ func TestLoggingNeverShowsSecrets(t *testing.T) {
 }
 
 func TestSecretsNeverPrinted(t *testing.T) {
-	c, err := NewClient(gockBase, WithAPIKey(gockKey), WithHeader("Cookie", "s="+gockKey))
+	c, err := NewClient(gockBase, WithAPIKey(testKey), WithHeader("Cookie", "s="+testKey))
 	require.NoError(t, err)
 	ev := validNewEvaluation()
 	ev.LMProvidersKeys[models.AnthropicAPIKey] = "sk-ant-SECRET-2"
@@ -557,7 +545,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	// The secrets are still sent.
 	body, err := jsonMarshal(ev)
 	require.NoError(t, err)
-	assert.Contains(t, body, gockProviderKey)
+	assert.Contains(t, body, testProviderKey)
 	assert.Contains(t, body, "sk-ant-SECRET-2")
 }
 
@@ -574,7 +562,7 @@ func TestWithHTTPClientNeverMutatesCallerClient(t *testing.T) {
 	hc := &http.Client{Transport: transport, CheckRedirect: policy, Jar: jar, Timeout: 7 * time.Second}
 	snapshot := *hc
 
-	c, err := NewClient(gockBase, WithHTTPClient(hc), WithAPIKey(gockKey), WithTimeout(3*time.Second))
+	c, err := NewClient(gockBase, WithHTTPClient(hc), WithAPIKey(testKey), WithTimeout(3*time.Second))
 	require.NoError(t, err)
 	_, err = c.GetVariant(context.Background(), "v")
 	require.NoError(t, err)
@@ -688,7 +676,7 @@ func TestRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
 	var policyCalls atomic.Int32
 	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { policyCalls.Add(1); return nil }}
 	for _, withClient := range []bool{false, true} {
-		opts := []Option{WithAPIKey(gockKey), WithHeader("Cookie", "session=s3cret"), WithHeader("X-Session-Token", "tok")}
+		opts := []Option{WithAPIKey(testKey), WithHeader("Cookie", "session=s3cret"), WithHeader("X-Session-Token", "tok")}
 		if withClient {
 			opts = append(opts, WithHTTPClient(hc))
 		}
@@ -699,7 +687,7 @@ func TestRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "elsewhere", v.VariantID)
 		mu.Lock()
-		assert.Equal(t, gockKey, seen["origin"].Get("Authorization"), "the origin gets the key")
+		assert.Equal(t, testKey, seen["origin"].Get("Authorization"), "the origin gets the key")
 		for _, h := range []string{"Authorization", "Cookie", "X-Session-Token"} {
 			assert.Empty(t, seen["other"].Values(h), "%s must not follow a redirect to another origin", h)
 		}
@@ -710,7 +698,7 @@ func TestRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "moved", v.VariantID)
 		mu.Lock()
-		assert.Equal(t, gockKey, seen["moved"].Get("Authorization"), "a same-origin redirect keeps the key")
+		assert.Equal(t, testKey, seen["moved"].Get("Authorization"), "a same-origin redirect keeps the key")
 		assert.Equal(t, "session=s3cret", seen["moved"].Get("Cookie"))
 		mu.Unlock()
 	}
@@ -839,7 +827,7 @@ func TestConcurrentUse(t *testing.T) {
 	}))
 	defer srv.Close()
 	rec, logger := newLogRecorder()
-	c, err := NewClient(srv.URL+"/api", WithAPIKey(gockKey), WithLogger(logger), WithRetryWait(0, time.Millisecond), WithMaxRetries(1))
+	c, err := NewClient(srv.URL+"/api", WithAPIKey(testKey), WithLogger(logger), WithRetryWait(0, time.Millisecond), WithMaxRetries(1))
 	require.NoError(t, err)
 
 	var wg sync.WaitGroup

@@ -43,7 +43,6 @@ import (
 const (
 	contractDocument      = "../shared/contract/openapi.json"
 	contractPrism         = "tools/contract/node_modules/.bin/prism"
-	contractAPIKey        = "Xk3f9a2b.c0ntr4ctT3stK3yN0tR34l"
 	contractProvider      = "sk-contract-test-provider-key-0000"
 	contractDefaultRounds = 150
 )
@@ -374,7 +373,7 @@ func contractZero(v any) bool {
 func contractCheckDetector(t *testing.T, p *prismServer) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, p.baseURL+"/human-evaluations", nil)
-	req.Header.Set("Authorization", contractAPIKey)
+	req.Header.Set("Authorization", testKey)
 	// Its own transport: gock, used by other tests, may swap the default one.
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
@@ -396,15 +395,10 @@ func contractClient(t *testing.T, p *prismServer) (*contractRecorder, *Client) {
 	t.Helper()
 	rec := &contractRecorder{next: &http.Transport{}, perOp: map[string]int{}}
 	t.Cleanup(rec.next.CloseIdleConnections)
-	c, err := NewClient(p.baseURL,
-		WithAPIKey(contractAPIKey),
+	return rec, newTestClient(t, p.baseURL,
 		WithHTTPClient(&http.Client{Transport: rec}),
 		WithMaxRetries(0),
 		WithTimeout(30*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec, c
 }
 
 type contractExchange struct {

@@ -220,7 +220,7 @@ func TestErrorBodyLimit(t *testing.T) {
 func TestErrorBodyScrubsEchoedSecrets(t *testing.T) {
 	c := gockClient(t)
 	echo := `{"detail":[{"loc":["body","lm_providers_keys","OPENAI_API_KEY"],"msg":"bad key","type":"value_error",` +
-		`"input":{"OPENAI_API_KEY":"` + gockProviderKey + `"}}],"auth":"` + gockKey + `"}`
+		`"input":{"OPENAI_API_KEY":"` + testProviderKey + `"}}],"auth":"` + testKey + `"}`
 	expect("POST", "/api/evaluations", "").replyJSON(422, echo)
 
 	_, err := c.CreateEvaluation(context.Background(), validNewEvaluation())

@@ -29,7 +29,6 @@ import (
 )
 
 const (
-	faultAPIKey  = "fAuLt001.aW5qZWN0aW9uLXN1aXRlLWtleQ"
 	faultCookie  = "sAccessToken=fault-session-cookie"
 	faultVariant = "6672a5d2e7b8c0f9a1b2c3d5"
 	// faultHungBound is how long a call may take before it counts as hung. The
@@ -99,17 +98,11 @@ func newFaultServer(t *testing.T, h func(s *faultServer, w http.ResponseWriter, 
 // retry waits and both kinds of credential.
 func faultClient(t *testing.T, s *faultServer, opts ...Option) *Client {
 	t.Helper()
-	all := append([]Option{
-		WithAPIKey(faultAPIKey),
+	return newTestClient(t, s.URL+"/api", append([]Option{
 		WithHeader("Cookie", faultCookie),
 		WithRetryWait(time.Millisecond, 5*time.Millisecond),
 		WithTimeout(5 * time.Second),
-	}, opts...)
-	c, err := NewClient(s.URL+"/api", all...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	}, opts...)...)
 }
 
 // faultServeAll answers every operation with a realistic body.
@@ -726,7 +719,7 @@ func TestFaultRedirectToAnotherHost(t *testing.T) {
 					faultServeAll(w, r)
 					return
 				}
-				if r.Header.Get("Authorization") != faultAPIKey || r.Header.Get("Cookie") != faultCookie {
+				if r.Header.Get("Authorization") != testKey || r.Header.Get("Cookie") != faultCookie {
 					t.Errorf("the origin itself did not get the credentials")
 				}
 				host := tc.host
@@ -749,7 +742,7 @@ func TestFaultRedirectToAnotherHost(t *testing.T) {
 			}
 			got := atTarget[0]
 			if tc.keep {
-				if got.auth != faultAPIKey || got.cookie != faultCookie {
+				if got.auth != testKey || got.cookie != faultCookie {
 					t.Errorf("a same-origin redirect lost the credentials: %+v", got)
 				}
 				return
@@ -1070,11 +1063,8 @@ func TestFaultPOSTRetriedAfterDialFailure(t *testing.T) {
 		_ = srv.Serve(l)
 	}()
 
-	c, err := NewClient("http://"+addr+"/api", WithAPIKey(faultAPIKey),
+	c := newTestClient(t, "http://"+addr+"/api",
 		WithRetryWait(50*time.Millisecond, 50*time.Millisecond), WithMaxRetries(40))
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
 	evs, err := c.CreateEvaluation(faultContext(t), faultNewEvaluation())
 	faultEnded(t, start, "CreateEvaluation while the server starts")

@@ -373,9 +373,7 @@ func TestPOSTRetriesRealDialFailure(t *testing.T) {
 	require.NoError(t, l.Close())
 
 	rec, logger := newLogRecorder()
-	c, err := NewClient("http://"+addr+"/api", WithAPIKey(gockKey), WithMaxRetries(2),
-		WithRetryWait(0, time.Millisecond), WithLogger(logger))
-	require.NoError(t, err)
+	c := newTestClient(t, "http://"+addr+"/api", WithMaxRetries(2), WithLogger(logger))
 
 	_, err = c.AddVariantFromBase(context.Background(), validAddVariant())
 

@@ -87,11 +87,7 @@ func newRowStreamServer(t *testing.T, rows int) *rowStreamServer {
 
 func streamTestClient(t *testing.T, url string) *Client {
 	t.Helper()
-	c, err := NewClient(url+"/api", WithAPIKey(benchAPIKey), WithRetryWait(time.Millisecond, 2*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return newTestClient(t, url+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond))
 }
 
 // TestStreamingPeakHeap proves that memory does not depend on the number of
