@@ -29,6 +29,7 @@ import (
 )
 
 func TestNewClientRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	secretKey := testKey
 	for _, tc := range []struct {
 		name string
@@ -519,6 +520,7 @@ func TestLoggingNeverShowsSecrets(t *testing.T) {
 }
 
 func TestSecretsNeverPrinted(t *testing.T) {
+	t.Parallel()
 	c, err := NewClient(gockBase, WithAPIKey(testKey), WithHeader("Cookie", "s="+testKey))
 	require.NoError(t, err)
 	ev := validNewEvaluation()
@@ -551,6 +553,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 
 // WithHTTPClient copies the caller's client and never changes it.
 func TestWithHTTPClientNeverMutatesCallerClient(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	transport := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		calls.Add(1)
@@ -576,6 +579,7 @@ func TestWithHTTPClientNeverMutatesCallerClient(t *testing.T) {
 }
 
 func TestPerAttemptTimeoutSetting(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		opts []Option
@@ -638,6 +642,7 @@ func TestPerAttemptTimeoutEndsStalledCall(t *testing.T) {
 // of the same host, which net/http alone would trust), but do follow one to
 // the same origin.
 func TestRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	seen := map[string]http.Header{}
 	record := func(name string, r *http.Request) {
@@ -709,6 +714,7 @@ func TestRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
 // A redirect refused by the caller's policy is an answer, not a transient
 // failure: it is not retried, and the policy's error is kept.
 func TestRedirectRefusedByCallerPolicy(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -745,12 +751,7 @@ func TestRedirectRefusedByCallerPolicy(t *testing.T) {
 // A redirect to a scheme the SDK cannot speak is refused at once, with a
 // typed error that is never retried, whatever the caller's policy allows.
 func TestRedirectToOtherSchemeNotRetried(t *testing.T) {
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		http.Redirect(w, r, "ftp://127.0.0.1/file", http.StatusFound)
-	}))
-	defer srv.Close()
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		opts []Option
@@ -759,11 +760,14 @@ func TestRedirectToOtherSchemeNotRetried(t *testing.T) {
 		{"caller's policy accepts it", []Option{WithHTTPClient(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }})}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hits.Store(0)
-			c, err := NewClient(srv.URL+"/api", append(tc.opts, WithRetryWait(0, time.Millisecond))...)
-			require.NoError(t, err)
+			var hits atomic.Int32
+			mux, c := setup(t, tc.opts...)
+			mux.HandleFunc("GET /variants/v", func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				http.Redirect(w, r, "ftp://127.0.0.1/file", http.StatusFound)
+			})
 
-			_, err = c.GetVariant(context.Background(), "v")
+			_, err := c.GetVariant(context.Background(), "v")
 
 			require.Error(t, err)
 			assert.Equal(t, int32(1), hits.Load(), "expected one attempt")
@@ -812,23 +816,20 @@ func TestConnectionsAreReused(t *testing.T) {
 
 // The Client is safe for concurrent use (run with -race).
 func TestConcurrentUse(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch {
-		case strings.HasPrefix(r.URL.Path, "/api/variants/"):
-			_, _ = fmt.Fprintf(w, `{"variant_id":%q}`, strings.TrimPrefix(r.URL.Path, "/api/variants/"))
-		case r.URL.Path == "/api/human-evaluations":
-			_, _ = fmt.Fprintf(w, `[{"app_id":%q}]`, r.URL.Query().Get("app_id"))
-		case r.URL.Path == "/api/evaluations":
-			w.WriteHeader(http.StatusTooManyRequests)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
+	t.Parallel()
 	rec, logger := newLogRecorder()
-	c, err := NewClient(srv.URL+"/api", WithAPIKey(testKey), WithLogger(logger), WithRetryWait(0, time.Millisecond), WithMaxRetries(1))
-	require.NoError(t, err)
+	mux, c := setup(t, WithLogger(logger), WithMaxRetries(1))
+	mux.HandleFunc("GET /variants/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `{"variant_id":%q}`, r.PathValue("id"))
+	})
+	mux.HandleFunc("GET /human-evaluations", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `[{"app_id":%q}]`, r.URL.Query().Get("app_id"))
+	})
+	mux.HandleFunc("POST /evaluations", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 32*3)
@@ -877,6 +878,7 @@ func (*nopJar) Cookies(*url.URL) []*http.Cookie     { return nil }
 // would turn off transparent gzip, and Accept and User-Agent would be
 // silently overwritten.
 func TestWithHeaderRefusesManagedHeaders(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"Accept", "accept-encoding", "User-Agent", "Content-Type", "Host"} {
 		_, err := NewClient(gockBase, WithHeader(name, "x"))
 		require.Error(t, err, name)
@@ -928,6 +930,7 @@ func TestNilClientAccessors(t *testing.T) {
 // Each Client built without WithHTTPClient has its own pool, so one
 // Client's open streams never hold up another's calls.
 func TestClientsHaveTheirOwnTransport(t *testing.T) {
+	t.Parallel()
 	a, err := NewClient("https://agenta.test/api")
 	require.NoError(t, err)
 	b, err := NewClient("https://agenta.test/api")

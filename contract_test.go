@@ -76,6 +76,7 @@ func TestContractDynamic(t *testing.T) {
 // fail: it must catch a changed or invented field, and accept only
 // re-formatting (timestamps, numbers) and zero values the answer left out.
 func TestContractFaithfulCheck(t *testing.T) {
+	t.Parallel()
 	answer := `{"a":"x","t":"2024-06-26T12:22:31.775000","n":1.50,"o":{"k":[1,2]},"extra":true}`
 	for _, tc := range []struct {
 		decoded string

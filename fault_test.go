@@ -1038,6 +1038,7 @@ func TestFaultPOSTNeverSentTwice(t *testing.T) {
 // The server comes up while the client backs off, and the create arrives
 // exactly once.
 func TestFaultPOSTRetriedAfterDialFailure(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

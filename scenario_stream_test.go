@@ -188,6 +188,7 @@ func streamSeeds() []string {
 }
 
 func TestScenarioStreamSameAsEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for _, seed := range streamSeeds() {
 		checkSameAsEncodingJSON(t, []byte(seed), 1, 3, 7, 64, 4096)
 	}
@@ -207,6 +208,7 @@ func FuzzScenarioStream(f *testing.F) {
 // answer: the rows before the break and the error must be the same with and
 // without the fast path.
 func TestScenarioStreamReadErrors(t *testing.T) {
+	t.Parallel()
 	body := scenariosBody(100)
 	for cut := 0; cut <= len(body); cut += 997 {
 		for _, chunk := range []int{61, 4096} {
@@ -227,6 +229,7 @@ func TestScenarioStreamReadErrors(t *testing.T) {
 // long answer, where the fast path has read and dropped many buffers, and
 // checks the offsets of the error against encoding/json's.
 func TestScenarioStreamKeepsErrorsOfLongAnswers(t *testing.T) {
+	t.Parallel()
 	body := scenariosBody(1000)
 	for _, cut := range []string{`"inputs":[`, `"value":`, `"results":[{`} {
 		i := len(body) * 3 / 4

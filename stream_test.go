@@ -181,6 +181,7 @@ func TestStreamingBreakClosesResponse(t *testing.T) {
 // first and only (zero, err) pair; a malformed element after the rows
 // before it, as the last pair.
 func TestStreamingErrorsMatchFetch(t *testing.T) {
+	t.Parallel()
 	good := func(i int) string {
 		return string(newScenarioSource(uint64(i)).appendRow(nil))
 	}

@@ -325,6 +325,7 @@ func TestWaitEvaluationNilOptions(t *testing.T) {
 }
 
 func TestWaitEvaluationRefusesBadArguments(t *testing.T) {
+	t.Parallel()
 	c, err := NewClient("http://127.0.0.1:1/api")
 	require.NoError(t, err)
 	for _, tc := range []struct {
