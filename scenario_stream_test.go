@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/agenta-go/agenta/models"
+	"github.com/stretchr/testify/require"
 )
 
 // chunkedTransport answers every request with one body, delivered in reads
@@ -81,14 +82,10 @@ func streamOnceFailing(t testing.TB, body []byte, chunk int, slow bool, fail err
 	}
 	c, err := NewClient("http://agenta.test/api", WithMaxRetries(0),
 		WithHTTPClient(&http.Client{Transport: chunkedTransport{status: 200, body: body, chunk: chunk, fail: fail}}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var out streamOutcome
 	r, err := scenariosRequest("ev-1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for s, err := range streamList(context.Background(), c, r, decode) {
 		out.Pairs++
 		if err == nil {
@@ -130,13 +127,9 @@ func checkSameAsEncodingJSON(t testing.TB, body []byte, chunks ...int) {
 		if reflect.DeepEqual(got, want) {
 			continue
 		}
-		if len(got.Rows) != len(want.Rows) {
-			t.Fatalf("body %.200q in reads of %d: fast path gave %d rows, encoding/json %d", body, chunk, len(got.Rows), len(want.Rows))
-		}
+		require.EqualValues(t, len(want.Rows), len(got.Rows), "body %.200q in reads of %d: fast path gave %d rows, encoding/json %d", body, chunk, len(got.Rows), len(want.Rows))
 		for i := range got.Rows {
-			if !reflect.DeepEqual(got.Rows[i], want.Rows[i]) {
-				t.Fatalf("body %.200q in reads of %d: row %d\nfast %#v\njson %#v", body, chunk, i, got.Rows[i], want.Rows[i])
-			}
+			require.False(t, !reflect.DeepEqual(got.Rows[i], want.Rows[i]), "body %.200q in reads of %d: row %d\nfast %#v\njson %#v", body, chunk, i, got.Rows[i], want.Rows[i])
 		}
 		t.Fatalf("body %.200q in reads of %d: errors differ\nfast %+v %+v\njson %+v %+v", body, chunk, got, got.Decode, want, want.Decode)
 	}
@@ -218,9 +211,7 @@ func TestScenarioStreamReadErrors(t *testing.T) {
 				t.Fatalf("break after %d bytes, reads of %d: fast path %d rows, %q; encoding/json %d rows, %q",
 					cut, chunk, len(got.Rows), got.Err, len(want.Rows), want.Err)
 			}
-			if cut < len(body) && !got.Reset {
-				t.Fatalf("break after %d bytes: error %q does not wrap the read error", cut, got.Err)
-			}
+			require.False(t, cut < len(body) && !got.Reset, "break after %d bytes: error %q does not wrap the read error", cut, got.Err)
 		}
 	}
 }
