@@ -2,9 +2,11 @@ package agenta
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -214,6 +216,11 @@ func invalid(name, format string, args ...any) error {
 	return &ArgumentError{Name: name, Reason: fmt.Sprintf(format, args...)}
 }
 
+// invalidField is invalid for an argument that has a name on the wire.
+func invalidField(name, field, format string, args ...any) error {
+	return &ArgumentError{Name: name, Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
 // newAPIError builds the error for a non-2xx answer from up to maxErrorBody
 // bytes of its body. A 422 becomes a *ValidationError.
 func newAPIError(status int, method, path string, body []byte) error {
@@ -349,6 +356,40 @@ func clip(s string, n int) string {
 	}
 	return s[:i] + "…"
 }
+
+// DecodeError is a 2xx answer whose body is not the JSON the operation
+// returns, or that broke off while being read. It keeps the status and,
+// from the point where decoding stopped, up to 1 MiB of the body.
+type DecodeError struct {
+	StatusCode int
+	Method     string
+	Path       string
+	// Offset is the byte offset in the body where decoding failed.
+	Offset int64
+	// Body is what was left unread of the answer where decoding stopped, up
+	// to 1 MiB: for a syntax error, from the start of the failing value, so
+	// an answer that is not JSON at all, such as an HTML page, is kept
+	// whole; for a complete value of the wrong type it may be empty.
+	Body []byte
+	Err  error
+}
+
+func (e *DecodeError) Error() string {
+	if readFailure(e.Err) {
+		return fmt.Sprintf("agenta: %s %s: read %d answer: %v", e.Method, e.Path, e.StatusCode, e.Err)
+	}
+	return fmt.Sprintf("agenta: %s %s: decode %d answer at byte %d: %v", e.Method, e.Path, e.StatusCode, e.Offset, e.Err)
+}
+
+// readFailure reports an answer that broke off while being read (a reset,
+// a timeout, the context ending), rather than one that is not valid JSON.
+func readFailure(err error) bool {
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// Unwrap returns the underlying decoding error.
+func (e *DecodeError) Unwrap() error { return e.Err }
 
 // Errors of WaitEvaluation.
 
