@@ -11,8 +11,11 @@ import (
 // FetchEvaluationScenarios returns every scenario (test-set row) of an
 // evaluation, with the variant's outputs and each evaluator's results.
 //
-// An evaluation is filled in as it runs, so polling this shows progress. For
-// very large evaluations, StreamEvaluationScenarios avoids holding every row.
+// The service writes all of a run's scenarios in one burst at its end, so
+// the list is empty until then, and stays empty for a run that failed: wait
+// for the run with WaitEvaluation rather than polling this, which reads
+// about 1 kB per row. For very large evaluations,
+// StreamEvaluationScenarios avoids holding every row.
 func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID string) ([]models.EvaluationScenario, error) {
 	r, err := scenariosRequest(evaluationID)
 	if err != nil {
