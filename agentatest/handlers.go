@@ -43,15 +43,11 @@ func (s *Server) handleFetchScenarios(c *call) answer {
 	defer s.mu.Unlock()
 	run, ok := s.evaluations[c.id]
 	if !ok {
-		// The service does not check for a missing evaluation: the lookup
-		// fails further down and the router turns that into a 500.
-		return detailAnswer(http.StatusInternalServerError, fmt.Sprintf("Evaluation %s not found", c.id))
+		return s.evaluationNotFound(c.id)
 	}
 	list := []any{}
-	for _, sc := range run.slots {
-		if sc != nil {
-			list = append(list, s.scenarioWire(run, sc))
-		}
+	for _, sc := range run.scenarios {
+		list = append(list, s.scenarioWire(run, sc))
 	}
 	return jsonAnswer(http.StatusOK, list)
 }
@@ -61,21 +57,18 @@ func (s *Server) handleCreateEvaluation(c *call) answer {
 	if !ok {
 		return refused
 	}
-	appID := in["app_id"].(string)
-	variantIDs := in["variant_ids"].([]string)
-	configIDs := in["evaluators_configs"].([]string)
-	testsetID := in["testset_id"].(string)
+	rateLimit := in["rate_limit"].(map[string]any)
 	providerKeys, _ := in["lm_providers_keys"].(map[string]string)
-	answerColumn := "correct_answer"
-	if c, ok := in["correct_answer_column"].(string); ok {
-		answerColumn = c
-	}
-
-	status, message, created := s.createRuns(appID, variantIDs, configIDs, testsetID, providerKeys, answerColumn)
-	if status != http.StatusOK {
-		return detailAnswer(status, message)
-	}
-	return jsonAnswer(http.StatusOK, created)
+	// correct_answer_column is accepted and ignored, as by the service:
+	// evaluators read settings_values.correct_answer_key.
+	return s.createRuns(newEvaluationRequest{
+		appID:        in["app_id"].(string),
+		variantIDs:   in["variant_ids"].([]string),
+		configIDs:    in["evaluators_configs"].([]string),
+		testsetID:    in["testset_id"].(string),
+		providerKeys: providerKeys,
+		attempts:     int(rateLimit["max_retries"].(int64)),
+	})
 }
 
 func (s *Server) handleGetVariantByEnv(c *call) answer {
@@ -186,7 +179,7 @@ func (s *Server) handleListHumanEvaluations(c *call) answer {
 	list := []any{}
 	for i := range s.humanEvals {
 		if s.humanEvals[i].AppID == appID {
-			list = append(list, s.humanEvals[i].wire())
+			list = append(list, s.humanEvaluationWire(&s.humanEvals[i]))
 		}
 	}
 	return jsonAnswer(http.StatusOK, list)
@@ -198,13 +191,19 @@ func (s *Server) handleFetchEvaluation(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	run, ok := s.evaluations[c.id]
-	switch {
-	case ok:
-		return jsonAnswer(http.StatusOK, s.evaluationWire(run, false))
-	case !wellFormedUUID(c.id):
+	if !ok {
+		return s.evaluationNotFound(c.id)
+	}
+	return jsonAnswer(http.StatusOK, s.evaluationWire(run))
+}
+
+// evaluationNotFound is the service's answer for an evaluation it does not
+// hold: a 500 for an id that is not a UUID, else the re-raised 404.
+func (s *Server) evaluationNotFound(id string) answer {
+	if !wellFormedUUID(id) {
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
-	return detailAnswer(http.StatusNotFound, fmt.Sprintf("404: Evaluation with id %s not found", c.id))
+	return detailAnswer(http.StatusNotFound, fmt.Sprintf("404: Evaluation with id %s not found", id))
 }
 
 // handleFetchEvaluationStatus answers {"status": <Result>}. The service

@@ -23,14 +23,17 @@ type Server struct {
 	// Configuration, fixed after NewServer.
 	apiKey          string
 	clock           func() time.Time
-	mode            runMode
-	pace            time.Duration
+	idClock         func() time.Time // the time in generated ids
+	manual          bool             // no worker: AdvanceEvaluations runs rows
+	pickup          time.Duration    // from create to the worker's first row
+	rowPace         time.Duration    // the time of one row's app call
 	version         pydanticVersion
-	correctAnswers  bool
+	older           bool // answer as the servers before July 2024
 	redirectNoPrefx bool
 
 	mu          sync.Mutex
 	nextID      uint64
+	usedIDs     map[string]bool
 	user        User
 	apps        map[string]*appRecord
 	bases       map[string]*baseRecord
@@ -60,7 +63,11 @@ func NewServer(opts ...Option) *Server {
 	s := &Server{
 		prefix:      "/api",
 		clock:       time.Now,
-		nextID:      0x100,
+		idClock:     func() time.Time { return idEpoch },
+		version:     pydanticV2,
+		pickup:      defaultPickup,
+		rowPace:     defaultRowPace,
+		usedIDs:     map[string]bool{},
 		apps:        map[string]*appRecord{},
 		bases:       map[string]*baseRecord{},
 		variants:    map[string]*variantRecord{},
@@ -69,7 +76,7 @@ func NewServer(opts ...Option) *Server {
 		spans:       map[string]*spanRecord{},
 		evaluations: map[string]*evaluationRun{},
 		closing:     make(chan struct{}),
-		user:        User{ID: "66a0c0de0000000000000001", Username: "agentatest"},
+		user:        User{ID: demoID(0x0001), Username: "agentatest"},
 	}
 	s.idle = sync.NewCond(&s.mu)
 	for _, opt := range opts {

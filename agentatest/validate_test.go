@@ -17,7 +17,7 @@ const goodRateLimit = `"rate_limit":{"batch_size":10,"max_retries":3,"retry_dela
 // TestValidationErrorsV1 pins the 422 bodies of the contract's Pydantic v1
 // dialect: loc, msg and type of each item, in FastAPI's order.
 func TestValidationErrorsV1(t *testing.T) {
-	srv := agentatest.NewTestServer(t)
+	srv := agentatest.NewTestServer(t, agentatest.WithOlderServer())
 	u := srv.URL()
 	for _, tc := range []struct {
 		name, path, contentType, body string
@@ -117,13 +117,13 @@ func TestValidationErrorsV1(t *testing.T) {
 // Python's dict() of pairs. Such requests get past validation to the
 // service's own checks.
 func TestValidationCoercionV1(t *testing.T) {
-	srv := agentatest.NewTestServer(t)
+	srv := agentatest.NewTestServer(t, agentatest.WithOlderServer())
 	d := agentatest.SeedDemo(srv)
 	body := `{"app_id":12,"variant_ids":[],"evaluators_configs":[],"testset_id":"t",
 		"rate_limit":{"batch_size":"10","max_retries":2.9,"retry_delay":true,"delay_between_batches":" 1_0 "}}`
 	r := post(t, srv.URL()+"/evaluations", "application/json", body)
 	assert.Equal(t, 404, r.status, "app 12 is valid but unknown: %s", r.body)
-	assert.Equal(t, "App not found", detail(t, r))
+	assert.Equal(t, "404: App not found", detail(t, r))
 
 	r = post(t, srv.URL()+"/variants/from-base", "", `{"base_id":"`+d.BaseID+`","new_variant_name":"n","new_config_name":"pairs","parameters":[["temperature",0.5]]}`)
 	require.Equal(t, 200, r.status, "%s", r.body)
@@ -131,7 +131,7 @@ func TestValidationCoercionV1(t *testing.T) {
 }
 
 func TestValidationErrorsV2(t *testing.T) {
-	srv := agentatest.NewTestServer(t, agentatest.WithNewerServer())
+	srv := agentatest.NewTestServer(t) // the mid-2024 service runs Pydantic 2
 	u := srv.URL()
 	docs := "https://errors.pydantic.dev/2.7/v/"
 	for _, tc := range []struct {
@@ -172,7 +172,7 @@ func TestValidationErrorsV2(t *testing.T) {
 }
 
 func TestValidationQuery(t *testing.T) {
-	srv := agentatest.NewTestServer(t)
+	srv := agentatest.NewTestServer(t, agentatest.WithOlderServer())
 	u := srv.URL()
 	for _, tc := range []struct{ path, want string }{
 		{"/apps/get_variant_by_env", `{"detail":[
@@ -210,5 +210,5 @@ func TestValidationThroughTheSDK(t *testing.T) {
 	_, err = c.CreateEvaluation(context.Background(), ev)
 	require.ErrorAs(t, err, &verr)
 	assert.Equal(t, 422, verr.StatusCode)
-	assert.Equal(t, []any{"body", "lm_providers_keys", "__key__"}, verr.Details[0].Loc)
+	assert.Equal(t, []any{"body", "lm_providers_keys", "OPENAI", "[key]"}, verr.Details[0].Loc)
 }
