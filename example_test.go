@@ -130,12 +130,16 @@ func ExampleClient_GetVariant() {
 	fmt.Println(v.VariantName, "of app", v.AppName, "from base", v.BaseName)
 	fmt.Println("prompt:", v.Parameters["prompt_user"])
 
-	_, err = client.GetVariant(ctx, "66a0c0de00000000000000ff")
-	fmt.Println("unknown id:", errors.Is(err, agenta.ErrNotFound))
+	// The service has no 404 here: an unknown variant is a 500.
+	_, err = client.GetVariant(ctx, "0190b5a2-0000-7000-8000-0000000000ff")
+	var apiErr *agenta.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println("unknown id:", apiErr.StatusCode, apiErr.Message)
+	}
 	// Output:
 	// capitals.verbose of app capitals from base capitals
 	// prompt: Which city is the capital of {country}?
-	// unknown id: true
+	// unknown id: 500 'NoneType' object has no attribute 'base_id'
 }
 
 func ExampleClient_AddVariantFromBase() {

@@ -37,14 +37,19 @@ func TestClientGetVariant(t *testing.T) {
 	assert.Equal(t, "http://capitals-default.agenta.local", v.URI)
 }
 
-func TestClientGetVariantUnknownIs404(t *testing.T) {
+func TestClientGetVariantUnknownIs500(t *testing.T) {
 	_, _, c := newDemo(t)
-	_, err := c.GetVariant(context.Background(), "66a0c0de00000000deadbeef")
-	require.ErrorIs(t, err, agenta.ErrNotFound)
-	var apiErr *agenta.APIError
-	require.ErrorAs(t, err, &apiErr)
-	assert.Equal(t, 404, apiErr.StatusCode)
-	assert.Equal(t, "Variant with ID '66a0c0de00000000deadbeef' not found", apiErr.Message)
+	for _, tc := range []struct{ id, message string }{
+		{"0190b5a2-0000-7000-8000-0000deadbeef", "'NoneType' object has no attribute 'base_id'"},
+		{"66a0c0de00000000deadbeef", "badly formed hexadecimal UUID string"},
+	} {
+		_, err := c.GetVariant(context.Background(), tc.id)
+		require.ErrorIs(t, err, agenta.ErrServer, "the service has no 404 here")
+		var apiErr *agenta.APIError
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, 500, apiErr.StatusCode)
+		assert.Equal(t, tc.message, apiErr.Message)
+	}
 }
 
 func TestClientGetVariantByEnvironment(t *testing.T) {
@@ -66,7 +71,7 @@ func TestClientGetVariantByEnvironmentNotDeployedIs500(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct{ app, env string }{
 		{d.AppID, "playground"},
-		{"66a0c0de00000000000dead1", models.EnvironmentProduction},
+		{"0190b5a2-0000-7000-8000-00000000dead", models.EnvironmentProduction},
 	} {
 		_, err := c.GetVariantByEnvironment(ctx, tc.app, tc.env)
 		require.ErrorIs(t, err, agenta.ErrServer)
@@ -276,7 +281,7 @@ func TestClientListHumanEvaluations(t *testing.T) {
 	assert.Equal(t, time.Date(2024, 6, 25, 16, 40, 11, 0, time.UTC), list[1].CreatedAt.Time)
 	assert.Equal(t, models.EvaluationStarted, list[1].Status)
 
-	none, err := c.ListHumanEvaluations(ctx, "66a0c0de000000000000a0a0")
+	none, err := c.ListHumanEvaluations(ctx, "0190b5a2-0000-7000-8000-00000000a0a0")
 	require.NoError(t, err)
 	assert.Empty(t, none, "an app without human evaluations lists none")
 }
@@ -290,7 +295,7 @@ func TestClientWithAPIKey(t *testing.T) {
 	require.ErrorIs(t, err, agenta.ErrUnauthorized)
 
 	_, err = newClient(t, srv, agenta.WithAPIKey("abc.wrong")).GetVariant(ctx, d.VariantID)
-	require.ErrorIs(t, err, agenta.ErrForbidden)
+	require.ErrorIs(t, err, agenta.ErrUnauthorized, "a wrong key is answered as a missing one")
 
 	_, err = newClient(t, srv, agenta.WithAPIKey("abc.def")).GetVariant(ctx, d.VariantID)
 	require.NoError(t, err)

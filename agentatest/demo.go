@@ -38,6 +38,12 @@ type Demo struct {
 	TraceID, SpanID string
 }
 
+// VariantIDs returns the demo's variants, the one deployed to production
+// first: capitals.default, then capitals.verbose.
+func (d Demo) VariantIDs() []string {
+	return []string{d.VariantID, d.VerboseVariantID}
+}
+
 // EvaluatorConfigIDs returns the evaluator configs the fake runs for real:
 // exact match, edit distance and terse answer.
 func (d Demo) EvaluatorConfigIDs() []string {

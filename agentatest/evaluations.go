@@ -263,6 +263,11 @@ type newEvaluationRequest struct {
 // order of variant_ids. Like the service it is not atomic: when a later
 // variant fails, the runs of those before it are already scheduled.
 func (s *Server) createRuns(req newEvaluationRequest) answer {
+	for _, id := range append([]string{req.appID, req.testsetID}, req.variantIDs...) {
+		if !s.wellFormed(id) {
+			return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.apps[req.appID]; !ok {

@@ -77,7 +77,7 @@ func (s *Server) handleGetVariantByEnv(c *call) answer {
 		return refused
 	}
 	appID, environment := q["app_id"], q["environment"]
-	if strings.TrimSpace(appID) == "" {
+	if strings.TrimSpace(appID) == "" || !s.wellFormed(appID) {
 		// The service parses the id first; its ValueError becomes a 400.
 		return detailAnswer(http.StatusBadRequest, badlyFormedUUID)
 	}
@@ -103,11 +103,14 @@ func (s *Server) handleAddVariantFromBase(c *call) answer {
 	configName := in["new_config_name"].(string)
 	parameters := in["parameters"].(map[string]any)
 
+	if !s.wellFormed(baseID) {
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	base, ok := s.bases[baseID]
 	if !ok {
-		return detailAnswer(http.StatusInternalServerError, fmt.Sprintf("Base %s not found", baseID))
+		return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'base_name'")
 	}
 	var previous *variantRecord
 	for _, other := range s.variants {
@@ -143,8 +146,13 @@ func (s *Server) handleGetVariant(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.variants[c.id]
-	if !ok {
-		return detailAnswer(http.StatusNotFound, fmt.Sprintf("Variant with ID '%s' not found", c.id))
+	switch {
+	case !ok && !s.wellFormed(c.id):
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	case !ok:
+		// The service has no 404 here: reading base_id from the missing
+		// variant raises, and the router answers 500.
+		return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'base_id'")
 	}
 	return jsonAnswer(http.StatusOK, s.variantWire(v))
 }
@@ -171,7 +179,7 @@ func (s *Server) handleListHumanEvaluations(c *call) answer {
 		return refused
 	}
 	appID := q["app_id"]
-	if strings.TrimSpace(appID) == "" {
+	if strings.TrimSpace(appID) == "" || !s.wellFormed(appID) {
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
 	s.mu.Lock()
@@ -200,7 +208,7 @@ func (s *Server) handleFetchEvaluation(c *call) answer {
 // evaluationNotFound is the service's answer for an evaluation it does not
 // hold: a 500 for an id that is not a UUID, else the re-raised 404.
 func (s *Server) evaluationNotFound(id string) answer {
-	if !wellFormedUUID(id) {
+	if !s.wellFormed(id) {
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
 	return detailAnswer(http.StatusNotFound, fmt.Sprintf("404: Evaluation with id %s not found", id))
@@ -216,7 +224,7 @@ func (s *Server) handleFetchEvaluationStatus(c *call) answer {
 	switch {
 	case ok:
 		return jsonAnswer(http.StatusOK, object{{"status", s.statusResult(run).wire()}})
-	case !wellFormedUUID(c.id):
+	case !s.wellFormed(c.id):
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
 	return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")

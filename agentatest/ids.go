@@ -49,6 +49,13 @@ func (s *Server) useID(id string) { s.usedIDs[id] = true }
 // which the service answers with a 500.
 const badlyFormedUUID = "badly formed hexadecimal UUID string"
 
+// wellFormed reports whether the service would parse id. Older servers
+// took ObjectIds and any other string, so under WithOlderServer every id
+// is well formed and an unknown one is simply not found.
+func (s *Server) wellFormed(id string) bool {
+	return s.older || wellFormedUUID(id)
+}
+
 // wellFormedUUID reports whether Python's uuid.UUID would parse id: 32 hex
 // digits once braces, a "urn:uuid:" prefix and hyphens are removed.
 func wellFormedUUID(id string) bool {

@@ -10,7 +10,10 @@ type Option func(*Server)
 
 // WithAPIKey makes the Server require the key in the Authorization header,
 // sent raw as the service expects (the form "ApiKey <key>" is accepted too).
-// A request without it gets 401, one with another value 403.
+// A request without it or with another value gets 401
+// {"detail":{"message":"Unauthorized"}}, as newer servers answer both.
+// (Self-hosted servers of mid-2024 check no credential at all: that is the
+// default.)
 func WithAPIKey(key string) Option {
 	return func(s *Server) { s.apiKey = key }
 }

@@ -260,15 +260,14 @@ func (s *Server) answer(r *http.Request, rt route, body []byte) answer {
 	return detailAnswer(http.StatusNotFound, "Not Found")
 }
 
-// authorize checks the API key; when the request may not proceed it
-// returns the refusal and false.
+// authorize checks the API key, sent raw or as "ApiKey <key>"; a missing
+// or wrong one gets the newer servers' 401 {"detail":{"message":
+// "Unauthorized"}}, alike. When the request may not proceed it returns the
+// refusal and false.
 func (s *Server) authorize(r *http.Request) (answer, bool) {
 	got := strings.TrimSpace(r.Header.Get("Authorization"))
-	switch {
-	case got == "":
-		return detailAnswer(http.StatusUnauthorized, "Unauthorized: missing API key in the Authorization header"), false
-	case got != s.apiKey && got != "ApiKey "+s.apiKey:
-		return detailAnswer(http.StatusForbidden, "Forbidden: invalid API key"), false
+	if got != s.apiKey && got != "ApiKey "+s.apiKey {
+		return jsonAnswer(http.StatusUnauthorized, object{{"detail", object{{"message", "Unauthorized"}}}}), false
 	}
 	return answer{}, true
 }
