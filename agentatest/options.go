@@ -82,6 +82,17 @@ func WithNewerServer() Option {
 	return func(*Server) {}
 }
 
+// WithWriteTimeout bounds how long the Server spends writing one answer
+// (default one minute), so that a client that stops reading is cut off.
+// Other clients, seeding and Close never wait for it either way.
+func WithWriteTimeout(d time.Duration) Option {
+	return func(s *Server) {
+		if d > 0 {
+			s.writeTimeout = d
+		}
+	}
+}
+
 // WithPathPrefix serves the API under prefix instead of "/api". An empty
 // prefix serves it at the root.
 func WithPathPrefix(prefix string) Option {

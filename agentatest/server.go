@@ -29,6 +29,7 @@ type Server struct {
 	rowPace         time.Duration    // the time of one row's app call
 	version         pydanticVersion
 	older           bool // answer as the servers before July 2024
+	writeTimeout    time.Duration
 	redirectNoPrefx bool
 
 	mu          sync.Mutex
@@ -54,31 +55,30 @@ type Server struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	runners   sync.WaitGroup
-	idle      *sync.Cond // signalled when an evaluation run finishes
 }
 
 // NewServer starts a fake service on a random port of 127.0.0.1. Call Close
 // when done; NewTestServer does that for a test.
 func NewServer(opts ...Option) *Server {
 	s := &Server{
-		prefix:      "/api",
-		clock:       time.Now,
-		idClock:     func() time.Time { return idEpoch },
-		version:     pydanticV2,
-		pickup:      defaultPickup,
-		rowPace:     defaultRowPace,
-		usedIDs:     map[string]bool{},
-		apps:        map[string]*appRecord{},
-		bases:       map[string]*baseRecord{},
-		variants:    map[string]*variantRecord{},
-		testsets:    map[string]*testsetRecord{},
-		evaluators:  map[string]*evaluatorRecord{},
-		spans:       map[string]*spanRecord{},
-		evaluations: map[string]*evaluationRun{},
-		closing:     make(chan struct{}),
-		user:        User{ID: demoID(0x0001), Username: "agentatest"},
+		prefix:       "/api",
+		clock:        time.Now,
+		writeTimeout: defaultWriteTimeout,
+		idClock:      func() time.Time { return idEpoch },
+		version:      pydanticV2,
+		pickup:       defaultPickup,
+		rowPace:      defaultRowPace,
+		usedIDs:      map[string]bool{},
+		apps:         map[string]*appRecord{},
+		bases:        map[string]*baseRecord{},
+		variants:     map[string]*variantRecord{},
+		testsets:     map[string]*testsetRecord{},
+		evaluators:   map[string]*evaluatorRecord{},
+		spans:        map[string]*spanRecord{},
+		evaluations:  map[string]*evaluationRun{},
+		closing:      make(chan struct{}),
+		user:         User{ID: demoID(0x0001), Username: "agentatest"},
 	}
-	s.idle = sync.NewCond(&s.mu)
 	for _, opt := range opts {
 		if opt != nil {
 			opt(s)
@@ -89,6 +89,9 @@ func NewServer(opts ...Option) *Server {
 		panic(fmt.Sprintf("agentatest: listen on 127.0.0.1: %v", err))
 	}
 	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	// A client that stops reading cannot hold a handler longer than this.
+	s.ts.Config.WriteTimeout = s.writeTimeout
+	s.ts.Config.ReadHeaderTimeout = s.writeTimeout
 	s.ts.Listener.Close()
 	s.ts.Listener = l
 	s.ts.Start()
@@ -113,6 +116,11 @@ func (s *Server) URL() string { return s.ts.URL + s.prefix }
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		close(s.closing)
+		// Stop accepting, then end every connection, those of clients that
+		// stopped reading an answer included: httptest's Close alone would
+		// wait for their handlers until the write timeout.
+		s.ts.Listener.Close()
+		s.ts.CloseClientConnections()
 		s.ts.Close()
 		s.runners.Wait()
 	})
@@ -198,11 +206,19 @@ func (w *statusRecorder) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// maxBody bounds what the Server reads of a request body.
-const maxBody = 16 << 20
+// MaxBodyBytes is the largest request body the Server accepts; a larger one
+// is answered 413, never cut short and read as if whole.
+const MaxBodyBytes = 16 << 20
+
+// defaultWriteTimeout bounds how long the Server writes one answer.
+const defaultWriteTimeout = time.Minute
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	body, _ := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	tooLarge := len(body) > MaxBodyBytes
+	if tooLarge {
+		body = body[:MaxBodyBytes]
+	}
 	route := s.route(r)
 	entry := &Request{
 		Operation: route.op,
@@ -224,6 +240,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
+	if tooLarge {
+		w.Header().Set("Connection", "close")
+		detailAnswer(http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("agentatest: the request body is over %d bytes", MaxBodyBytes)).write(rec)
+		return
+	}
 	if f := s.takeFault(route.op, route.kind == routeOperation); f != nil {
 		s.logMu.Lock()
 		entry.Fault = true
