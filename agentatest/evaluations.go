@@ -2,7 +2,6 @@ package agentatest
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -91,16 +90,23 @@ func (run *evaluationRun) runRow(i int) *scenarioRecord {
 		inputs[name] = row[name]
 		sc.inputs = append(sc.inputs, row[name])
 	}
-	answer, err := "", errMaxRetries
+	// The service's verdict on a row whose app it never called
+	// successfully within rate_limit.max_retries attempts.
+	failure, failed := "Max retries reached", true
+	var answer string
 	if run.attempts > 0 {
 		// The fake's applications are deterministic, so a retry would
 		// fail again: one call stands for every attempt.
+		var err error
 		answer, err = callApplication(run.application, run.parameters, inputs)
+		if failed = err != nil; failed {
+			failure = err.Error()
+		}
 	}
-	if err != nil {
+	if failed {
 		// A failed row: an error output without cost or latency, no
 		// correct answers, and each evaluator's result a copy of the error.
-		sc.output = errorResult(err.Error(), "")
+		sc.output = errorResult(failure, "")
 		sc.answers = []correctAnswer{}
 		for range run.evaluators {
 			sc.results = append(sc.results, sc.output)
@@ -117,10 +123,6 @@ func (run *evaluationRun) runRow(i int) *scenarioRecord {
 	}
 	return sc
 }
-
-// errMaxRetries is the service's verdict on a row whose app was never
-// called successfully within rate_limit.max_retries attempts.
-var errMaxRetries = errors.New("Max retries reached")
 
 // finish writes every scenario at once, aggregates, and sets the final
 // status. Callers hold s.mu.
