@@ -242,23 +242,6 @@ func TestEvaluationCreateRefusals(t *testing.T) {
 	assert.Len(t, srv.EvaluationIDs(), 1, "not atomic: the run of the variant before the unknown one has started")
 }
 
-func TestEvaluationColumnsNotMatchingInputsFail(t *testing.T) {
-	srv := agentatest.NewTestServer(t)
-	appID, _, variants, evaluators := seedEcho(srv, nil, "auto_exact_match")
-	other := srv.AddTestset(agentatest.Testset{AppID: appID, Rows: []map[string]string{{"text": "x"}}})
-	c := newClient(t, srv)
-	evs := create(t, c, appID, other, variants[:1], evaluators)
-	assert.Equal(t, models.EvaluationInitialized, evs[0].State(), "the create is accepted: 200")
-	waitRuns(t, srv)
-	ev, _ := srv.Evaluation(evs[0].ID)
-	assert.Equal(t, models.EvaluationFailed, ev.State())
-	require.NotNil(t, ev.Status.Error)
-	assert.Equal(t, "Evaluation Failed", ev.Status.Error.Message)
-	scenarios, err := c.FetchEvaluationScenarios(context.Background(), evs[0].ID)
-	require.NoError(t, err)
-	assert.Empty(t, scenarios, "a failed run has no scenarios, ever")
-}
-
 func TestEvaluationReadsCorrectAnswerKey(t *testing.T) {
 	srv := agentatest.NewTestServer(t)
 	appID := srv.AddApp(agentatest.App{Name: "echo"})
