@@ -36,11 +36,12 @@ type Client struct {
 // "https://cloud.agenta.ai/api". Every operation path resolves under the
 // base URL's path. NewClient does no network I/O.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
-	base, err := parseBaseURL(baseURL)
-	if err != nil {
-		return nil, err
-	}
+	return newClient(baseURLSetting{value: baseURL, name: "baseURL"}, opts)
+}
+
+func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 	s := settings{
+		baseURL:    baseURL,
 		timeout:    -1, // unset
 		maxRetries: DefaultMaxRetries,
 		waitMin:    DefaultRetryWaitMin,
@@ -54,6 +55,10 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		if err := opt(&s); err != nil {
 			return nil, err
 		}
+	}
+	base, err := s.baseURL.parse()
+	if err != nil {
+		return nil, err
 	}
 
 	c := &Client{
@@ -73,6 +78,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	}
 	c.header.Set("Accept", "application/json")
 	c.header.Set("User-Agent", s.userAgent)
+	if s.apiKey == "" && c.header.Get("Authorization") == "" {
+		s.apiKey = s.envAPIKey
+	}
 	if s.apiKey != "" {
 		c.header.Set("Authorization", s.apiKey)
 		c.secrets = append(c.secrets, credentialParts(s.apiKey, true)...)

@@ -7,15 +7,17 @@
 //
 // Create one Client and share it; it is safe for concurrent use:
 //
-//	client, err := agenta.NewClient("https://cloud.agenta.ai/api",
-//		agenta.WithAPIKey(os.Getenv("AGENTA_API_KEY")))
+//	client, err := agenta.NewClientFromEnv() // AGENTA_HOST, AGENTA_API_KEY
 //	if err != nil {
 //		log.Fatal(err)
 //	}
 //	variant, err := client.GetVariantByEnvironment(ctx, appID, models.EnvironmentProduction)
 //
-// The base URL carries the service's path prefix, usually /api; every
-// operation path resolves under it. NewClient does no network I/O.
+// NewClientFromEnv reads the server's URL from AGENTA_HOST, adding /api when
+// it has no path, and the optional key from AGENTA_API_KEY. NewClient takes
+// the base URL directly, such as "https://cloud.agenta.ai/api": it carries
+// the service's path prefix, usually /api, and every operation path resolves
+// under it. Neither does network I/O.
 //
 // # Authentication
 //

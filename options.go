@@ -12,6 +12,8 @@ import (
 type Option func(*settings) error
 
 type settings struct {
+	baseURL    baseURLSetting
+	envAPIKey  string // AGENTA_API_KEY, used when no option sets a credential
 	apiKey     string
 	headers    http.Header
 	httpClient *http.Client
