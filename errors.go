@@ -42,8 +42,11 @@ type APIError struct {
 	// Path is the escaped URL path the request was sent to, including the
 	// base URL's prefix. It never includes the query.
 	Path string
-	// Message is the server's "detail" string, or the trimmed text of a
-	// body that is not JSON, such as a proxy's HTML page.
+	// Message is the server's "detail" string (or "detail.message", as
+	// newer servers send it), without a prefix that repeats the status
+	// ("404: App not found" becomes "App not found"), or the trimmed text of
+	// a body that is not JSON, such as a proxy's HTML page. It is at most
+	// 200 characters, a cut marked with "…".
 	Message string
 	// Body is the raw answer, cut at 1 MiB. Credentials the request carried
 	// are replaced by [REDACTED] should the server echo them.
@@ -62,11 +65,23 @@ func (e *APIError) Error() string {
 		b.WriteByte(' ')
 		b.WriteString(text)
 	}
-	if e.Message != "" {
+	if e.Message != "" && !e.repeatsStatus() {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
 	}
 	return b.String()
+}
+
+// repeatsStatus reports a Message that only repeats the status, as a
+// default error page does ("Internal Server Error", "502 Bad Gateway"), so
+// that Error() says it once.
+func (e *APIError) repeatsStatus() bool {
+	text := http.StatusText(e.StatusCode)
+	if text == "" {
+		return false
+	}
+	m := strings.TrimPrefix(e.Message, strconv.Itoa(e.StatusCode)+" ")
+	return strings.EqualFold(m, text)
 }
 
 // Is matches the sentinel of the error's status code.
@@ -216,7 +231,7 @@ func invalid(name, format string, args ...any) error {
 func newAPIError(status int, method, path string, body []byte) error {
 	apiErr := &APIError{StatusCode: status, Method: method, Path: path, Body: body}
 	details, message := parseErrorBody(body)
-	apiErr.Message = message
+	apiErr.Message = dropStatusPrefix(message, status)
 	if status == http.StatusUnprocessableEntity {
 		verr := &ValidationError{APIError: apiErr, Details: details}
 		if len(details) > 0 {
@@ -252,6 +267,10 @@ func parseErrorBody(body []byte) ([]ValidationDetail, string) {
 			if s, ok := jsonText(doc.Detail); ok {
 				return nil, clip(s, maxMessage)
 			}
+			if s, ok := detailMessage(doc.Detail); ok {
+				// Newer servers: {"detail":{"message":"Unauthorized"}}.
+				return nil, clip(s, maxMessage)
+			}
 			var details []ValidationDetail
 			if len(doc.Detail) > 0 && doc.Detail[0] == '[' && json.Unmarshal(doc.Detail, &details) == nil {
 				return details, ""
@@ -268,6 +287,36 @@ func parseErrorBody(body []byte) ([]ValidationDetail, string) {
 		}
 	}
 	return nil, clip(plainText(trimmed), maxMessage)
+}
+
+// detailMessage returns the message of a detail object, as newer servers
+// send it: {"message": "..."}.
+func detailMessage(detail json.RawMessage) (string, bool) {
+	if len(detail) == 0 || detail[0] != '{' {
+		return "", false
+	}
+	var doc struct {
+		Message json.RawMessage `json:"message"`
+	}
+	if json.Unmarshal(detail, &doc) != nil {
+		return "", false
+	}
+	return jsonText(doc.Message)
+}
+
+// dropStatusPrefix removes the status the service puts in front of a
+// re-raised text ("404: App not found"), when it is the answer's own status:
+// the error string says it already.
+func dropStatusPrefix(message string, status int) string {
+	code := strconv.Itoa(status)
+	if rest, ok := strings.CutPrefix(message, code); ok {
+		if rest, ok := strings.CutPrefix(rest, ":"); ok {
+			if rest = strings.TrimSpace(rest); rest != "" {
+				return rest
+			}
+		}
+	}
+	return message
 }
 
 // jsonText returns raw as a string when it is a non-empty JSON string.
