@@ -237,6 +237,14 @@ var idOperations = []struct {
 		_, err := c.GetSpan(context.Background(), id, nil)
 		return err
 	}},
+	{"FetchEvaluation", "/api/evaluations/", "", func(c *Client, id string) error {
+		_, err := c.FetchEvaluation(context.Background(), id)
+		return err
+	}},
+	{"FetchEvaluationStatus", "/api/evaluations/", "/status", func(c *Client, id string) error {
+		_, err := c.FetchEvaluationStatus(context.Background(), id)
+		return err
+	}},
 }
 
 // Each id is escaped as exactly one path segment, so no id reaches another
@@ -288,6 +296,7 @@ func TestMeaninglessIDsAreRefused(t *testing.T) {
 	for _, op := range idOperations {
 		cases = append(cases, refusal{op.name, map[string]string{
 			"FetchEvaluationScenarios": "evaluationID", "GetVariant": "variantID", "GetSpan": "spanID",
+			"FetchEvaluation": "evaluationID", "FetchEvaluationStatus": "evaluationID",
 		}[op.name], true, op.call})
 	}
 	cases = append(cases,
@@ -297,6 +306,10 @@ func TestMeaninglessIDsAreRefused(t *testing.T) {
 		}},
 		refusal{"GetVariantByEnvironment(env)", "environment", false, func(c *Client, v string) error {
 			_, err := c.GetVariantByEnvironment(context.Background(), "app-1", v)
+			return err
+		}},
+		refusal{"WaitEvaluation", "evaluationID", true, func(c *Client, v string) error {
+			_, err := c.WaitEvaluation(context.Background(), v, nil)
 			return err
 		}},
 		refusal{"ListHumanEvaluations", "appID", false, func(c *Client, v string) error {

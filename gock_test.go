@@ -193,7 +193,8 @@ func validAddVariant() models.AddVariantFromBase {
 	}
 }
 
-// operations lists the seven operations with the request each sends.
+// operations lists the operations with the request each sends: the seven
+// of the interface, then the two evaluation reads.
 func operations() []operation {
 	return []operation{
 		{"FetchEvaluationScenarios", "GET", "/api/evaluations/ev-1/evaluation_scenarios", "",
@@ -229,6 +230,16 @@ func operations() []operation {
 		{"ListHumanEvaluations", "GET", "/api/human-evaluations", "app_id=app-1",
 			func(ctx context.Context, c *Client) error {
 				_, err := c.ListHumanEvaluations(ctx, "app-1")
+				return err
+			}},
+		{"FetchEvaluation", "GET", "/api/evaluations/ev-1", "",
+			func(ctx context.Context, c *Client) error {
+				_, err := c.FetchEvaluation(ctx, "ev-1")
+				return err
+			}},
+		{"FetchEvaluationStatus", "GET", "/api/evaluations/ev-1/status", "",
+			func(ctx context.Context, c *Client) error {
+				_, err := c.FetchEvaluationStatus(ctx, "ev-1")
 				return err
 			}},
 	}

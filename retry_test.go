@@ -248,6 +248,8 @@ func okBody(name string) string {
 	switch name {
 	case "FetchEvaluationScenarios", "CreateEvaluation", "ListHumanEvaluations":
 		return `[]`
+	case "FetchEvaluationStatus":
+		return `{"status":{"type":"status","value":"EVALUATION_STARTED","error":null}}`
 	}
 	return `{"id":"x"}`
 }
