@@ -56,6 +56,11 @@ type APIError struct {
 	// Body is the raw answer, cut at 1 MiB. Credentials the request carried
 	// are replaced by [REDACTED] should the server echo them.
 	Body []byte
+	// Operation is the Client method that got the answer, such as
+	// "GetVariant". With StatusCode and Message it tells the service's
+	// not-found answers that come as 500 (which match ErrNotFound) from
+	// other server errors.
+	Operation string
 }
 
 func (e *APIError) Error() string {
@@ -74,6 +79,11 @@ func (e *APIError) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
 	}
+	if missing, ok := e.notFoundAs500(); ok {
+		b.WriteString(" (the service's answer when ")
+		b.WriteString(missing)
+		b.WriteString(" does not exist)")
+	}
 	return b.String()
 }
 
@@ -89,7 +99,10 @@ func (e *APIError) repeatsStatus() bool {
 	return strings.EqualFold(m, text)
 }
 
-// Is matches the sentinel of the error's status code.
+// Is matches the sentinel of the error's status code. ErrNotFound also
+// matches the service's not-found answers that come as 500 on the operation
+// that sends them, such as GetVariant's "'NoneType' object has no attribute
+// 'base_id'"; ErrServer matches those too.
 func (e *APIError) Is(target error) bool {
 	switch target {
 	case ErrBadRequest:
@@ -99,6 +112,9 @@ func (e *APIError) Is(target error) bool {
 	case ErrForbidden:
 		return e.StatusCode == http.StatusForbidden
 	case ErrNotFound:
+		if _, ok := e.notFoundAs500(); ok {
+			return true
+		}
 		return e.StatusCode == http.StatusNotFound
 	case ErrValidation:
 		return e.StatusCode == http.StatusUnprocessableEntity
