@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // Each of the service's not-found-as-500 texts matches ErrNotFound on its
@@ -57,5 +60,14 @@ func TestNotFoundAs500Fields(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, errors.Is(tc.err, ErrNotFound), "errors.Is(%+v, ErrNotFound)", *tc.err)
 		})
+	}
+}
+// The README's Errors section lists the table, with each operation.
+func TestNotFoundTableDocumented(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	for _, a := range notFoundAnswers {
+		row := "| `" + a.operation + "` | `" + a.message + "` |"
+		assert.True(t, strings.Contains(string(readme), row), "README.md lacks the row %q", row)
 	}
 }
