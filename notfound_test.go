@@ -62,6 +62,7 @@ func TestNotFoundAs500Fields(t *testing.T) {
 		})
 	}
 }
+
 // The README's Errors section lists the table, with each operation.
 func TestNotFoundTableDocumented(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
