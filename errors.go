@@ -30,6 +30,22 @@ var (
 	ErrInvalidArgument = errors.New("agenta: invalid argument")  // refused before sending
 )
 
+// ErrRouteNotFound matches FastAPI's answer for a path the server has no
+// route for, exactly 404 {"detail":"Not Found"}: the base URL lacks the
+// service's prefix (usually /api), or the server's version lacks the
+// operation (today's servers removed these routes in 2026). It also matches
+// ErrNotFound, and errors.Is(ErrRouteNotFound, ErrNotFound) holds.
+var ErrRouteNotFound error = &narrowerSentinel{"agenta: route not found", ErrNotFound}
+
+// narrowerSentinel is a sentinel that is a case of a broader one.
+type narrowerSentinel struct {
+	text    string
+	broader error
+}
+
+func (e *narrowerSentinel) Error() string { return e.text }
+func (e *narrowerSentinel) Unwrap() error { return e.broader }
+
 // maxErrorBody is how much of an error answer is kept: enough for any real
 // error document, bounded against a misbehaving server or proxy.
 const maxErrorBody = 1 << 20
@@ -79,6 +95,14 @@ func (e *APIError) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
 	}
+	if e.routeNotFound() {
+		b.WriteString(": the server has no route for this path; check that the base URL ends in the service's prefix, usually /api, and that the server's version has ")
+		if e.Operation != "" {
+			b.WriteString(e.Operation)
+		} else {
+			b.WriteString("this operation")
+		}
+	}
 	if missing, ok := e.notFoundAs500(); ok {
 		b.WriteString(" (the service's answer when ")
 		b.WriteString(missing)
@@ -99,10 +123,24 @@ func (e *APIError) repeatsStatus() bool {
 	return strings.EqualFold(m, text)
 }
 
+// routeNotFound reports FastAPI's answer for an unknown path: 404 with a
+// body of exactly {"detail":"Not Found"}, give or take whitespace.
+func (e *APIError) routeNotFound() bool {
+	if e.StatusCode != http.StatusNotFound || len(e.Body) > 64 {
+		return false
+	}
+	var doc map[string]any
+	if json.Unmarshal(e.Body, &doc) != nil || len(doc) != 1 {
+		return false
+	}
+	return doc["detail"] == "Not Found"
+}
+
 // Is matches the sentinel of the error's status code. ErrNotFound also
 // matches the service's not-found answers that come as 500 on the operation
 // that sends them, such as GetVariant's "'NoneType' object has no attribute
-// 'base_id'"; ErrServer matches those too.
+// 'base_id'"; ErrServer matches those too. ErrRouteNotFound matches
+// FastAPI's 404 for an unknown path.
 func (e *APIError) Is(target error) bool {
 	switch target {
 	case ErrBadRequest:
@@ -111,6 +149,8 @@ func (e *APIError) Is(target error) bool {
 		return e.StatusCode == http.StatusUnauthorized
 	case ErrForbidden:
 		return e.StatusCode == http.StatusForbidden
+	case ErrRouteNotFound:
+		return e.routeNotFound()
 	case ErrNotFound:
 		if _, ok := e.notFoundAs500(); ok {
 			return true
