@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"reflect"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -82,7 +81,7 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 		data, err := json.Marshal(r.body)
 		if err != nil {
 			// A value JSON cannot carry, such as NaN in Parameters.
-			return nil, nil, invalid(reflect.TypeOf(r.body).Name(), "cannot be sent as JSON: %v", err)
+			return nil, nil, unencodableError(r.body, err)
 		}
 		body = data
 	}
