@@ -18,8 +18,8 @@ func TestQuickstartEmbedded(t *testing.T) {
 	for _, want := range []string{
 		"== GetVariantByEnvironment", "== GetVariant", "== AddVariantFromBase", "== CreateEvaluation",
 		"== FetchEvaluationScenarios", "== GetSpan", "== ListHumanEvaluations",
-		"capitals.default (66a0c0de0000000000000c01), revision 3",
-		"capitals.quickstart", "EVALUATION_STARTED", "8 scenarios",
+		"capitals.default (0190547f-5e5f-7de0-8000-000000000c01), revision 3",
+		"capitals.quickstart", "EVALUATION_INITIALIZED", "8 scenarios",
 		"Australia    Canberra  Canberra  true",
 		"6 spans, 1 with an error",
 		"human_a_b_testing  capitals.default vs capitals.verbose",
@@ -48,8 +48,18 @@ func TestQuickstartAgainstAHost(t *testing.T) {
 	if !strings.Contains(out.String(), "capitals.quickstart-") {
 		t.Errorf("a real server gets a unique config name:\n%s", out.String())
 	}
-	if len(srv.Requests()) != 7 {
-		t.Errorf("%d requests, want one per operation", len(srv.Requests()))
+	// One request per operation; the scenarios are polled until the run
+	// has written them.
+	for _, op := range []agentatest.Operation{
+		agentatest.OpGetVariantByEnvironment, agentatest.OpGetVariant, agentatest.OpAddVariantFromBase,
+		agentatest.OpCreateEvaluation, agentatest.OpGetSpan, agentatest.OpListHumanEvaluations,
+	} {
+		if n := len(srv.RequestsFor(op)); n != 1 {
+			t.Errorf("%s requested %d times, want once", op, n)
+		}
+	}
+	if len(srv.RequestsFor(agentatest.OpFetchEvaluationScenarios)) == 0 {
+		t.Error("the scenarios were never fetched")
 	}
 
 	t.Setenv("AGENTA_API_KEY", "")
