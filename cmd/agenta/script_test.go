@@ -34,6 +34,7 @@ const testAPIKey = "s3cret-key-0123456789"
 //	APP_ID TESTSET_ID BASE_ID PRODUCTION VERBOSE EXACT EDIT TERSE SPAN_ID
 //	EVALUATION_ID     a finished evaluation of PRODUCTION with the three evaluators
 //	MISMATCH_TESTSET  a test set whose columns do not match the app's inputs
+//	FAILED_EVALUATION_ID an evaluation against it, which ended EVALUATION_FAILED
 //	AUTH_HOST         a fake that requires the key testAPIKey (AUTH_ROOT: without /api)
 //	DOWN_HOST         a port of 127.0.0.1 that refuses connections
 //	FAKE_PORT         a free port for agenta fake
@@ -71,6 +72,13 @@ func setupScript(env *testscript.Env) error {
 	if err != nil {
 		return err
 	}
+	failed, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID: demo.AppID, VariantIDs: []string{demo.VariantID}, EvaluatorConfigIDs: demo.EvaluatorConfigIDs(),
+		TestsetID: mismatch, RateLimit: models.DefaultRateLimit(),
+	})
+	if err != nil {
+		return err
+	}
 	if err := srv.WaitEvaluations(ctx); err != nil {
 		return err
 	}
@@ -95,6 +103,7 @@ func setupScript(env *testscript.Env) error {
 		{"PRODUCTION", demo.VariantID}, {"VERBOSE", demo.VerboseVariantID},
 		{"EXACT", demo.ExactMatchID}, {"EDIT", demo.EditDistanceID}, {"TERSE", demo.TerseAnswerID},
 		{"SPAN_ID", demo.SpanID}, {"EVALUATION_ID", created[0].ID}, {"MISMATCH_TESTSET", mismatch},
+		{"FAILED_EVALUATION_ID", failed[0].ID},
 		{"AUTH_HOST", authed.URL()}, {"AUTH_ROOT", strings.TrimSuffix(authed.URL(), "/api")}, {"TEST_API_KEY", testAPIKey},
 		{"DOWN_HOST", "http://" + down + "/api"}, {"FAKE_PORT", fakePort},
 	} {
