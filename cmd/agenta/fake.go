@@ -113,6 +113,11 @@ func serveFake(ctx context.Context, opts *FakeOptions) error {
 		{"AGENTA_VARIANT_IDS", strings.Join(demo.VariantIDs(), ",")},
 		{"AGENTA_EVALUATOR_IDS", strings.Join(demo.EvaluatorConfigIDs(), ",")},
 	})
+	// Close stdout once the settings are out, so that a shell's
+	// eval "$(agenta fake &)" reads them and goes on while the fake serves.
+	if err := opts.IO.CloseOut(); err != nil {
+		return localError(fmt.Errorf("fake: %w", err))
+	}
 	fmt.Fprintf(opts.IO.ErrOut, "agenta fake: serving the demo app %q on %s; stop with Ctrl-C\n", "capitals", host)
 
 	select {
