@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/evals"
 	"github.com/agenta-go/agenta/models"
 	"github.com/spf13/cobra"
@@ -77,7 +78,7 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 			if runF != nil {
 				return runF(opts)
 			}
-			return runWith(f, func() error { return runEval(cmd.Context(), opts) })
+			return runWithClient(f, func(client *agenta.Client) error { return runEval(cmd.Context(), client, opts) })
 		},
 	}
 	fl := cmd.Flags()
@@ -117,11 +118,7 @@ func (o *EvalRunOptions) check() error {
 
 // runEval creates the evaluation, waits for each variant's run, prints the
 // summaries and comparisons, checks the gates and writes the reports.
-func runEval(ctx context.Context, opts *EvalRunOptions) error {
-	client, err := opts.Factory.Client()
-	if err != nil {
-		return err
-	}
+func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) error {
 	created, err := client.CreateEvaluation(ctx, models.NewEvaluation{
 		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
 		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(),

@@ -132,22 +132,12 @@ func checkWaitFlags(interval, timeout time.Duration) error {
 func evaluationRunE(opts *EvaluationOptions, runF func(*EvaluationOptions) error, work func(context.Context, *agenta.Client) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		opts.EvaluationID = args[0]
-		if err := checkOutput(opts.Output); err != nil {
-			return err
-		}
 		if cmd.Flags().Lookup("interval") != nil {
 			if err := checkWaitFlags(opts.Interval, opts.Timeout); err != nil {
 				return err
 			}
 		}
-		if runF != nil {
-			return runF(opts)
-		}
-		return runWith(opts.Factory, func() error {
-			client, err := opts.Factory.Client()
-			if err != nil {
-				return err
-			}
+		return dispatch(opts.Factory, opts, opts.Output, runF, func(client *agenta.Client) error {
 			return work(cmd.Context(), client)
 		})
 	}
