@@ -18,7 +18,7 @@ func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID stri
 	if err != nil {
 		return nil, err
 	}
-	return getList[models.EvaluationScenario](ctx, c, r)
+	return getList(ctx, c, r, scenarioList)
 }
 
 // StreamEvaluationScenarios yields an evaluation's scenarios one at a time as
@@ -42,7 +42,7 @@ func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID str
 			yield(models.EvaluationScenario{}, err)
 		}
 	}
-	return streamList[models.EvaluationScenario](ctx, c, r)
+	return streamList(ctx, c, r, scenarioList)
 }
 
 func scenariosRequest(evaluationID string) (*request, error) {
@@ -109,9 +109,9 @@ func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) 
 	for _, v := range ev.LMProvidersKeys {
 		secrets = append(secrets, v)
 	}
-	return getList[models.Evaluation](ctx, c, &request{
+	return getList(ctx, c, &request{
 		method: http.MethodPost, path: "/evaluations", body: ev, secrets: secrets,
-	})
+	}, jsonList[models.Evaluation])
 }
 
 func checkNewEvaluation(ev models.NewEvaluation) error {

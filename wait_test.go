@@ -325,6 +325,7 @@ func TestWaitEvaluationNilOptions(t *testing.T) {
 }
 
 func TestWaitEvaluationRefusesBadArguments(t *testing.T) {
+	t.Parallel()
 	c, err := NewClient("http://127.0.0.1:1/api")
 	require.NoError(t, err)
 	for _, tc := range []struct {
@@ -339,9 +340,7 @@ func TestWaitEvaluationRefusesBadArguments(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := c.WaitEvaluation(context.Background(), tc.id, tc.opts)
-			var argErr *ArgumentError
-			require.True(t, errors.As(err, &argErr), "expected *ArgumentError, got %T %v", err, err)
-			assert.Equal(t, tc.arg, argErr.Name)
+			requireArgumentError(t, err, tc.arg)
 		})
 	}
 	//lint:ignore SA1012 a nil context is what is tested
