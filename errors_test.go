@@ -47,6 +47,11 @@ func TestOperationErrorAnswers(t *testing.T) {
 				assert.Equal(t, tc.body, string(apiErr.Body), "body")
 				assert.True(t, errors.Is(err, tc.sentinel), "expected errors.Is(err, %v) for %d, got false: %v", tc.sentinel, tc.status, err)
 				for _, other := range []error{ErrBadRequest, ErrValidation, ErrServer, ErrNotFound, ErrInvalidArgument} {
+					if other == ErrNotFound && tc.status == 500 && op.name == "GetVariantByEnvironment" {
+						// The service's not-found answer there (TestNotFoundAs500).
+						assert.True(t, errors.Is(err, other), "expected errors.Is(err, ErrNotFound) for %q", tc.message)
+						continue
+					}
 					if other != tc.sentinel {
 						assert.False(t, errors.Is(err, other), "expected errors.Is(err, %v) false for %d", other, tc.status)
 					}
@@ -77,6 +82,7 @@ func TestOperationErrorAnswers(t *testing.T) {
 }
 
 func TestSentinelsMatchStatus(t *testing.T) {
+	t.Parallel()
 	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrValidation, ErrRateLimited, ErrServer}
 	for _, tc := range []struct {
 		status int
@@ -103,6 +109,7 @@ func TestSentinelsMatchStatus(t *testing.T) {
 }
 
 func TestAPIErrorMessage(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("upstream failure ", 200)
 	for _, tc := range []struct {
 		name, body, want string
@@ -139,6 +146,7 @@ func TestAPIErrorMessage(t *testing.T) {
 }
 
 func TestValidationErrorString(t *testing.T) {
+	t.Parallel()
 	err := newAPIError(422, "GET", "/api/apps/get_variant_by_env",
 		[]byte(`{"detail":[{"loc":["query","app_id"],"msg":"field required","type":"value_error.missing"}]}`))
 	var verr *ValidationError
@@ -162,6 +170,7 @@ func TestValidationErrorString(t *testing.T) {
 }
 
 func TestValidationDetailLoc(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		json string
 		want []any
@@ -220,7 +229,7 @@ func TestErrorBodyLimit(t *testing.T) {
 func TestErrorBodyScrubsEchoedSecrets(t *testing.T) {
 	c := gockClient(t)
 	echo := `{"detail":[{"loc":["body","lm_providers_keys","OPENAI_API_KEY"],"msg":"bad key","type":"value_error",` +
-		`"input":{"OPENAI_API_KEY":"` + gockProviderKey + `"}}],"auth":"` + gockKey + `"}`
+		`"input":{"OPENAI_API_KEY":"` + testProviderKey + `"}}],"auth":"` + testKey + `"}`
 	expect("POST", "/api/evaluations", "").replyJSON(422, echo)
 
 	_, err := c.CreateEvaluation(context.Background(), validNewEvaluation())
@@ -265,6 +274,7 @@ func TestErrorBodyScrubsHeaderCredentials(t *testing.T) {
 }
 
 func TestCredentialParts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		value      string
 		want, skip []string
@@ -286,6 +296,7 @@ func TestCredentialParts(t *testing.T) {
 }
 
 func TestArgumentError(t *testing.T) {
+	t.Parallel()
 	err := invalidField("NewEvaluation.AppID", "app_id", "is required")
 	assert.Equal(t, "agenta: invalid argument NewEvaluation.AppID (app_id): is required", err.Error())
 	assert.True(t, errors.Is(err, ErrInvalidArgument))
@@ -303,6 +314,7 @@ func TestArgumentError(t *testing.T) {
 // A short credential is scrubbed where it stands alone, never inside the
 // words around it: a one-letter test key must not mangle a 422's loc.
 func TestRedactShortSecrets(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ body, secret, want string }{
 		{`{"loc":["body","lm_providers_keys"],"input":"k"}`, "k", `{"loc":["body","lm_providers_keys"],"input":"[REDACTED]"}`},
 		{`key=abc&x=abcdef`, "abc", `key=[REDACTED]&x=abcdef`},
@@ -317,6 +329,7 @@ func TestRedactShortSecrets(t *testing.T) {
 // Runes whose lower case has another byte length must not throw the title
 // search off: that sliced the page out of range, or garbled the message.
 func TestPlainTextTitleWithUnicodeCase(t *testing.T) {
+	t.Parallel()
 	for _, prefix := range []string{strings.Repeat("Ⱥ", 100), strings.Repeat("\u212a", 100)} {
 		body := prefix + "<TITLE>502 Bad Gateway</title><body>nginx</body>"
 		assert.NotPanics(t, func() {
@@ -329,9 +342,60 @@ func TestPlainTextTitleWithUnicodeCase(t *testing.T) {
 
 // An empty detail string is no message, not two quote characters.
 func TestEmptyDetailMessage(t *testing.T) {
+	t.Parallel()
 	err := newAPIError(500, "GET", "/api/x", []byte(`{"detail":""}`))
 	var apiErr *APIError
 	require.True(t, errors.As(err, &apiErr))
 	assert.Equal(t, `{"detail":""}`, apiErr.Message, "falls back to the body text")
 	assert.NotEqual(t, `""`, apiErr.Message)
+}
+
+// The server's message reads as a person would say it: detail.message of
+// newer servers, no status said twice, and the body kept as sent.
+func TestReadableMessages(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		status      int
+		body        string
+		wantMessage string
+		wantError   string
+	}{
+		{"detail.message of newer servers", 401, `{"detail":{"message":"Unauthorized"}}`,
+			"Unauthorized", "agenta: GET /api/x: 401 Unauthorized"},
+		{"detail.message with other fields", 403, `{"detail":{"message":"No access to this workspace","code":"x"}}`,
+			"No access to this workspace", "agenta: GET /api/x: 403 Forbidden: No access to this workspace"},
+		{"status prefix dropped", 404, `{"detail":"404: App not found"}`,
+			"App not found", "agenta: GET /api/x: 404 Not Found: App not found"},
+		{"status prefix without a space", 404, `{"detail":"404:Evaluation with id X not found"}`,
+			"Evaluation with id X not found", "agenta: GET /api/x: 404 Not Found: Evaluation with id X not found"},
+		{"another status's prefix kept", 500, `{"detail":"404: App not found"}`,
+			"404: App not found", "agenta: GET /api/x: 500 Internal Server Error: 404: App not found"},
+		{"a number that is not a prefix kept", 400, `{"detail":"4000 rows is too many"}`,
+			"4000 rows is too many", "agenta: GET /api/x: 400 Bad Request: 4000 rows is too many"},
+		{"prefix alone kept", 404, `{"detail":"404:"}`,
+			"404:", "agenta: GET /api/x: 404 Not Found: 404:"},
+		{"default 500 page said once", 500, `Internal Server Error`,
+			"Internal Server Error", "agenta: GET /api/x: 500 Internal Server Error"},
+		{"default 500 detail said once", 500, `{"detail":"Internal Server Error"}`,
+			"Internal Server Error", "agenta: GET /api/x: 500 Internal Server Error"},
+		{"default 502 page said once", 502, "<html><head><title>502 Bad Gateway</title></head></html>",
+			"502 Bad Gateway", "agenta: GET /api/x: 502 Bad Gateway"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := newAPIError(tc.status, "GET", "/api/x", []byte(tc.body))
+			var apiErr *APIError
+			require.True(t, errors.As(err, &apiErr), "expected *APIError, got %T", err)
+			assert.Equal(t, tc.wantMessage, apiErr.Message, "Message")
+			assert.Equal(t, tc.wantError, err.Error(), "Error()")
+			assert.Equal(t, tc.body, string(apiErr.Body), "Body is kept raw")
+		})
+	}
+	t.Run("a long detail.message is cut", func(t *testing.T) {
+		long := strings.Repeat("x", 5000)
+		err := newAPIError(401, "GET", "/api/x", []byte(`{"detail":{"message":"`+long+`"}}`))
+		var apiErr *APIError
+		require.True(t, errors.As(err, &apiErr))
+		assert.LessOrEqual(t, utf8.RuneCountInString(apiErr.Message), maxMessage+1, "message length")
+		assert.True(t, strings.HasSuffix(apiErr.Message, "…"), "a cut message is marked: %q", apiErr.Message)
+	})
 }

@@ -282,3 +282,89 @@ func ExampleClient_ListHumanEvaluations() {
 	// human_a_b_testing capitals.default vs capitals.verbose EVALUATION_FINISHED 2024-06-20 09:15:02
 	// single_model_test capitals.default EVALUATION_STARTED 2024-06-25 16:40:11
 }
+
+func ExampleClient_WaitEvaluation() {
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
+	// Bound the wait: a run that no worker of the server picks up stays
+	// EVALUATION_INITIALIZED for ever.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// An evaluation of capitals.default, started as in the CreateEvaluation example.
+	evaluationID := startEvaluation(client, demo, demo.ExactMatchID, demo.EditDistanceID)
+
+	// The fake runs the 8 rows in well under a second, so poll often; the
+	// default, right for a real server, is every 2 s.
+	ev, err := client.WaitEvaluation(ctx, evaluationID, &agenta.WaitOptions{Interval: 50 * time.Millisecond})
+	switch {
+	case errors.Is(err, agenta.ErrEvaluationFailed):
+		log.Fatalf("the run failed: %v", err) // ev holds the failed evaluation
+	case err != nil:
+		log.Fatal(err) // ctx ended (the error names the last status), or a read failed
+	}
+	fmt.Println(ev.State(), "terminal:", ev.Terminal(), "failed:", ev.Failed())
+	for _, agg := range ev.AggregatedResults {
+		fmt.Printf("%s: %s\n", agg.EvaluatorConfig.Name, agg.Result)
+	}
+	// Output:
+	// EVALUATION_FINISHED terminal: true failed: false
+	// Exact match: 0.625
+	// Edit distance: 2.125
+}
+
+// waitEvaluation waits for an evaluation's run to end, as in
+// ExampleClient_WaitEvaluation.
+func waitEvaluation(client *agenta.Client, evaluationID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := client.WaitEvaluation(ctx, evaluationID, &agenta.WaitOptions{Interval: 50 * time.Millisecond}); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func ExampleClient_FetchEvaluation() {
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
+	ctx := context.Background()
+	// An evaluation of capitals.default, started as in the CreateEvaluation
+	// example, whose run has ended, as in the WaitEvaluation example.
+	evaluationID := startEvaluation(client, demo, demo.ExactMatchID)
+	waitEvaluation(client, evaluationID)
+
+	ev, err := client.FetchEvaluation(ctx, evaluationID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ev.VariantNames[0], "on", ev.TestsetName+":", ev.State())
+	// One aggregated result per evaluator config: the mean over the rows.
+	for _, agg := range ev.AggregatedResults {
+		fmt.Printf("%s (%s): %s\n", agg.EvaluatorConfig.Name, agg.EvaluatorConfig.EvaluatorKey, agg.Result)
+	}
+	// Output:
+	// capitals.default on capitals: EVALUATION_FINISHED
+	// Exact match (auto_exact_match): 0.625
+}
+
+func ExampleClient_FetchEvaluationStatus() {
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
+	ctx := context.Background()
+	// An evaluation of capitals.default, started as in the CreateEvaluation example.
+	evaluationID := startEvaluation(client, demo, demo.ExactMatchID)
+
+	// A status read is about 100 bytes: poll it, never the scenario list.
+	// WaitEvaluation runs this loop for you.
+	for {
+		status, err := client.FetchEvaluationStatus(ctx, evaluationID)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if s := status.EvaluationStatus(); s.Terminal() {
+			fmt.Println(s, "failed:", s.Failed())
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Output:
+	// EVALUATION_FINISHED failed: false
+}
