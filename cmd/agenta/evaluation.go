@@ -95,7 +95,7 @@ failed and 4 when --timeout passes first.`,
 		Example: `  agenta evaluation wait "$EVALUATION_ID" --timeout 10m`,
 		Args:    exactArgs("EVALUATION_ID"),
 		RunE: evaluationRunE(opts, runF, func(ctx context.Context, client *agenta.Client) error {
-			ev, err := waitEvaluation(ctx, opts.IO, client, opts.EvaluationID, opts.EvaluationID, opts.Interval, opts.Timeout)
+			ev, err := waitEvaluation(ctx, opts.IO, client, opts.EvaluationID, "evaluation "+opts.EvaluationID, opts.Interval, opts.Timeout)
 			if ev != nil {
 				if perr := printEvaluation(opts.IO.Out, opts.Output, ev); perr != nil && err == nil {
 					err = localError(perr)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/agenta-go/agenta"
 	"github.com/spf13/cobra"
@@ -101,6 +102,11 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != len(names) {
 			return usageErrorf("%s takes %d argument(s), %v, and got %d", cmd.CommandPath(), len(names), names, len(args))
+		}
+		for i, arg := range args {
+			if strings.TrimSpace(arg) == "" {
+				return usageErrorf("%s: %s is empty", cmd.CommandPath(), names[i])
+			}
 		}
 		return nil
 	}
