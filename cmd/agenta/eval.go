@@ -119,6 +119,9 @@ func (o *EvalRunOptions) check() error {
 // runEval creates the evaluation, waits for each variant's run, prints the
 // summaries and comparisons, checks the gates and writes the reports.
 func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) error {
+	// --timeout bounds the whole run, every variant's wait included.
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
 	created, err := client.CreateEvaluation(ctx, models.NewEvaluation{
 		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
 		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(),
@@ -134,7 +137,7 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 	for i, ev := range ordered {
 		label := "evaluation " + ev.ID + " (" + evals.Run{Evaluation: ev}.Variant() + ")"
 		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", label)
-		finished, err := waitEvaluation(ctx, opts.IO, client, ev.ID, label, opts.Interval, opts.Timeout)
+		finished, err := waitEvaluation(ctx, opts.IO, client, ev.ID, label, opts.Interval)
 		if err != nil {
 			return err
 		}
