@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -38,6 +41,7 @@ const testAPIKey = "s3cret-key-0123456789"
 //	AUTH_HOST         a fake that requires the key testAPIKey (AUTH_ROOT: without /api)
 //	STUCK_HOST        a fake without a worker, where STUCK_EVALUATION_ID stays INITIALIZED
 //	DOWN_HOST         a port of 127.0.0.1 that refuses connections
+//	HTML_HOST         a web server answering 200 with an HTML page to everything
 //	FAKE_PORT         a free port for agenta fake
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -108,6 +112,13 @@ func setupScript(env *testscript.Env) error {
 	env.Values[stuckKey{}] = stuck
 	env.Values[signalledKey{}] = &signalled{}
 
+	// A web server that is not the service: a login page for every path.
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html><body>Please sign in</body></html>")
+	}))
+	env.Defer(html.Close)
+
 	down, err := freeAddr()
 	if err != nil {
 		return err
@@ -127,7 +138,7 @@ func setupScript(env *testscript.Env) error {
 		{"FAILED_EVALUATION_ID", failed[0].ID},
 		{"AUTH_HOST", authed.URL()}, {"AUTH_ROOT", strings.TrimSuffix(authed.URL(), "/api")}, {"TEST_API_KEY", testAPIKey},
 		{"STUCK_HOST", stuck.URL()}, {"STUCK_EVALUATION_ID", stuckEvaluation[0].ID},
-		{"DOWN_HOST", "http://" + down + "/api"}, {"FAKE_PORT", fakePort},
+		{"DOWN_HOST", "http://" + down + "/api"}, {"HTML_HOST", html.URL + "/api"}, {"FAKE_PORT", fakePort},
 	} {
 		env.Setenv(kv[0], kv[1])
 	}
