@@ -169,7 +169,7 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 	if err := printGates(out, gated.Gates); err != nil {
 		return localError(err)
 	}
-	if err := writeReports(gated, opts); err != nil {
+	if err := writeReports(opts.IO.ErrOut, gated, opts); err != nil {
 		return err
 	}
 	return gateErr
@@ -324,8 +324,8 @@ func diffText(d float64, rate bool) string {
 	return strconv.FormatFloat(d, 'g', 4, 64)
 }
 
-// writeReports writes the report files asked for.
-func writeReports(report *evals.Report, opts *EvalRunOptions) error {
+// writeReports writes the report files asked for, and says so on log.
+func writeReports(log io.Writer, report *evals.Report, opts *EvalRunOptions) error {
 	for _, file := range []struct {
 		path  string
 		write func(io.Writer) error
@@ -341,6 +341,7 @@ func writeReports(report *evals.Report, opts *EvalRunOptions) error {
 		if err := writeFile(file.path, file.write); err != nil {
 			return localError(fmt.Errorf("cannot write %s: %w", clipText(file.path, 200), errorReason(err)))
 		}
+		fmt.Fprintf(log, "wrote %s\n", file.path)
 	}
 	return nil
 }
