@@ -135,7 +135,7 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 	}
 	runs := make([]evals.Run, len(ordered))
 	for i, ev := range ordered {
-		label := "evaluation " + ev.ID + " (" + evals.Run{Evaluation: ev}.Variant() + ")"
+		label := "evaluation " + cell(ev.ID) + " (" + cell(evals.Run{Evaluation: ev}.Variant()) + ")"
 		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", label)
 		finished, err := waitEvaluation(ctx, opts.IO, client, ev.ID, label, opts.Interval)
 		if err != nil {
