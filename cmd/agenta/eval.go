@@ -67,6 +67,8 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 
 ` + exitCodesHelp,
 		Example: `  agenta eval run --app "$AGENTA_APP_ID" --testset "$AGENTA_TESTSET_ID" \
+    --variant "$AGENTA_VARIANT_IDS" --evaluator "$AGENTA_EVALUATOR_IDS" --gate 'Exact match >= 0.6'
+  agenta eval run --app "$AGENTA_APP_ID" --testset "$AGENTA_TESTSET_ID" \
     --variant "$PRODUCTION_VARIANT" --variant "$CANDIDATE_VARIANT" \
     --evaluator "$EXACT_MATCH" --gate 'Exact match >= 0.8' \
     --gate 'regression_p(Exact match) >= 0.05' --junit report.xml`,
@@ -84,8 +86,9 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	fl := cmd.Flags()
 	fl.StringVar(&opts.AppID, "app", "", "the app's id (required)")
 	fl.StringVar(&opts.TestsetID, "testset", "", "the test set's id (required)")
-	fl.StringArrayVar(&opts.VariantIDs, "variant", nil, "a variant's id (repeatable; the first is the baseline, the last is gated)")
-	fl.StringArrayVar(&opts.EvaluatorIDs, "evaluator", nil, "an evaluator config's id (repeatable)")
+	// Comma-separated lists are accepted too, as agenta fake prints them.
+	fl.StringSliceVar(&opts.VariantIDs, "variant", nil, "a variant's id (repeatable or comma-separated; the first is the baseline, the last is gated)")
+	fl.StringSliceVar(&opts.EvaluatorIDs, "evaluator", nil, "an evaluator config's id (repeatable or comma-separated)")
 	fl.StringArrayVar(&opts.gates, "gate", nil, "a gate on the last variant, such as 'Exact match >= 0.9' (repeatable)")
 	fl.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report to this file")
 	fl.StringVar(&opts.CSV, "csv", "", "write the scenarios as CSV to this file")

@@ -39,7 +39,7 @@ func TestEvalRunOptions(t *testing.T) {
 	var got *EvalRunOptions
 	cmd := NewCmdEvalRun(f, func(o *EvalRunOptions) error { got = o; return nil })
 	err := execute(cmd, "--app", "a", "--testset", "t", "--variant", "v1", "--variant", "v2",
-		"--evaluator", "e1", "--evaluator", "e2", "--gate", "Exact match>=90%", "--gate", "worse(Edit distance) <= 2",
+		"--evaluator", "e1,e2", "--gate", "Exact match>=90%", "--gate", "worse(Edit distance) <= 2",
 		"--junit", "r.xml", "--csv", "r.csv", "--json", "r.jsonl", "--markdown", "r.md", "--interval", "50ms", "--timeout", "1m")
 	if err != nil {
 		t.Fatalf("eval run with every flag: %v", err)
