@@ -136,11 +136,14 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 	if err != nil {
 		return err
 	}
+	labels := make([]string, len(ordered))
+	for i, ev := range ordered {
+		labels[i] = "evaluation " + cell(ev.ID) + " (" + cell(evals.Run{Evaluation: ev}.Variant()) + ")"
+		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", labels[i])
+	}
 	runs := make([]evals.Run, len(ordered))
 	for i, ev := range ordered {
-		label := "evaluation " + cell(ev.ID) + " (" + cell(evals.Run{Evaluation: ev}.Variant()) + ")"
-		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", label)
-		finished, err := waitEvaluation(ctx, opts.IO, client, ev.ID, label, opts.Interval)
+		finished, err := waitEvaluation(ctx, opts.IO, client, ev.ID, labels[i], opts.Interval)
 		if err != nil {
 			return err
 		}
