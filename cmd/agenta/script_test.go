@@ -38,7 +38,7 @@ const testAPIKey = "s3cret-key-0123456789"
 // services, and their ids in its environment:
 //
 //	AGENTA_HOST       the demo fake (agentatest with SeedDemo), ending in /api
-//	APP_ID TESTSET_ID BASE_ID PRODUCTION VERBOSE EXACT EDIT TERSE SPAN_ID
+//	APP_ID TESTSET_ID BASE_ID PRODUCTION VERBOSE EXACT EDIT TERSE CRITIQUE SPAN_ID
 //	EVALUATION_ID     a finished evaluation of PRODUCTION with the three evaluators
 //	MISMATCH_TESTSET  a test set whose columns do not match the app's inputs
 //	FAILED_EVALUATION_ID an evaluation against it, which ended EVALUATION_FAILED
@@ -144,6 +144,7 @@ func setupScript(env *testscript.Env) error {
 		{"APP_ID", demo.AppID}, {"TESTSET_ID", demo.TestsetID}, {"BASE_ID", demo.BaseID},
 		{"PRODUCTION", demo.VariantID}, {"VERBOSE", demo.VerboseVariantID},
 		{"EXACT", demo.ExactMatchID}, {"EDIT", demo.EditDistanceID}, {"TERSE", demo.TerseAnswerID},
+		{"CRITIQUE", demo.AICritiqueID},
 		{"SPAN_ID", demo.SpanID}, {"EVALUATION_ID", created[0].ID}, {"MISMATCH_TESTSET", mismatch},
 		{"FAILED_EVALUATION_ID", failed[0].ID},
 		{"AUTH_HOST", authed.URL()}, {"AUTH_ROOT", strings.TrimSuffix(authed.URL(), "/api")}, {"TEST_API_KEY", testAPIKey},
