@@ -104,6 +104,8 @@
 //	decode.go          reading a 2xx answer: one object, or a list element by element
 //	scenario_stream.go the fast list decoder for evaluation scenarios
 //	errors.go          every error type and sentinel, and reading error answers
+//	notfound.go        the service's 500 answers that mean "not found"
+//	unencodable.go     naming the part of a request body JSON cannot carry
 //	variants.go, evaluations.go, wait.go, human_evaluations.go, observability.go
 //	                   the operations, one file per API area
 //
