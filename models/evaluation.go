@@ -3,6 +3,7 @@ package models
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"sort"
 	"strings"
@@ -63,10 +64,33 @@ const (
 	GroqAPIKey         = "GROQ_API_KEY"
 )
 
-// ProviderKeys holds LLM provider credentials by key name. It marshals to
-// JSON unchanged, but prints its values as [REDACTED] with every fmt verb, so
-// logging a request never leaks a credential.
+// ProviderKeys holds LLM provider credentials by key name. Its values print
+// as [REDACTED] with every fmt verb, in slog's text and JSON handlers, and in
+// its own JSON encoding, however deeply it is nested, so that logging a
+// request never leaks a credential. CreateEvaluation sends the values
+// themselves; to send them another way, encode map[string]string(keys).
+//
+// Two misuses that go vet reports reach fmt's error path, which calls no
+// method and prints the raw map: %p on a value that is not a pointer, and
+// %w outside fmt.Errorf or on a value that is not an error.
 type ProviderKeys map[string]string
+
+// redacted is the text that stands for a provider key's value.
+const redacted = "[REDACTED]"
+
+// MarshalJSON writes the key names with redacted values, so that a request
+// logged as JSON (slog's JSON handler marshals nested values) shows no
+// credential. The SDK sends the values through its own encoding.
+func (k ProviderKeys) MarshalJSON() ([]byte, error) {
+	if k == nil {
+		return []byte("null"), nil
+	}
+	names := make(map[string]string, len(k))
+	for name := range k {
+		names[name] = redacted
+	}
+	return json.Marshal(names)
+}
 
 // Format prints the key names with redacted values.
 func (k ProviderKeys) Format(f fmt.State, verb rune) {
@@ -103,6 +127,21 @@ func (k ProviderKeys) Format(f fmt.State, verb rune) {
 // handler would otherwise marshal the values.
 func (k ProviderKeys) LogValue() slog.Value {
 	return slog.StringValue(fmt.Sprint(k))
+}
+
+// Format prints the request with its provider keys redacted, whatever the
+// verb. Without it, fmt would print a nested *NewEvaluation under a verb
+// that does not fit a pointer (%s, %t, %q…) through its error path, which
+// calls no Format method, and show the keys.
+func (e NewEvaluation) Format(f fmt.State, verb rune) {
+	// newEvaluationFields has NewEvaluation's fields but not this method:
+	// fmt prints them one by one, and ProviderKeys formats itself.
+	type newEvaluationFields NewEvaluation
+	out := fmt.Sprintf(fmt.FormatString(f, verb), newEvaluationFields(e))
+	if verb == 'v' && f.Flag('#') {
+		out = strings.Replace(out, "newEvaluationFields", "NewEvaluation", 1)
+	}
+	_, _ = io.WriteString(f, out)
 }
 
 // LogValue logs the request with its provider keys redacted.
