@@ -66,6 +66,60 @@
 // change these; the context bounds the whole call, and a wait that would
 // outlast its deadline is skipped in favour of returning the last answer.
 //
+// # Evaluations
+//
+// An automatic evaluation runs in the service's background worker:
+// CreateEvaluation answers at once with one Evaluation per variant, each in
+// EVALUATION_INITIALIZED, and the scenarios stay empty until the run is
+// over. Wait for it, then read the rows:
+//
+//	created, err := client.CreateEvaluation(ctx, newEvaluation)
+//	// ...
+//	ev, err := client.WaitEvaluation(ctx, created[0].ID, nil) // polls the status every 2 s
+//	if errors.Is(err, agenta.ErrEvaluationFailed) {
+//		// FAILED or AGGREGATION_FAILED: ev is set, and it has no scenarios
+//	}
+//	scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
+//
+// A run goes INITIALIZED, STARTED, then FINISHED, FINISHED_WITH_ERRORS (some
+// rows failed, which is no error), FAILED or AGGREGATION_FAILED; the
+// models.Evaluation… constants name them, and models.EvaluationStatus's
+// Terminal, Failed and Running read them. A run that stays INITIALIZED
+// usually means no worker runs on the server: bound the wait with ctx, and
+// the error names the status and how long it held. FetchEvaluation reads the
+// evaluation with its aggregated results; FetchEvaluationStatus reads the
+// status alone.
+//
+// # Layout
+//
+// For maintainers, each file of this package and the one thing it holds:
+//
+//	client.go          the Client, NewClient and its accessors
+//	options.go         Option and the With… functions
+//	env.go             NewClientFromEnv and the base URL's sources
+//	args.go            checks of operation arguments; path segments
+//	transport.go       the pooled transport, the redirect policy, which credentials to drop
+//	engine.go          one call: request → attempts → 2xx response or typed error, with logging and scrubbing
+//	retry.go           the retry policy and the backoff, as pure functions
+//	decode.go          reading a 2xx answer: one object, or a list element by element
+//	scenario_stream.go the fast list decoder for evaluation scenarios
+//	errors.go          every error type and sentinel, and reading error answers
+//	variants.go, evaluations.go, wait.go, human_evaluations.go, observability.go
+//	                   the operations, one file per API area
+//
+// One call, GetVariant: variants.go checks the id (segment, args.go) and
+// gives getOne (engine.go) a request; start builds the URL, headers and body
+// and sends them through the Client's one retryablehttp.Client, whose
+// CheckRetry hook (checkRetry, engine.go) asks shouldRetry and backoff
+// (retry.go) after each attempt; decodeObject (decode.go) reads the 2xx
+// answer.
+//
+// One error, a 422: checkRetry sees the answer and shouldRetry refuses to
+// retry it; start hands it to readError (engine.go), which reads at most
+// 1 MiB, scrubs credentials and calls newAPIError (errors.go), which parses
+// the body into a *ValidationError; start returns it unchanged through
+// getOne to the caller's errors.As.
+//
 // # Testing code that uses the SDK
 //
 // Package agentatest provides an in-memory fake of the service on a real

@@ -50,6 +50,47 @@ type call struct {
 // callKey is the context key of a call's state.
 type callKey struct{}
 
+// getOne runs a request whose answer is one JSON object.
+func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
+	st, resp, err := c.start(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	v, err := decodeObject[T](st, resp)
+	finish(resp.Body, err == nil)
+	return v, err
+}
+
+// getList runs a request whose answer is a JSON array and returns its
+// elements, read by decode.
+func getList[T any](ctx context.Context, c *Client, r *request, decode listDecoder[T]) ([]T, error) {
+	out := []T{}
+	for v, err := range streamList(ctx, c, r, decode) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// streamList runs a request whose answer is a JSON array and yields its
+// elements as decode reads them, so memory does not grow with the array.
+// Stopping the loop early closes the response at once.
+func streamList[T any](ctx context.Context, c *Client, r *request, decode listDecoder[T]) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		st, resp, err := c.start(ctx, r)
+		if err != nil {
+			var zero T
+			yield(zero, err)
+			return
+		}
+		complete := false
+		defer func() { finish(resp.Body, complete) }() // decode may replace resp.Body
+		complete = decode(st, resp, yield)
+	}
+}
+
 // start runs the request with retries. It returns a 2xx response, whose body
 // the caller must close, or an error: non-2xx answers become *APIError or
 // *ValidationError.
@@ -269,91 +310,4 @@ func unwrapURLError(err error) error {
 		return uerr.Err
 	}
 	return err
-}
-
-// getOne runs a request whose answer is one JSON object.
-func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
-	st, resp, err := c.start(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	dec := json.NewDecoder(resp.Body)
-	var v *T
-	if err := dec.Decode(&v); err != nil {
-		derr := st.decodeError(resp, dec, err)
-		finish(resp.Body, false)
-		return nil, derr
-	}
-	if v == nil {
-		derr := st.decodeError(resp, dec, errors.New("the answer is null"))
-		finish(resp.Body, false)
-		return nil, derr
-	}
-	finish(resp.Body, true)
-	return v, nil
-}
-
-// getList runs a request whose answer is a JSON array, decoding it one
-// element at a time.
-func getList[T any](ctx context.Context, c *Client, r *request) ([]T, error) {
-	out := []T{}
-	for v, err := range streamList[T](ctx, c, r) {
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-// streamList runs a request whose answer is a JSON array and yields its
-// elements as they are decoded, so memory does not grow with the array.
-// Stopping the loop early closes the response at once.
-func streamList[T any](ctx context.Context, c *Client, r *request) iter.Seq2[T, error] {
-	return func(yield func(T, error) bool) {
-		var zero T
-		st, resp, err := c.start(ctx, r)
-		if err != nil {
-			yield(zero, err)
-			return
-		}
-		complete := false
-		defer func() { finish(resp.Body, complete) }()
-		if streamScenariosFast(st, resp, yield, &complete) {
-			return
-		}
-		dec := json.NewDecoder(resp.Body)
-		tok, err := dec.Token()
-		if err != nil {
-			yield(zero, st.decodeError(resp, dec, err))
-			return
-		}
-		if tok == nil { // null: no elements
-			complete = true
-			return
-		}
-		if d, ok := tok.(json.Delim); !ok || d != '[' {
-			yield(zero, st.decodeError(resp, dec, fmt.Errorf("expected a JSON array, got %v", tok)))
-			return
-		}
-		// One holder for all elements: decoding into a fresh variable would
-		// allocate one per element. It is zeroed first, so no element shares
-		// memory with the one before.
-		v := new(T)
-		for dec.More() {
-			*v = zero
-			if err := dec.Decode(v); err != nil {
-				yield(zero, st.decodeError(resp, dec, err))
-				return
-			}
-			if !yield(*v, nil) {
-				return
-			}
-		}
-		if _, err := dec.Token(); err != nil {
-			yield(zero, st.decodeError(resp, dec, err))
-			return
-		}
-		complete = true
-	}
 }

@@ -11,14 +11,17 @@ import (
 // FetchEvaluationScenarios returns every scenario (test-set row) of an
 // evaluation, with the variant's outputs and each evaluator's results.
 //
-// An evaluation is filled in as it runs, so polling this shows progress. For
-// very large evaluations, StreamEvaluationScenarios avoids holding every row.
+// The service writes all of a run's scenarios in one burst at its end, so
+// the list is empty until then, and stays empty for a run that failed: wait
+// for the run with WaitEvaluation rather than polling this, which reads
+// about 1 kB per row. For very large evaluations,
+// StreamEvaluationScenarios avoids holding every row.
 func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID string) ([]models.EvaluationScenario, error) {
 	r, err := scenariosRequest("FetchEvaluationScenarios", evaluationID)
 	if err != nil {
 		return nil, err
 	}
-	return getList[models.EvaluationScenario](ctx, c, r)
+	return getList(ctx, c, r, scenarioList)
 }
 
 // StreamEvaluationScenarios yields an evaluation's scenarios one at a time as
@@ -42,7 +45,7 @@ func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID str
 			yield(models.EvaluationScenario{}, err)
 		}
 	}
-	return streamList[models.EvaluationScenario](ctx, c, r)
+	return streamList(ctx, c, r, scenarioList)
 }
 
 func scenariosRequest(operation, evaluationID string) (*request, error) {
@@ -110,9 +113,9 @@ func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) 
 		secrets = append(secrets, v)
 	}
 	body := newEvaluationBody{NewEvaluation: ev, LMProvidersKeys: ev.LMProvidersKeys}
-	return getList[models.Evaluation](ctx, c, &request{
+	return getList(ctx, c, &request{
 		operation: "CreateEvaluation", method: http.MethodPost, path: "/evaluations", body: body, secrets: secrets,
-	})
+	}, jsonList[models.Evaluation])
 }
 
 // newEvaluationBody is what CreateEvaluation sends: the request with its

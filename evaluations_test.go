@@ -189,7 +189,7 @@ func TestCreateEvaluation(t *testing.T) {
 		"evaluators_configs": ["ec-1"],
 		"testset_id": "ts-1",
 		"rate_limit": {"batch_size": 10, "max_retries": 3, "retry_delay": 3, "delay_between_batches": 5},
-		"lm_providers_keys": {"OPENAI_API_KEY": "`+gockProviderKey+`"}
+		"lm_providers_keys": {"OPENAI_API_KEY": "`+testProviderKey+`"}
 	}`, string(sent.Body), "the provider key is sent, and nothing unset")
 	assert.Equal(t, "application/json", sent.Header.Get("Content-Type"))
 
@@ -293,7 +293,7 @@ func TestCreateEvaluationRefusesMissingFields(t *testing.T) {
 		{"NewEvaluation.RateLimit.MaxRetries", "rate_limit.max_retries", func(ev *models.NewEvaluation) { ev.RateLimit.MaxRetries = 0 }},
 		{"NewEvaluation.RateLimit.RetryDelay", "rate_limit.retry_delay", func(ev *models.NewEvaluation) { ev.RateLimit.RetryDelay = -1 }},
 		{"NewEvaluation.RateLimit.DelayBetweenBatches", "rate_limit.delay_between_batches", func(ev *models.NewEvaluation) { ev.RateLimit.DelayBetweenBatches = -5 }},
-		{"NewEvaluation.LMProvidersKeys", "lm_providers_keys", func(ev *models.NewEvaluation) { ev.LMProvidersKeys[""] = gockProviderKey }},
+		{"NewEvaluation.LMProvidersKeys", "lm_providers_keys", func(ev *models.NewEvaluation) { ev.LMProvidersKeys[""] = testProviderKey }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			c := gockClient(t)
@@ -302,13 +302,8 @@ func TestCreateEvaluationRefusesMissingFields(t *testing.T) {
 
 			_, err := c.CreateEvaluation(context.Background(), ev)
 
-			require.Error(t, err)
-			assert.True(t, errors.Is(err, ErrInvalidArgument), "expected ErrInvalidArgument, got %v", err)
-			var argErr *ArgumentError
-			require.True(t, errors.As(err, &argErr), "expected *ArgumentError, got %T", err)
-			assert.Equal(t, tc.name, argErr.Name)
+			argErr := requireArgumentError(t, err, tc.name)
 			assert.Equal(t, tc.field, argErr.Field)
-			assert.Contains(t, err.Error(), tc.name)
 			assert.Contains(t, err.Error(), tc.field)
 			assertNoSecret(t, "error string", err.Error())
 			assertNothingUnmatched(t)
@@ -418,8 +413,7 @@ func TestCreateEvaluationRefusesZeroAttempts(t *testing.T) {
 
 	_, err := c.CreateEvaluation(context.Background(), ev)
 
-	var argErr *ArgumentError
-	require.True(t, errors.As(err, &argErr), "expected *ArgumentError, got %T %v", err, err)
+	argErr := requireArgumentError(t, err, "NewEvaluation.RateLimit.MaxRetries")
 	assert.Equal(t, "rate_limit.max_retries", argErr.Field)
 	assert.Contains(t, argErr.Reason, "attempts", "the reason says why")
 	assert.Contains(t, argErr.Reason, "never calls the app")

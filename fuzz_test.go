@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenta-go/agenta/models"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzErrorBody feeds any status and body to the decoder of non-2xx answers.
@@ -41,16 +42,10 @@ func FuzzErrorBody(f *testing.F) {
 		err := newAPIError(status, http.MethodPost, "/api/evaluations", body)
 
 		var apiErr *APIError
-		if !errors.As(err, &apiErr) {
-			t.Fatalf("newAPIError(%d, %q) = %T, want an *APIError", status, body, err)
-		}
-		if apiErr.StatusCode != status || !bytes.Equal(apiErr.Body, body) {
-			t.Fatalf("APIError kept status %d and body %q; want %d and %q", apiErr.StatusCode, apiErr.Body, status, body)
-		}
+		require.ErrorAs(t, err, &apiErr, "newAPIError(%d, %q) = %T, want an *APIError", status, body, err)
+		require.False(t, apiErr.StatusCode != status || !bytes.Equal(apiErr.Body, body), "APIError kept status %d and body %q; want %d and %q", apiErr.StatusCode, apiErr.Body, status, body)
 		var verr *ValidationError
-		if errors.As(err, &verr) != (status == 422) {
-			t.Fatalf("status %d: *ValidationError = %v, want it exactly for 422", status, errors.As(err, &verr))
-		}
+		require.False(t, errors.As(err, &verr) != (status == 422), "status %d: *ValidationError = %v, want it exactly for 422", status, errors.As(err, &verr))
 		for sentinel, match := range map[error]bool{
 			ErrBadRequest:      status == 400,
 			ErrUnauthorized:    status == 401,
@@ -61,9 +56,7 @@ func FuzzErrorBody(f *testing.F) {
 			ErrServer:          status >= 500,
 			ErrInvalidArgument: false,
 		} {
-			if errors.Is(err, sentinel) != match {
-				t.Fatalf("status %d: errors.Is(err, %v) = %v", status, sentinel, !match)
-			}
+			require.False(t, errors.Is(err, sentinel) != match, "status %d: errors.Is(err, %v) = %v", status, sentinel, !match)
 		}
 
 		limit := maxMessage
@@ -73,13 +66,9 @@ func FuzzErrorBody(f *testing.F) {
 		if n := utf8.RuneCountInString(apiErr.Message); n > limit+1 {
 			t.Fatalf("message of %d runes, want at most %d and a cut mark: %q", n, limit, apiErr.Message)
 		}
-		if !utf8.ValidString(apiErr.Message) {
-			t.Fatalf("message is not valid UTF-8: %q", apiErr.Message)
-		}
+		require.False(t, !utf8.ValidString(apiErr.Message), "message is not valid UTF-8: %q", apiErr.Message)
 		msg := err.Error()
-		if !strings.Contains(msg, strconv.Itoa(status)) || !strings.Contains(msg, "/api/evaluations") {
-			t.Fatalf("Error() = %q lacks the status or the path", msg)
-		}
+		require.False(t, !strings.Contains(msg, strconv.Itoa(status)) || !strings.Contains(msg, "/api/evaluations"), "Error() = %q lacks the status or the path", msg)
 
 		// A {"detail": "..."} body gives its text as the message.
 		var doc struct{ Detail json.RawMessage }
@@ -103,21 +92,15 @@ func FuzzErrorBody(f *testing.F) {
 					t.Fatalf("loc item %#v is %T, want string or int", item, item)
 				}
 			}
-			if !strings.Contains(apiErr.Message, d.Msg) && utf8.RuneCountInString(apiErr.Message) < limit {
-				t.Fatalf("message %q does not mention %q", apiErr.Message, d.Msg)
-			}
+			require.False(t, !strings.Contains(apiErr.Message, d.Msg) && utf8.RuneCountInString(apiErr.Message) < limit, "message %q does not mention %q", apiErr.Message, d.Msg)
 		}
 		out, mErr := json.Marshal(verr.Details)
-		if mErr != nil {
-			t.Fatalf("details do not marshal: %v", mErr)
-		}
+		require.NoError(t, mErr, "details do not marshal")
 		var back []ValidationDetail
 		if uErr := json.Unmarshal(out, &back); uErr != nil {
 			t.Fatalf("re-marshalled details %s do not decode: %v", out, uErr)
 		}
-		if len(back) != len(verr.Details) {
-			t.Fatalf("details round trip: %d, want %d", len(back), len(verr.Details))
-		}
+		require.EqualValues(t, len(verr.Details), len(back), "details round trip: %d, want %d", len(back), len(verr.Details))
 		for i := range back {
 			a, b := verr.Details[i], back[i]
 			if !reflect.DeepEqual(a.Loc, b.Loc) || a.Msg != b.Msg || a.Type != b.Type ||
@@ -178,9 +161,7 @@ func FuzzAnswerDecode(f *testing.F) {
 		defer fuzzAnswerMu.Unlock()
 		c, err := NewClient("http://fuzz.invalid/api", WithAPIKey("k"), WithMaxRetries(0),
 			WithHTTPClient(&http.Client{Transport: &fuzzBodyTransport{body: body}}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		ctx := context.Background()
 		switch op % 7 {
 		case 0:
@@ -213,12 +194,8 @@ func FuzzAnswerDecode(f *testing.F) {
 func fuzzCheckDecodeError(t *testing.T, body []byte, err error) {
 	t.Helper()
 	var derr *DecodeError
-	if !errors.As(err, &derr) {
-		t.Fatalf("body %q: got %v (%T), want a *DecodeError", body, err, err)
-	}
-	if derr.StatusCode != http.StatusOK || derr.Offset < 0 || derr.Offset > int64(len(body)) {
-		t.Fatalf("body %q: DecodeError status %d offset %d", body, derr.StatusCode, derr.Offset)
-	}
+	require.ErrorAs(t, err, &derr, "body %q: got %v (%T), want a *DecodeError", body, err, err)
+	require.False(t, derr.StatusCode != http.StatusOK || derr.Offset < 0 || derr.Offset > int64(len(body)), "body %q: DecodeError status %d offset %d", body, derr.StatusCode, derr.Offset)
 }
 
 func fuzzCheckList[T any](t *testing.T, body []byte, got []T, err error) {
@@ -227,23 +204,15 @@ func fuzzCheckList[T any](t *testing.T, body []byte, got []T, err error) {
 	refErr := json.NewDecoder(bytes.NewReader(body)).Decode(&ref)
 	if err != nil {
 		fuzzCheckDecodeError(t, body, err)
-		if refErr == nil {
-			t.Fatalf("body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, ref)
-		}
+		require.False(t, refErr == nil, "body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, ref)
 		return
 	}
-	if refErr != nil {
-		t.Fatalf("body %q: the SDK decoded %#v, encoding/json refuses it: %v", body, got, refErr)
-	}
-	if got == nil {
-		t.Fatalf("body %q: a list operation returned a nil slice without error", body)
-	}
+	require.NoError(t, refErr, "body %q: the SDK decoded %#v, encoding/json refuses it", body, got)
+	require.False(t, got == nil, "body %q: a list operation returned a nil slice without error", body)
 	if len(got) == 0 && len(ref) == 0 {
 		return
 	}
-	if !reflect.DeepEqual(got, ref) {
-		t.Fatalf("body %q: the SDK decoded %#v, encoding/json %#v", body, got, ref)
-	}
+	require.False(t, !reflect.DeepEqual(got, ref), "body %q: the SDK decoded %#v, encoding/json %#v", body, got, ref)
 }
 
 func fuzzCheckOne[T any](t *testing.T, body []byte, got *T, err error) {
@@ -252,15 +221,96 @@ func fuzzCheckOne[T any](t *testing.T, body []byte, got *T, err error) {
 	refErr := json.NewDecoder(bytes.NewReader(body)).Decode(&ref)
 	if err != nil {
 		fuzzCheckDecodeError(t, body, err)
-		if refErr == nil && ref != nil {
-			t.Fatalf("body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, *ref)
-		}
+		require.False(t, refErr == nil && ref != nil, "body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, ref)
 		return
 	}
-	if refErr != nil || ref == nil {
-		t.Fatalf("body %q: the SDK decoded %#v, encoding/json gives %v, %v", body, *got, ref, refErr)
+	require.False(t, refErr != nil || ref == nil, "body %q: the SDK decoded %#v, encoding/json gives %v, %v", body, got, ref, refErr)
+	require.False(t, !reflect.DeepEqual(*got, *ref), "body %q: the SDK decoded %#v, encoding/json %#v", body, *got, *ref)
+}
+
+// fuzzClient returns a client whose every call is answered 200 with body.
+func fuzzClient(t *testing.T, body []byte) *Client {
+	c, err := NewClient("http://fuzz.invalid/api", WithAPIKey("k"), WithMaxRetries(0),
+		WithHTTPClient(&http.Client{Transport: &fuzzBodyTransport{body: body}}))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(*got, *ref) {
-		t.Fatalf("body %q: the SDK decoded %#v, encoding/json %#v", body, *got, *ref)
+	return c
+}
+
+// FuzzFetchEvaluationAnswer feeds any 200 body to FetchEvaluation. It must
+// give what encoding/json decodes from the body, or a *DecodeError.
+func FuzzFetchEvaluationAnswer(f *testing.F) {
+	f.Add([]byte(evaluationBody(models.EvaluationFinished)))
+	f.Add([]byte(evaluationBody(models.EvaluationFailed)))
+	// An older server: ObjectIds, naive timestamps, no costs.
+	f.Add([]byte(`{"id":"6677e9a1f0c2d4b6a8e0c1f3","app_id":"6672a5d2e7b8c0f9a1b2c3d4","user_id":"u","user_username":"ana",` +
+		`"variant_ids":["6672a5d2e7b8c0f9a1b2c3d5"],"variant_names":["app.default"],"variant_revision_ids":[],"revisions":["1"],` +
+		`"testset_id":"t","testset_name":"faq","status":{"type":"status","value":"EVALUATION_STARTED","error":null},` +
+		`"aggregated_results":[],"created_at":"2024-06-26T12:22:31.775000","updated_at":"2024-06-26T12:22:31.775000"}`))
+	// Aggregates the service cannot compute are error Results.
+	f.Add([]byte(`{"id":"e","status":{"type":"status","value":"EVALUATION_FINISHED_WITH_ERRORS","error":null},"aggregated_results":[` +
+		`{"evaluator_config":{"id":"c"},"result":{"type":"error","value":null,"error":{"message":"unsupported operand type(s) for +: 'int' and 'NoneType'","stacktrace":"T"}}}],` +
+		`"average_cost":{"type":"error","value":null,"error":{"message":"No valid values found for cost aggregation.","stacktrace":""}},` +
+		`"total_cost":null,"average_latency":{"type":"latency","value":1.5,"error":null}}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`{"detail":"404: Evaluation with id x not found"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fuzzAnswerMu.Lock()
+		defer fuzzAnswerMu.Unlock()
+		got, err := fuzzClient(t, body).FetchEvaluation(context.Background(), "e-1")
+		fuzzCheckOne(t, body, got, err)
+	})
+}
+
+// FuzzFetchEvaluationStatusAnswer feeds any 200 body to FetchEvaluationStatus.
+// It must give the Result in "status" (a bare string as a status Result), or
+// a *DecodeError; and it must succeed whenever "status" is an object that
+// decodes as a Result, or a string.
+func FuzzFetchEvaluationStatusAnswer(f *testing.F) {
+	for _, s := range []string{models.EvaluationInitialized, models.EvaluationStarted, models.EvaluationFinished,
+		models.EvaluationFinishedWithErrors, models.EvaluationFailed, models.EvaluationAggregationFailed} {
+		f.Add([]byte(statusBody(s)))
 	}
+	f.Add([]byte(`{"status":"EVALUATION_STARTED"}`))
+	f.Add([]byte(`{"status":{"type":"status","value":"EVALUATION_QUEUED","error":null,"new":1}}`))
+	f.Add([]byte(`{"status":null}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","x-stoplight":{}}`)) // prism -d
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fuzzAnswerMu.Lock()
+		defer fuzzAnswerMu.Unlock()
+		got, err := fuzzClient(t, body).FetchEvaluationStatus(context.Background(), "e-1")
+
+		var ref struct {
+			Status json.RawMessage `json:"status"`
+		}
+		var want *models.Result
+		var doc *json.RawMessage
+		if json.NewDecoder(bytes.NewReader(body)).Decode(&doc) == nil && doc != nil && json.Unmarshal(*doc, &ref) == nil {
+			switch s := ref.Status; {
+			case len(s) > 0 && s[0] == '"':
+				want = &models.Result{Type: models.ResultTypeStatus, Value: s}
+			case len(s) > 0 && s[0] == '{':
+				var r models.Result
+				if json.Unmarshal(s, &r) == nil {
+					want = &r
+				}
+			}
+		}
+		if err != nil {
+			fuzzCheckDecodeError(t, body, err)
+			if want != nil {
+				t.Fatalf("body %q: the SDK refused it (%v), but it holds the status %#v", body, err, *want)
+			}
+			return
+		}
+		if want == nil {
+			t.Fatalf("body %q: the SDK decoded %#v from an answer without a status", body, *got)
+		}
+		if got.Type != want.Type || !fuzzSameRaw(got.Value, want.Value) || !reflect.DeepEqual(got.Error, want.Error) {
+			t.Fatalf("body %q: the SDK decoded %#v, want %#v", body, *got, *want)
+		}
+	})
 }

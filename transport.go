@@ -2,6 +2,7 @@ package agenta
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -39,7 +40,9 @@ func (p poolKeeper) RoundTrip(r *http.Request) (*http.Response, error) { return 
 
 // stripCredentialsOnRedirect drops credential headers from any redirected
 // request whose origin (scheme, host and port) differs from the original
-// request's. net/http alone keeps them across ports of one host.
+// request's. net/http alone keeps them across ports of one host. It ends a
+// redirect loop, and refuses a redirect to a scheme other than http and
+// https once the caller's policy (next) has accepted it.
 func stripCredentialsOnRedirect(names []string, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 10 {
@@ -51,11 +54,16 @@ func stripCredentialsOnRedirect(names []string, next func(*http.Request, []*http
 			}
 		}
 		if next != nil {
-			err := next(req, via)
-			if err != nil && err != http.ErrUseLastResponse {
+			if err := next(req, via); err != nil {
+				if err == http.ErrUseLastResponse {
+					return err
+				}
 				return &redirectRefused{err}
 			}
-			return err
+		}
+		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+			// net/http would refuse it with an error that has no type.
+			return &redirectRefused{fmt.Errorf("unsupported protocol scheme %q", req.URL.Scheme)}
 		}
 		return nil
 	}
@@ -64,8 +72,9 @@ func stripCredentialsOnRedirect(names []string, next func(*http.Request, []*http
 // errTooManyRedirects ends a redirect loop; it is never retried.
 var errTooManyRedirects = errors.New("stopped after 10 redirects")
 
-// redirectRefused marks a refusal by the caller's redirect policy, which
-// another attempt would only repeat: it is never retried.
+// redirectRefused marks a redirect refused by the caller's redirect policy,
+// or to a scheme other than http and https, which another attempt would
+// only repeat: it is never retried.
 type redirectRefused struct{ err error }
 
 func (e *redirectRefused) Error() string { return e.err.Error() }

@@ -81,9 +81,9 @@ func ExampleServer_InjectFault() {
 	fmt.Println(errors.Is(err, agenta.ErrServer), len(srv.RequestsFor(agentatest.OpAddVariantFromBase)))
 	// Output:
 	// capitals.default
-	// GET /api/variants/66a0c0de0000000000000c01 503 true
-	// GET /api/variants/66a0c0de0000000000000c01 503 true
-	// GET /api/variants/66a0c0de0000000000000c01 200 false
+	// GET /api/variants/0190547f-5e5f-7de0-8000-000000000c01 503 true
+	// GET /api/variants/0190547f-5e5f-7de0-8000-000000000c01 503 true
+	// GET /api/variants/0190547f-5e5f-7de0-8000-000000000c01 200 false
 	// true 1
 }
 
@@ -114,13 +114,13 @@ func ExampleWithManualEvaluations() {
 		ev, _ := srv.Evaluation(evs[0].ID)
 		fmt.Printf("%d/%d %s\n", len(scenarios), demo.TestsetRows, ev.State())
 	}
-	progress()
+	progress() // no worker: the run waits, as on a service whose worker is down
 	srv.AdvanceEvaluations(3)
-	progress()
+	progress() // three app calls made; scenarios are written only after the last
 	srv.AdvanceEvaluations(5)
-	progress()
+	progress() // the last app call writes every scenario, aggregates and finishes
 	// Output:
+	// 0/8 EVALUATION_INITIALIZED
 	// 0/8 EVALUATION_STARTED
-	// 3/8 EVALUATION_STARTED
 	// 8/8 EVALUATION_FINISHED
 }

@@ -245,14 +245,24 @@ type CorrectAnswer struct {
 	Value string `json:"value"`
 }
 
-// Aliases with the names the service's OpenAPI document uses.
+// Aliases with the names the service's OpenAPI document uses, kept so that
+// code written against that document compiles. Each is deprecated in favour
+// of the SDK's one name, so godoc shows one name per type.
 type (
 	// EvaluationScenarioInput is the OpenAPI name of Input.
+	//
+	// Deprecated: Use Input, the one name the SDK uses for this type.
 	EvaluationScenarioInput = Input
 	// EvaluationScenarioOutput is the OpenAPI name of Output.
+	//
+	// Deprecated: Use Output, the one name the SDK uses for this type.
 	EvaluationScenarioOutput = Output
 	// EvaluationScenarioResult is the OpenAPI name of ScenarioResult.
+	//
+	// Deprecated: Use ScenarioResult, the one name the SDK uses for this type.
 	EvaluationScenarioResult = ScenarioResult
 	// LLMRunRateLimit is the OpenAPI name of RateLimit.
+	//
+	// Deprecated: Use RateLimit, the one name the SDK uses for this type.
 	LLMRunRateLimit = RateLimit
 )
