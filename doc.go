@@ -48,6 +48,12 @@
 //		log.Printf("status %d: %s", apiErr.StatusCode, apiErr.Message)
 //	}
 //
+// ErrNotFound also matches the service's not-found answers that come as 500
+// on the operation that sends them, such as GetVariant's "'NoneType' object
+// has no attribute 'base_id'" (the README lists them); ErrServer matches
+// those too. ErrRouteNotFound matches FastAPI's 404 for a path the server has
+// no route for: usually a base URL without /api.
+//
 // A 2xx answer that is not the expected JSON is a *DecodeError. Transport
 // failures wrap their cause, so errors.Is(err, context.DeadlineExceeded)
 // works.
