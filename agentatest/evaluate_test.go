@@ -222,7 +222,7 @@ func TestEvaluationCreateRefusals(t *testing.T) {
 		status  int
 		message string
 	}{
-		{"unknown app", func(ev *models.NewEvaluation) { ev.AppID = unknown }, 404, "App not found"}, // the Body keeps "404: App not found"
+		{"unknown app", func(ev *models.NewEvaluation) { ev.AppID = unknown }, 404, "App not found"}, // the SDK drops the re-raised status prefix from Message
 		{"unknown test set", func(ev *models.NewEvaluation) { ev.TestsetID = unknown }, 500, "'NoneType' object has no attribute 'id'"},
 		{"unknown variant", func(ev *models.NewEvaluation) { ev.VariantIDs = []string{unknown} }, 500, "'NoneType' object has no attribute 'id'"},
 	} {

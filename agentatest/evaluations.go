@@ -306,7 +306,7 @@ func (s *Server) createRuns(req newEvaluationRequest) answer {
 		s.evaluations[run.id] = run
 		s.evalOrder = append(s.evalOrder, run.id)
 		s.schedule(run)
-		created = append(created, s.evaluationWire(run))
+		created = append(created, s.createdEvaluationWire(run))
 	}
 	return jsonAnswer(http.StatusOK, created)
 }

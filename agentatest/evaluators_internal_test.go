@@ -3,6 +3,7 @@ package agentatest
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -140,4 +141,22 @@ func TestPythonNumbers(t *testing.T) {
 	} {
 		assert.Equal(t, want, pythonNumber(json.Number(in)), in)
 	}
+}
+
+func TestPythonConstantsLeaveStringsAlone(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":"NaN"}`, `{"a":"NaN"}`},
+		{`{"a":"x\"NaN\\","b":NaN}`, `{"a":"x\"NaN\\","b":"\u0000py:NaN"}`},
+		{`[Infinity,-Infinity,"Infinity"]`, `["\u0000py:Infinity","\u0000py:-Infinity","Infinity"]`},
+		{`{"NaN":1}`, `{"NaN":1}`},
+	} {
+		assert.Equal(t, tc.want, string(pythonConstants([]byte(tc.in))), tc.in)
+	}
+	v, err := decodeOrdered(pythonConstants([]byte(`[NaN, -Infinity, "NaN"]`)))
+	assert.NoError(t, err)
+	list := v.([]any)
+	f, ok := list[0].(pyFloat)
+	assert.True(t, ok && math.IsNaN(float64(f)), "NaN reads as a float NaN, got %#v", list[0])
+	assert.Equal(t, pyFloat(math.Inf(-1)), list[1])
+	assert.Equal(t, "NaN", list[2], "a string stays a string")
 }

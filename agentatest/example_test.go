@@ -124,3 +124,44 @@ func ExampleWithManualEvaluations() {
 	// 0/8 EVALUATION_STARTED
 	// 8/8 EVALUATION_FINISHED
 }
+
+// A test makes the fake's background runs finish deterministically by
+// waiting for them after create.
+func ExampleServer_WaitEvaluations() {
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	evs, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID:              demo.AppID,
+		VariantIDs:         demo.VariantIDs(),
+		EvaluatorConfigIDs: []string{demo.ExactMatchID},
+		TestsetID:          demo.TestsetID,
+		RateLimit:          models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("created:", evs[0].State(), evs[1].State())
+
+	if err := srv.WaitEvaluations(ctx); err != nil {
+		log.Fatal(err)
+	}
+	for _, ev := range evs {
+		finished, _ := srv.Evaluation(ev.ID)
+		score, _ := finished.AggregatedResults[0].Result.Float64()
+		scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(finished.VariantNames[0], finished.State(), len(scenarios), "scenarios, exact match", score)
+	}
+	// Output:
+	// created: EVALUATION_INITIALIZED EVALUATION_INITIALIZED
+	// capitals.default EVALUATION_FINISHED 8 scenarios, exact match 0.625
+	// capitals.verbose EVALUATION_FINISHED 8 scenarios, exact match 0
+}

@@ -47,6 +47,19 @@ func (s *Server) evaluationWire(run *evaluationRun) object {
 	}
 }
 
+// createdEvaluationWire renders an evaluation as create answers it: as
+// evaluationWire does, except that older servers wrote the timestamps of a
+// fresh object with a +00:00 zone and those read back from storage
+// without one. Callers hold s.mu.
+func (s *Server) createdEvaluationWire(run *evaluationRun) object {
+	o := s.evaluationWire(run)
+	if s.older {
+		o.set("created_at", naiveTime(run.created)+"+00:00")
+		o.set("updated_at", naiveTime(run.updated)+"+00:00")
+	}
+	return o
+}
+
 // statusResult is a run's status as the service stores it: a Result of
 // type status, carrying the error of a failed run. Callers hold s.mu.
 func (s *Server) statusResult(run *evaluationRun) result {
@@ -246,6 +259,15 @@ type object []field
 type field struct {
 	key   string
 	value any
+}
+
+// set replaces the value of the field named key.
+func (o object) set(key string, value any) {
+	for i := range o {
+		if o[i].key == key {
+			o[i].value = value
+		}
+	}
 }
 
 // MarshalJSON writes the fields in order, without escaping HTML characters,
