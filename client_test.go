@@ -544,11 +544,18 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	assert.Contains(t, fmt.Sprintf("%v", c), gockBase)
 	assert.Contains(t, fmt.Sprintf("%+v", ev), "app-1", "the rest of the request is printed")
 
-	// The secrets are still sent.
-	body, err := jsonMarshal(ev)
+	// A request encoded as JSON (as slog's JSON handler does) hides them;
+	// what CreateEvaluation sends holds them (TestCreateEvaluation checks
+	// the wire).
+	encoded, err := jsonMarshal(ev)
+	require.NoError(t, err)
+	assertNoSecret(t, "JSON of NewEvaluation", encoded)
+	assert.Contains(t, encoded, `"OPENAI_API_KEY":"[REDACTED]"`)
+	body, err := jsonMarshal(newEvaluationBody{NewEvaluation: ev, LMProvidersKeys: ev.LMProvidersKeys})
 	require.NoError(t, err)
 	assert.Contains(t, body, testProviderKey)
 	assert.Contains(t, body, "sk-ant-SECRET-2")
+	assert.Equal(t, 1, strings.Count(body, "lm_providers_keys"), "one lm_providers_keys in %s", body)
 }
 
 // WithHTTPClient copies the caller's client and never changes it.
