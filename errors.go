@@ -25,6 +25,25 @@ var (
 	ErrInvalidArgument = errors.New("agenta: invalid argument")  // refused before sending
 )
 
+// Sentinels for answers that never came or were refused by a limit (issue
+// 12). They tell a network failure, the per-attempt timeout (WithTimeout)
+// and an oversized answer apart from each other and from the caller's own
+// context, which still matches context.DeadlineExceeded or
+// context.Canceled. The underlying cause stays wrapped.
+var (
+	// ErrNoResponse matches a call that ended without an answer from the
+	// server: the connection could not be made, or was reset or closed
+	// before a complete answer arrived.
+	ErrNoResponse = errors.New("agenta: no answer from the server")
+	// ErrAttemptTimeout matches a call whose last attempt outlasted the
+	// per-attempt timeout set by WithTimeout, waiting for the answer or
+	// reading it.
+	ErrAttemptTimeout = errors.New("agenta: the per-attempt timeout expired")
+	// ErrAnswerTooLarge matches a 2xx answer that exceeded one of the
+	// limits on decoded bytes (see WithResponseLimits).
+	ErrAnswerTooLarge = errors.New("agenta: the answer exceeds its size limit")
+)
+
 // maxErrorBody is how much of an error answer is kept: enough for any real
 // error document, bounded against a misbehaving server or proxy.
 const maxErrorBody = 1 << 20
