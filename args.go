@@ -1,7 +1,6 @@
 package agenta
 
 import (
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -33,6 +32,17 @@ func required(name, field, value string) error {
 	return nil
 }
 
+// hasControl reports a control character other than tab, which no header
+// value or identifier may hold.
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
 // requiredList refuses an empty list or one with an empty item.
 func requiredList(name, field string, values []string) error {
 	if len(values) == 0 {
@@ -45,9 +55,4 @@ func requiredList(name, field string, values []string) error {
 		}
 	}
 	return nil
-}
-
-// invalidField is invalid for an argument that has a name on the wire.
-func invalidField(name, field, format string, args ...any) error {
-	return &ArgumentError{Name: name, Field: field, Reason: fmt.Sprintf(format, args...)}
 }

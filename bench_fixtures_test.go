@@ -22,8 +22,6 @@ import (
 	"github.com/agenta-go/agenta/models"
 )
 
-const benchAPIKey = "bench0001.c2VjcmV0LWtleS1mb3ItYmVuY2htYXJrcw"
-
 var benchWords = []string{
 	"the", "capital", "of", "France", "is", "Paris", "answer", "model", "quickly",
 	"évaluation", "question", "context", "retrieval", "token", "output", "because",
@@ -288,11 +286,7 @@ func newBenchServer(tb testing.TB, body []byte) *benchServer {
 // every client gets by default.
 func newBenchClient(tb testing.TB, srv *benchServer) *Client {
 	tb.Helper()
-	c, err := NewClient(srv.URL+"/api", WithAPIKey(benchAPIKey))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return c
+	return newTestClient(tb, srv.URL+"/api")
 }
 
 // baseline is the floor the SDK is measured against: what a careful Go
@@ -319,7 +313,7 @@ func (bl *baseline) get(ctx context.Context, path string, v any) error {
 	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", "agenta-go/"+Version)
-	req.Header.Set("Authorization", benchAPIKey)
+	req.Header.Set("Authorization", testKey)
 	resp, err := bl.hc.Do(req)
 	if err != nil {
 		return err
@@ -360,7 +354,7 @@ func (bl *baseline) streamScenarios(ctx context.Context, id string) func(yield f
 		}
 		req.Header.Set("Accept", "application/json")
 		req.Header.Set("User-Agent", "agenta-go/"+Version)
-		req.Header.Set("Authorization", benchAPIKey)
+		req.Header.Set("Authorization", testKey)
 		resp, err := bl.hc.Do(req)
 		if err != nil {
 			yield(models.EvaluationScenario{}, err)

@@ -29,7 +29,8 @@ import (
 )
 
 func TestNewClientRefusesBadInput(t *testing.T) {
-	secretKey := gockKey
+	t.Parallel()
+	secretKey := testKey
 	for _, tc := range []struct {
 		name string
 		base string
@@ -77,13 +78,8 @@ func TestNewClientRefusesBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := NewClient(tc.base, tc.opts...)
 
-			require.Error(t, err)
 			assert.Nil(t, c)
-			assert.True(t, errors.Is(err, ErrInvalidArgument), "expected ErrInvalidArgument, got %v", err)
-			var argErr *ArgumentError
-			require.True(t, errors.As(err, &argErr), "expected *ArgumentError, got %T", err)
-			assert.Equal(t, tc.want, argErr.Name)
-			assert.Contains(t, err.Error(), tc.want)
+			requireArgumentError(t, err, tc.want)
 			assertNoSecret(t, "error string", err.Error())
 			assert.NotContains(t, err.Error(), "pw", "the base URL's password must not be echoed")
 		})
@@ -97,7 +93,7 @@ func TestNewClientDoesNoIO(t *testing.T) {
 	assert.NotNil(t, c)
 	assertNothingUnmatched(t)
 
-	c, err := NewClient("https://no-such-host.invalid/api", WithAPIKey(gockKey))
+	c, err := NewClient("https://no-such-host.invalid/api", WithAPIKey(testKey))
 	require.NoError(t, err)
 	assert.Equal(t, "https://no-such-host.invalid/api", c.BaseURL())
 }
@@ -178,7 +174,7 @@ func TestRequestHeaders(t *testing.T) {
 			h := e.only(t).Header
 			assert.Equal(t, "application/json", h.Get("Accept"))
 			assert.Equal(t, "agenta-go/"+Version, h.Get("User-Agent"))
-			assert.Equal(t, []string{gockKey}, h.Values("Authorization"), "the key is sent verbatim, once, without a prefix")
+			assert.Equal(t, []string{testKey}, h.Values("Authorization"), "the key is sent verbatim, once, without a prefix")
 			assert.Equal(t, "sessionId=abc", h.Get("Cookie"))
 			assert.Equal(t, "t1", h.Get("X-Trace"))
 			if op.method == "POST" {
@@ -237,6 +233,14 @@ var idOperations = []struct {
 		_, err := c.GetSpan(context.Background(), id, nil)
 		return err
 	}},
+	{"FetchEvaluation", "/api/evaluations/", "", func(c *Client, id string) error {
+		_, err := c.FetchEvaluation(context.Background(), id)
+		return err
+	}},
+	{"FetchEvaluationStatus", "/api/evaluations/", "/status", func(c *Client, id string) error {
+		_, err := c.FetchEvaluationStatus(context.Background(), id)
+		return err
+	}},
 }
 
 // Each id is escaped as exactly one path segment, so no id reaches another
@@ -288,6 +292,7 @@ func TestMeaninglessIDsAreRefused(t *testing.T) {
 	for _, op := range idOperations {
 		cases = append(cases, refusal{op.name, map[string]string{
 			"FetchEvaluationScenarios": "evaluationID", "GetVariant": "variantID", "GetSpan": "spanID",
+			"FetchEvaluation": "evaluationID", "FetchEvaluationStatus": "evaluationID",
 		}[op.name], true, op.call})
 	}
 	cases = append(cases,
@@ -297,6 +302,10 @@ func TestMeaninglessIDsAreRefused(t *testing.T) {
 		}},
 		refusal{"GetVariantByEnvironment(env)", "environment", false, func(c *Client, v string) error {
 			_, err := c.GetVariantByEnvironment(context.Background(), "app-1", v)
+			return err
+		}},
+		refusal{"WaitEvaluation", "evaluationID", true, func(c *Client, v string) error {
+			_, err := c.WaitEvaluation(context.Background(), v, nil)
 			return err
 		}},
 		refusal{"ListHumanEvaluations", "appID", false, func(c *Client, v string) error {
@@ -314,14 +323,7 @@ func TestMeaninglessIDsAreRefused(t *testing.T) {
 
 				err := tc.call(c, v)
 
-				require.Error(t, err)
-				assert.True(t, errors.Is(err, ErrInvalidArgument), "expected ErrInvalidArgument, got %v", err)
-				var argErr *ArgumentError
-				require.True(t, errors.As(err, &argErr), "expected *ArgumentError, got %T", err)
-				assert.Equal(t, tc.arg, argErr.Name)
-				assert.Contains(t, err.Error(), tc.arg)
-				var apiErr *APIError
-				assert.False(t, errors.As(err, &apiErr))
+				requireArgumentError(t, err, tc.arg)
 				assertNothingUnmatched(t)
 			})
 		}
@@ -504,7 +506,7 @@ func TestLoggingOneLinePerAttempt(t *testing.T) {
 func TestLoggingNeverShowsSecrets(t *testing.T) {
 	rec, logger := newLogRecorder()
 	c := gockClient(t, WithLogger(logger))
-	echo := `{"detail":"bad key ` + gockProviderKey + ` for ` + gockKey + `"}`
+	echo := `{"detail":"bad key ` + testProviderKey + ` for ` + testKey + `"}`
 	expect("POST", "/api/evaluations", "").replyJSON(429, echo)
 	expect("POST", "/api/evaluations", "").replyJSON(400, echo)
 
@@ -518,7 +520,8 @@ func TestLoggingNeverShowsSecrets(t *testing.T) {
 }
 
 func TestSecretsNeverPrinted(t *testing.T) {
-	c, err := NewClient(gockBase, WithAPIKey(gockKey), WithHeader("Cookie", "s="+gockKey))
+	t.Parallel()
+	c, err := NewClient(gockBase, WithAPIKey(testKey), WithHeader("Cookie", "s="+testKey))
 	require.NoError(t, err)
 	ev := validNewEvaluation()
 	ev.LMProvidersKeys[models.AnthropicAPIKey] = "sk-ant-SECRET-2"
@@ -544,12 +547,13 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	// The secrets are still sent.
 	body, err := jsonMarshal(ev)
 	require.NoError(t, err)
-	assert.Contains(t, body, gockProviderKey)
+	assert.Contains(t, body, testProviderKey)
 	assert.Contains(t, body, "sk-ant-SECRET-2")
 }
 
 // WithHTTPClient copies the caller's client and never changes it.
 func TestWithHTTPClientNeverMutatesCallerClient(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	transport := roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		calls.Add(1)
@@ -561,7 +565,7 @@ func TestWithHTTPClientNeverMutatesCallerClient(t *testing.T) {
 	hc := &http.Client{Transport: transport, CheckRedirect: policy, Jar: jar, Timeout: 7 * time.Second}
 	snapshot := *hc
 
-	c, err := NewClient(gockBase, WithHTTPClient(hc), WithAPIKey(gockKey), WithTimeout(3*time.Second))
+	c, err := NewClient(gockBase, WithHTTPClient(hc), WithAPIKey(testKey), WithTimeout(3*time.Second))
 	require.NoError(t, err)
 	_, err = c.GetVariant(context.Background(), "v")
 	require.NoError(t, err)
@@ -575,6 +579,7 @@ func TestWithHTTPClientNeverMutatesCallerClient(t *testing.T) {
 }
 
 func TestPerAttemptTimeoutSetting(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		opts []Option
@@ -637,6 +642,7 @@ func TestPerAttemptTimeoutEndsStalledCall(t *testing.T) {
 // of the same host, which net/http alone would trust), but do follow one to
 // the same origin.
 func TestRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	seen := map[string]http.Header{}
 	record := func(name string, r *http.Request) {
@@ -675,7 +681,7 @@ func TestRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
 	var policyCalls atomic.Int32
 	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { policyCalls.Add(1); return nil }}
 	for _, withClient := range []bool{false, true} {
-		opts := []Option{WithAPIKey(gockKey), WithHeader("Cookie", "session=s3cret"), WithHeader("X-Session-Token", "tok")}
+		opts := []Option{WithAPIKey(testKey), WithHeader("Cookie", "session=s3cret"), WithHeader("X-Session-Token", "tok")}
 		if withClient {
 			opts = append(opts, WithHTTPClient(hc))
 		}
@@ -686,7 +692,7 @@ func TestRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "elsewhere", v.VariantID)
 		mu.Lock()
-		assert.Equal(t, gockKey, seen["origin"].Get("Authorization"), "the origin gets the key")
+		assert.Equal(t, testKey, seen["origin"].Get("Authorization"), "the origin gets the key")
 		for _, h := range []string{"Authorization", "Cookie", "X-Session-Token"} {
 			assert.Empty(t, seen["other"].Values(h), "%s must not follow a redirect to another origin", h)
 		}
@@ -697,7 +703,7 @@ func TestRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "moved", v.VariantID)
 		mu.Lock()
-		assert.Equal(t, gockKey, seen["moved"].Get("Authorization"), "a same-origin redirect keeps the key")
+		assert.Equal(t, testKey, seen["moved"].Get("Authorization"), "a same-origin redirect keeps the key")
 		assert.Equal(t, "session=s3cret", seen["moved"].Get("Cookie"))
 		mu.Unlock()
 	}
@@ -708,6 +714,7 @@ func TestRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
 // A redirect refused by the caller's policy is an answer, not a transient
 // failure: it is not retried, and the policy's error is kept.
 func TestRedirectRefusedByCallerPolicy(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -737,6 +744,36 @@ func TestRedirectRefusedByCallerPolicy(t *testing.T) {
 			} else {
 				assert.True(t, errors.Is(err, errNoRedirects), "expected the policy's error, got %v", err)
 			}
+		})
+	}
+}
+
+// A redirect to a scheme the SDK cannot speak is refused at once, with a
+// typed error that is never retried, whatever the caller's policy allows.
+func TestRedirectToOtherSchemeNotRetried(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		opts []Option
+	}{
+		{"default client", nil},
+		{"caller's policy accepts it", []Option{WithHTTPClient(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }})}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hits atomic.Int32
+			mux, c := setup(t, tc.opts...)
+			mux.HandleFunc("GET /variants/v", func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				http.Redirect(w, r, "ftp://127.0.0.1/file", http.StatusFound)
+			})
+
+			_, err := c.GetVariant(context.Background(), "v")
+
+			require.Error(t, err)
+			assert.Equal(t, int32(1), hits.Load(), "expected one attempt")
+			var refused *redirectRefused
+			assert.True(t, errors.As(err, &refused), "expected a *redirectRefused, got %T: %v", err, err)
+			assert.Contains(t, err.Error(), `unsupported protocol scheme "ftp"`)
 		})
 	}
 }
@@ -779,23 +816,20 @@ func TestConnectionsAreReused(t *testing.T) {
 
 // The Client is safe for concurrent use (run with -race).
 func TestConcurrentUse(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		switch {
-		case strings.HasPrefix(r.URL.Path, "/api/variants/"):
-			_, _ = fmt.Fprintf(w, `{"variant_id":%q}`, strings.TrimPrefix(r.URL.Path, "/api/variants/"))
-		case r.URL.Path == "/api/human-evaluations":
-			_, _ = fmt.Fprintf(w, `[{"app_id":%q}]`, r.URL.Query().Get("app_id"))
-		case r.URL.Path == "/api/evaluations":
-			w.WriteHeader(http.StatusTooManyRequests)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	defer srv.Close()
+	t.Parallel()
 	rec, logger := newLogRecorder()
-	c, err := NewClient(srv.URL+"/api", WithAPIKey(gockKey), WithLogger(logger), WithRetryWait(0, time.Millisecond), WithMaxRetries(1))
-	require.NoError(t, err)
+	mux, c := setup(t, WithLogger(logger), WithMaxRetries(1))
+	mux.HandleFunc("GET /variants/{id}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `{"variant_id":%q}`, r.PathValue("id"))
+	})
+	mux.HandleFunc("GET /human-evaluations", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = fmt.Fprintf(w, `[{"app_id":%q}]`, r.URL.Query().Get("app_id"))
+	})
+	mux.HandleFunc("POST /evaluations", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 32*3)
@@ -844,6 +878,7 @@ func (*nopJar) Cookies(*url.URL) []*http.Cookie     { return nil }
 // would turn off transparent gzip, and Accept and User-Agent would be
 // silently overwritten.
 func TestWithHeaderRefusesManagedHeaders(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"Accept", "accept-encoding", "User-Agent", "Content-Type", "Host"} {
 		_, err := NewClient(gockBase, WithHeader(name, "x"))
 		require.Error(t, err, name)
@@ -895,6 +930,7 @@ func TestNilClientAccessors(t *testing.T) {
 // Each Client built without WithHTTPClient has its own pool, so one
 // Client's open streams never hold up another's calls.
 func TestClientsHaveTheirOwnTransport(t *testing.T) {
+	t.Parallel()
 	a, err := NewClient("https://agenta.test/api")
 	require.NoError(t, err)
 	b, err := NewClient("https://agenta.test/api")

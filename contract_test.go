@@ -38,12 +38,13 @@ import (
 	"time"
 
 	"github.com/agenta-go/agenta/models"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const (
 	contractDocument      = "../shared/contract/openapi.json"
 	contractPrism         = "tools/contract/node_modules/.bin/prism"
-	contractAPIKey        = "Xk3f9a2b.c0ntr4ctT3stK3yN0tR34l"
 	contractProvider      = "sk-contract-test-provider-key-0000"
 	contractDefaultRounds = 150
 )
@@ -60,9 +61,7 @@ func TestContractDynamic(t *testing.T) {
 	rounds := contractDefaultRounds
 	if v := os.Getenv("AGENTA_CONTRACT_ROUNDS"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			t.Fatalf("AGENTA_CONTRACT_ROUNDS=%q: want a positive integer", v)
-		}
+		require.False(t, err != nil || n < 1, "AGENTA_CONTRACT_ROUNDS=%q: want a positive integer", v)
 		rounds = n
 	}
 	p := startPrism(t, true)
@@ -77,6 +76,7 @@ func TestContractDynamic(t *testing.T) {
 // fail: it must catch a changed or invented field, and accept only
 // re-formatting (timestamps, numbers) and zero values the answer left out.
 func TestContractFaithfulCheck(t *testing.T) {
+	t.Parallel()
 	answer := `{"a":"x","t":"2024-06-26T12:22:31.775000","n":1.50,"o":{"k":[1,2]},"extra":true}`
 	for _, tc := range []struct {
 		decoded string
@@ -153,9 +153,7 @@ func runContractRound(t *testing.T, c *Client, rec *contractRecorder) {
 		for _, field := range []string{`"lm_providers_keys":{"OPENAI_API_KEY":"` + contractProvider + `"}`,
 			`"correct_answer_column":"expected_output"`, `"evaluators_configs":[`,
 			`"rate_limit":{"batch_size":10,"max_retries":3,"retry_delay":3,"delay_between_batches":5}`} {
-			if !strings.Contains(body, field) {
-				t.Errorf("CreateEvaluation: request body lacks %s; sent %s", field, body)
-			}
+			assert.False(t, !strings.Contains(body, field), "CreateEvaluation: request body lacks %s; sent %s", field, body)
 		}
 	}
 
@@ -374,14 +372,12 @@ func contractZero(v any) bool {
 func contractCheckDetector(t *testing.T, p *prismServer) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, p.baseURL+"/human-evaluations", nil)
-	req.Header.Set("Authorization", contractAPIKey)
+	req.Header.Set("Authorization", testKey)
 	// Its own transport: gock, used by other tests, may swap the default one.
 	tr := &http.Transport{}
 	defer tr.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: tr}).Do(req)
-	if err != nil {
-		t.Fatalf("violation detector: %v", err)
-	}
+	require.NoError(t, err, "violation detector")
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, resp.Body)
 	if req, _ := contractViolations(resp.Header.Get("sl-violations")); resp.StatusCode != http.StatusUnprocessableEntity || len(req) == 0 {
@@ -396,15 +392,10 @@ func contractClient(t *testing.T, p *prismServer) (*contractRecorder, *Client) {
 	t.Helper()
 	rec := &contractRecorder{next: &http.Transport{}, perOp: map[string]int{}}
 	t.Cleanup(rec.next.CloseIdleConnections)
-	c, err := NewClient(p.baseURL,
-		WithAPIKey(contractAPIKey),
+	return rec, newTestClient(t, p.baseURL,
 		WithHTTPClient(&http.Client{Transport: rec}),
 		WithMaxRetries(0),
 		WithTimeout(30*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec, c
 }
 
 type contractExchange struct {
@@ -520,27 +511,21 @@ func startPrism(t *testing.T, dynamic bool) *prismServer {
 	// the test skips.
 	ci := os.Getenv("CI") == "true"
 	doc, err := filepath.Abs(contractDocument)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := os.Stat(doc); err != nil {
 		t.Skipf("contract test skipped: %s is absent (the contract lives in ../shared beside the repository)", contractDocument)
 	}
 	missing := func(why string) {
 		t.Helper()
 		const install = "install it with (cd tools/contract && npm ci)"
-		if ci {
-			t.Fatalf("CI=true and ../shared is present, so the contract tests must run, but %s; %s", why, install)
-		}
+		require.False(t, ci, "CI=true and ../shared is present, so the contract tests must run, but %s; %s", why, install)
 		t.Skipf("contract test skipped: %s; %s", why, install)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		missing("node is not on PATH")
 	}
 	bin, err := filepath.Abs(contractPrism)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if _, err := os.Stat(bin); err != nil {
 		missing(contractPrism + " is absent")
 	}

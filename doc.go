@@ -7,15 +7,17 @@
 //
 // Create one Client and share it; it is safe for concurrent use:
 //
-//	client, err := agenta.NewClient("https://cloud.agenta.ai/api",
-//		agenta.WithAPIKey(os.Getenv("AGENTA_API_KEY")))
+//	client, err := agenta.NewClientFromEnv() // AGENTA_HOST, AGENTA_API_KEY
 //	if err != nil {
 //		log.Fatal(err)
 //	}
 //	variant, err := client.GetVariantByEnvironment(ctx, appID, models.EnvironmentProduction)
 //
-// The base URL carries the service's path prefix, usually /api; every
-// operation path resolves under it. NewClient does no network I/O.
+// NewClientFromEnv reads the server's URL from AGENTA_HOST, adding /api when
+// it has no path, and the optional key from AGENTA_API_KEY. NewClient takes
+// the base URL directly, such as "https://cloud.agenta.ai/api": it carries
+// the service's path prefix, usually /api, and every operation path resolves
+// under it. Neither does network I/O.
 //
 // # Authentication
 //
@@ -63,6 +65,36 @@
 // attempt has a 60 s timeout. WithMaxRetries, WithRetryWait and WithTimeout
 // change these; the context bounds the whole call, and a wait that would
 // outlast its deadline is skipped in favour of returning the last answer.
+//
+// # Layout
+//
+// For maintainers, each file of this package and the one thing it holds:
+//
+//	client.go          the Client, NewClient and its accessors
+//	options.go         Option and the With… functions
+//	env.go             NewClientFromEnv and the base URL's sources
+//	args.go            checks of operation arguments; path segments
+//	transport.go       the pooled transport, the redirect policy, which credentials to drop
+//	engine.go          one call: request → attempts → 2xx response or typed error, with logging and scrubbing
+//	retry.go           the retry policy and the backoff, as pure functions
+//	decode.go          reading a 2xx answer: one object, or a list element by element
+//	scenario_stream.go the fast list decoder for evaluation scenarios
+//	errors.go          every error type and sentinel, and reading error answers
+//	variants.go, evaluations.go, wait.go, human_evaluations.go, observability.go
+//	                   the operations, one file per API area
+//
+// One call, GetVariant: variants.go checks the id (segment, args.go) and
+// gives getOne (engine.go) a request; start builds the URL, headers and body
+// and sends them through the Client's one retryablehttp.Client, whose
+// CheckRetry hook (checkRetry, engine.go) asks shouldRetry and backoff
+// (retry.go) after each attempt; decodeObject (decode.go) reads the 2xx
+// answer.
+//
+// One error, a 422: checkRetry sees the answer and shouldRetry refuses to
+// retry it; start hands it to readError (engine.go), which reads at most
+// 1 MiB, scrubs credentials and calls newAPIError (errors.go), which parses
+// the body into a *ValidationError; start returns it unchanged through
+// getOne to the caller's errors.As.
 //
 // # Testing code that uses the SDK
 //

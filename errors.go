@@ -2,13 +2,18 @@ package agenta
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/agenta-go/agenta/models"
 )
 
 // Sentinel errors for errors.Is. An *APIError matches the sentinel of its
@@ -230,6 +235,11 @@ func invalid(name, format string, args ...any) error {
 	return &ArgumentError{Name: name, Reason: fmt.Sprintf(format, args...)}
 }
 
+// invalidField is invalid for an argument that has a name on the wire.
+func invalidField(name, field, format string, args ...any) error {
+	return &ArgumentError{Name: name, Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
 // newAPIError builds the error for a non-2xx answer from up to maxErrorBody
 // bytes of its body. A 422 becomes a *ValidationError.
 func newAPIError(status int, method, path string, body []byte) error {
@@ -365,3 +375,110 @@ func clip(s string, n int) string {
 	}
 	return s[:i] + "…"
 }
+
+// DecodeError is a 2xx answer whose body is not the JSON the operation
+// returns, or that broke off while being read. It keeps the status and,
+// from the point where decoding stopped, up to 1 MiB of the body.
+type DecodeError struct {
+	StatusCode int
+	Method     string
+	Path       string
+	// Offset is the byte offset in the body where decoding failed.
+	Offset int64
+	// Body is what was left unread of the answer where decoding stopped, up
+	// to 1 MiB: for a syntax error, from the start of the failing value, so
+	// an answer that is not JSON at all, such as an HTML page, is kept
+	// whole; for a complete value of the wrong type it may be empty.
+	Body []byte
+	Err  error
+}
+
+func (e *DecodeError) Error() string {
+	if readFailure(e.Err) {
+		return fmt.Sprintf("agenta: %s %s: read %d answer: %v", e.Method, e.Path, e.StatusCode, e.Err)
+	}
+	return fmt.Sprintf("agenta: %s %s: decode %d answer at byte %d: %v", e.Method, e.Path, e.StatusCode, e.Offset, e.Err)
+}
+
+// readFailure reports an answer that broke off while being read (a reset,
+// a timeout, the context ending), rather than one that is not valid JSON.
+func readFailure(err error) bool {
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// Unwrap returns the underlying decoding error.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Errors of WaitEvaluation.
+
+// ErrEvaluationFailed is matched by errors.Is on the error WaitEvaluation
+// returns for a run that ended EVALUATION_FAILED or
+// EVALUATION_AGGREGATION_FAILED; errors.As to *EvaluationFailedError gives
+// the service's message.
+var ErrEvaluationFailed = errors.New("agenta: evaluation failed")
+
+// EvaluationFailedError is a run that ended in failure. WaitEvaluation
+// returns it together with the evaluation, whose Status.Error carries the
+// whole of what the service said.
+type EvaluationFailedError struct {
+	EvaluationID string
+	// Status is the final status, models.EvaluationFailed or
+	// models.EvaluationAggregationFailed.
+	Status models.EvaluationStatus
+	// Message is the service's error message, such as "Evaluation Failed",
+	// cut to 200 characters; "" when the service sent none.
+	Message string
+}
+
+func (e *EvaluationFailedError) Error() string {
+	s := "agenta: evaluation " + clip(e.EvaluationID, maxMessage) + " ended " + clip(string(e.Status), maxMessage)
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// Is matches ErrEvaluationFailed.
+func (e *EvaluationFailedError) Is(target error) bool { return target == ErrEvaluationFailed }
+
+// WaitError is a wait that its context ended before the run did. It wraps
+// the context's error, so errors.Is(err, context.DeadlineExceeded) holds,
+// and says which status the run was in and for how long.
+type WaitError struct {
+	EvaluationID string
+	// Status is the last status read, "" when no read succeeded.
+	Status models.EvaluationStatus
+	// Held is how long Status had held when the wait ended: the time since
+	// the first read that saw it.
+	Held time.Duration
+	// Err is the context's error.
+	Err error
+}
+
+func (e *WaitError) Error() string {
+	var b strings.Builder
+	b.WriteString("agenta: wait for evaluation ")
+	b.WriteString(clip(e.EvaluationID, maxMessage))
+	b.WriteString(": ")
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	} else {
+		b.WriteString("ended")
+	}
+	if e.Status == "" {
+		b.WriteString("; no status read yet")
+		return b.String()
+	}
+	b.WriteString("; status ")
+	b.WriteString(clip(string(e.Status), maxMessage))
+	b.WriteString(" for ")
+	b.WriteString(e.Held.Round(time.Millisecond).String())
+	if e.Status == models.EvaluationInitialized {
+		b.WriteString(" (no worker may be running on the server: a run stays INITIALIZED until a worker picks it up)")
+	}
+	return b.String()
+}
+
+// Unwrap returns the context's error.
+func (e *WaitError) Unwrap() error { return e.Err }

@@ -77,6 +77,7 @@ func TestOperationErrorAnswers(t *testing.T) {
 }
 
 func TestSentinelsMatchStatus(t *testing.T) {
+	t.Parallel()
 	sentinels := []error{ErrBadRequest, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrValidation, ErrRateLimited, ErrServer}
 	for _, tc := range []struct {
 		status int
@@ -103,6 +104,7 @@ func TestSentinelsMatchStatus(t *testing.T) {
 }
 
 func TestAPIErrorMessage(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("upstream failure ", 200)
 	for _, tc := range []struct {
 		name, body, want string
@@ -139,6 +141,7 @@ func TestAPIErrorMessage(t *testing.T) {
 }
 
 func TestValidationErrorString(t *testing.T) {
+	t.Parallel()
 	err := newAPIError(422, "GET", "/api/apps/get_variant_by_env",
 		[]byte(`{"detail":[{"loc":["query","app_id"],"msg":"field required","type":"value_error.missing"}]}`))
 	var verr *ValidationError
@@ -162,6 +165,7 @@ func TestValidationErrorString(t *testing.T) {
 }
 
 func TestValidationDetailLoc(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		json string
 		want []any
@@ -220,7 +224,7 @@ func TestErrorBodyLimit(t *testing.T) {
 func TestErrorBodyScrubsEchoedSecrets(t *testing.T) {
 	c := gockClient(t)
 	echo := `{"detail":[{"loc":["body","lm_providers_keys","OPENAI_API_KEY"],"msg":"bad key","type":"value_error",` +
-		`"input":{"OPENAI_API_KEY":"` + gockProviderKey + `"}}],"auth":"` + gockKey + `"}`
+		`"input":{"OPENAI_API_KEY":"` + testProviderKey + `"}}],"auth":"` + testKey + `"}`
 	expect("POST", "/api/evaluations", "").replyJSON(422, echo)
 
 	_, err := c.CreateEvaluation(context.Background(), validNewEvaluation())
@@ -265,6 +269,7 @@ func TestErrorBodyScrubsHeaderCredentials(t *testing.T) {
 }
 
 func TestCredentialParts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		value      string
 		want, skip []string
@@ -286,6 +291,7 @@ func TestCredentialParts(t *testing.T) {
 }
 
 func TestArgumentError(t *testing.T) {
+	t.Parallel()
 	err := invalidField("NewEvaluation.AppID", "app_id", "is required")
 	assert.Equal(t, "agenta: invalid argument NewEvaluation.AppID (app_id): is required", err.Error())
 	assert.True(t, errors.Is(err, ErrInvalidArgument))
@@ -303,6 +309,7 @@ func TestArgumentError(t *testing.T) {
 // A short credential is scrubbed where it stands alone, never inside the
 // words around it: a one-letter test key must not mangle a 422's loc.
 func TestRedactShortSecrets(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ body, secret, want string }{
 		{`{"loc":["body","lm_providers_keys"],"input":"k"}`, "k", `{"loc":["body","lm_providers_keys"],"input":"[REDACTED]"}`},
 		{`key=abc&x=abcdef`, "abc", `key=[REDACTED]&x=abcdef`},
@@ -317,6 +324,7 @@ func TestRedactShortSecrets(t *testing.T) {
 // Runes whose lower case has another byte length must not throw the title
 // search off: that sliced the page out of range, or garbled the message.
 func TestPlainTextTitleWithUnicodeCase(t *testing.T) {
+	t.Parallel()
 	for _, prefix := range []string{strings.Repeat("Ⱥ", 100), strings.Repeat("\u212a", 100)} {
 		body := prefix + "<TITLE>502 Bad Gateway</title><body>nginx</body>"
 		assert.NotPanics(t, func() {
@@ -329,6 +337,7 @@ func TestPlainTextTitleWithUnicodeCase(t *testing.T) {
 
 // An empty detail string is no message, not two quote characters.
 func TestEmptyDetailMessage(t *testing.T) {
+	t.Parallel()
 	err := newAPIError(500, "GET", "/api/x", []byte(`{"detail":""}`))
 	var apiErr *APIError
 	require.True(t, errors.As(err, &apiErr))

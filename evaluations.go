@@ -18,7 +18,7 @@ func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID stri
 	if err != nil {
 		return nil, err
 	}
-	return getList[models.EvaluationScenario](ctx, c, r)
+	return getList(ctx, c, r, scenarioList)
 }
 
 // StreamEvaluationScenarios yields an evaluation's scenarios one at a time as
@@ -42,7 +42,7 @@ func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID str
 			yield(models.EvaluationScenario{}, err)
 		}
 	}
-	return streamList[models.EvaluationScenario](ctx, c, r)
+	return streamList(ctx, c, r, scenarioList)
 }
 
 func scenariosRequest(evaluationID string) (*request, error) {
@@ -53,9 +53,47 @@ func scenariosRequest(evaluationID string) (*request, error) {
 	return &request{method: http.MethodGet, path: "/evaluations/" + id + "/evaluation_scenarios"}, nil
 }
 
+// FetchEvaluation returns one evaluation with its status, its aggregated
+// results (one per evaluator config) and its costs and latency. An unknown
+// id is a 404 (ErrNotFound).
+func (c *Client) FetchEvaluation(ctx context.Context, evaluationID string) (*models.Evaluation, error) {
+	id, err := segment("evaluationID", "evaluation_id", evaluationID)
+	if err != nil {
+		return nil, err
+	}
+	return getOne[models.Evaluation](ctx, c, &request{method: http.MethodGet, path: "/evaluations/" + id})
+}
+
+// FetchEvaluationStatus returns an evaluation's status, a Result such as
+// {"type":"status","value":"EVALUATION_STARTED"}; its EvaluationStatus
+// method says whether the run is over. The read is about 100 bytes, so it is
+// the one to poll; WaitEvaluation does that. The service answers any failure
+// here, an unknown id included, with a 500.
+func (c *Client) FetchEvaluationStatus(ctx context.Context, evaluationID string) (*models.Result, error) {
+	id, err := segment("evaluationID", "evaluation_id", evaluationID)
+	if err != nil {
+		return nil, err
+	}
+	answer, err := getOne[statusAnswer](ctx, c, &request{method: http.MethodGet, path: "/evaluations/" + id + "/status"})
+	if err != nil {
+		return nil, err
+	}
+	return &answer.Status, nil
+}
+
 // CreateEvaluation starts an automatic evaluation of each variant in ev
-// against the test set, and returns one Evaluation per variant, in status
-// EVALUATION_STARTED. Poll FetchEvaluationScenarios to follow it.
+// against the test set. It returns at once with one Evaluation per variant,
+// in the order of ev.VariantIDs, each in status EVALUATION_INITIALIZED: the
+// service's background worker runs them later, and their scenarios stay
+// empty until a run is over. Follow a run with WaitEvaluation (or
+// FetchEvaluationStatus), then read its scenarios.
+//
+// Create is not atomic across variants: the service starts each variant's
+// run in turn, so when it refuses a later variant (an unknown one is a 500),
+// the runs of the variants before it have already started.
+//
+// ev.RateLimit.MaxRetries must be at least 1, since the service counts it as
+// attempts per row; it is refused before anything is sent otherwise.
 //
 // Creating is not idempotent: the request is retried only when the server
 // answers 429 or the connection failed before anything was sent, so an
@@ -71,9 +109,9 @@ func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) 
 	for _, v := range ev.LMProvidersKeys {
 		secrets = append(secrets, v)
 	}
-	return getList[models.Evaluation](ctx, c, &request{
+	return getList(ctx, c, &request{
 		method: http.MethodPost, path: "/evaluations", body: ev, secrets: secrets,
-	})
+	}, jsonList[models.Evaluation])
 }
 
 func checkNewEvaluation(ev models.NewEvaluation) error {
@@ -96,11 +134,15 @@ func checkNewEvaluation(ev models.NewEvaluation) error {
 	if rl.BatchSize < 1 {
 		return invalidField("NewEvaluation.RateLimit.BatchSize", "rate_limit.batch_size", "must be at least 1, got %d", rl.BatchSize)
 	}
+	if rl.MaxRetries < 1 {
+		return invalidField("NewEvaluation.RateLimit.MaxRetries", "rate_limit.max_retries",
+			"must be at least 1, got %d: the service counts attempts, so with %d it never calls the app and every row fails with \"Max retries reached\"",
+			rl.MaxRetries, rl.MaxRetries)
+	}
 	for _, f := range []struct {
 		name, field string
 		value       int
 	}{
-		{"MaxRetries", "max_retries", rl.MaxRetries},
 		{"RetryDelay", "retry_delay", rl.RetryDelay},
 		{"DelayBetweenBatches", "delay_between_batches", rl.DelayBetweenBatches},
 	} {

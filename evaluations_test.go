@@ -189,7 +189,7 @@ func TestCreateEvaluation(t *testing.T) {
 		"evaluators_configs": ["ec-1"],
 		"testset_id": "ts-1",
 		"rate_limit": {"batch_size": 10, "max_retries": 3, "retry_delay": 3, "delay_between_batches": 5},
-		"lm_providers_keys": {"OPENAI_API_KEY": "`+gockProviderKey+`"}
+		"lm_providers_keys": {"OPENAI_API_KEY": "`+testProviderKey+`"}
 	}`, string(sent.Body), "the provider key is sent, and nothing unset")
 	assert.Equal(t, "application/json", sent.Header.Get("Content-Type"))
 
@@ -290,9 +290,10 @@ func TestCreateEvaluationRefusesMissingFields(t *testing.T) {
 		{"NewEvaluation.RateLimit", "rate_limit", func(ev *models.NewEvaluation) { ev.RateLimit = models.RateLimit{} }},
 		{"NewEvaluation.RateLimit.BatchSize", "rate_limit.batch_size", func(ev *models.NewEvaluation) { ev.RateLimit.BatchSize = 0 }},
 		{"NewEvaluation.RateLimit.MaxRetries", "rate_limit.max_retries", func(ev *models.NewEvaluation) { ev.RateLimit.MaxRetries = -1 }},
+		{"NewEvaluation.RateLimit.MaxRetries", "rate_limit.max_retries", func(ev *models.NewEvaluation) { ev.RateLimit.MaxRetries = 0 }},
 		{"NewEvaluation.RateLimit.RetryDelay", "rate_limit.retry_delay", func(ev *models.NewEvaluation) { ev.RateLimit.RetryDelay = -1 }},
 		{"NewEvaluation.RateLimit.DelayBetweenBatches", "rate_limit.delay_between_batches", func(ev *models.NewEvaluation) { ev.RateLimit.DelayBetweenBatches = -5 }},
-		{"NewEvaluation.LMProvidersKeys", "lm_providers_keys", func(ev *models.NewEvaluation) { ev.LMProvidersKeys[""] = gockProviderKey }},
+		{"NewEvaluation.LMProvidersKeys", "lm_providers_keys", func(ev *models.NewEvaluation) { ev.LMProvidersKeys[""] = testProviderKey }},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			c := gockClient(t)
@@ -301,13 +302,8 @@ func TestCreateEvaluationRefusesMissingFields(t *testing.T) {
 
 			_, err := c.CreateEvaluation(context.Background(), ev)
 
-			require.Error(t, err)
-			assert.True(t, errors.Is(err, ErrInvalidArgument), "expected ErrInvalidArgument, got %v", err)
-			var argErr *ArgumentError
-			require.True(t, errors.As(err, &argErr), "expected *ArgumentError, got %T", err)
-			assert.Equal(t, tc.name, argErr.Name)
+			argErr := requireArgumentError(t, err, tc.name)
 			assert.Equal(t, tc.field, argErr.Field)
-			assert.Contains(t, err.Error(), tc.name)
 			assert.Contains(t, err.Error(), tc.field)
 			assertNoSecret(t, "error string", err.Error())
 			assertNothingUnmatched(t)
@@ -317,9 +313,106 @@ func TestCreateEvaluationRefusesMissingFields(t *testing.T) {
 		c := gockClient(t)
 		expect("POST", "/api/evaluations", "").replyJSON(200, `[]`)
 		ev := validNewEvaluation()
-		ev.RateLimit = models.RateLimit{BatchSize: 1}
+		ev.RateLimit = models.RateLimit{BatchSize: 1, MaxRetries: 1}
 		_, err := c.CreateEvaluation(context.Background(), ev)
 		require.NoError(t, err)
 		assertAllSent(t)
 	})
+}
+
+func TestFetchEvaluation(t *testing.T) {
+	c := gockClient(t)
+	expect("GET", "/api/evaluations/"+waitEvalID, "").replyJSON(200, evaluationBody(models.EvaluationFinished))
+
+	ev, err := c.FetchEvaluation(context.Background(), waitEvalID)
+
+	require.NoError(t, err)
+	assertAllSent(t)
+	assert.Equal(t, waitEvalID, ev.ID)
+	assert.Equal(t, models.EvaluationFinished, ev.State())
+	assert.True(t, ev.Terminal())
+	assert.False(t, ev.Failed())
+	require.Len(t, ev.AggregatedResults, 1)
+	agg := ev.AggregatedResults[0]
+	assert.Equal(t, "auto_exact_match", agg.EvaluatorConfig.EvaluatorKey)
+	mean, ok := agg.Result.Float64()
+	assert.True(t, ok)
+	assert.Equal(t, 0.6666666666666666, mean, "the mean is not rounded")
+	require.NotNil(t, ev.TotalCost)
+	total, _ := ev.TotalCost.Float64()
+	assert.Equal(t, 0.0003, total)
+	assert.Equal(t, time.Date(2024, 7, 15, 10, 52, 51, 123456000, time.UTC), ev.CreatedAt.Time.UTC())
+	assert.Equal(t, time.Date(2024, 7, 15, 10, 52, 51, 0, time.UTC), agg.EvaluatorConfig.UpdatedAt.Time.UTC())
+}
+
+func TestFetchEvaluationNotFound(t *testing.T) {
+	c := gockClient(t)
+	expect("GET", "/api/evaluations/"+waitEvalID, "").replyJSON(404, `{"detail":"404: Evaluation with id `+waitEvalID+` not found"}`)
+
+	ev, err := c.FetchEvaluation(context.Background(), waitEvalID)
+
+	assert.Nil(t, ev)
+	assert.True(t, errors.Is(err, ErrNotFound), "expected ErrNotFound, got %v", err)
+	apiErr := requireAPIError(t, err, 404, "GET", "/api/evaluations/"+waitEvalID)
+	assert.Equal(t, "404: Evaluation with id "+waitEvalID+" not found", apiErr.Message)
+}
+
+func TestFetchEvaluationStatus(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		want       models.EvaluationStatus
+		message    string
+	}{
+		{"started", statusBody(models.EvaluationStarted), models.EvaluationStarted, ""},
+		{"failed, with the service's message", statusBody(models.EvaluationFailed), models.EvaluationFailed, "Evaluation Failed"},
+		{"unknown fields and status", `{"status":{"type":"status","value":"EVALUATION_QUEUED","error":null,"extra":1},"x":[]}`, "EVALUATION_QUEUED", ""},
+		{"a bare string", `{"status":"EVALUATION_INITIALIZED"}`, models.EvaluationInitialized, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := gockClient(t)
+			expect("GET", "/api/evaluations/"+waitEvalID+"/status", "").replyJSON(200, tc.body)
+
+			r, err := c.FetchEvaluationStatus(context.Background(), waitEvalID)
+
+			require.NoError(t, err)
+			assertAllSent(t)
+			assert.Equal(t, tc.want, r.EvaluationStatus())
+			assert.Equal(t, models.ResultTypeStatus, r.Type)
+			if tc.message == "" {
+				assert.Nil(t, r.Error)
+			} else {
+				require.NotNil(t, r.Error)
+				assert.Equal(t, tc.message, r.Error.Message)
+			}
+		})
+	}
+}
+
+// The service answers any failure of the status read, an unknown id
+// included, with a 500; it is not retried.
+func TestFetchEvaluationStatusUnknownID(t *testing.T) {
+	c := gockClient(t)
+	expect("GET", "/api/evaluations/nope/status", "").replyJSON(500, `{"detail":"badly formed hexadecimal UUID string"}`)
+
+	_, err := c.FetchEvaluationStatus(context.Background(), "nope")
+
+	assert.True(t, errors.Is(err, ErrServer), "expected ErrServer, got %v", err)
+	requireAPIError(t, err, 500, "GET", "/api/evaluations/nope/status")
+	assertAllSent(t)
+}
+
+// max_retries counts attempts: 0 would never call the app, so it is refused
+// before sending, saying why.
+func TestCreateEvaluationRefusesZeroAttempts(t *testing.T) {
+	c := gockClient(t)
+	ev := validNewEvaluation()
+	ev.RateLimit.MaxRetries = 0
+
+	_, err := c.CreateEvaluation(context.Background(), ev)
+
+	argErr := requireArgumentError(t, err, "NewEvaluation.RateLimit.MaxRetries")
+	assert.Equal(t, "rate_limit.max_retries", argErr.Field)
+	assert.Contains(t, argErr.Reason, "attempts", "the reason says why")
+	assert.Contains(t, argErr.Reason, "never calls the app")
+	assertNothingUnmatched(t)
 }

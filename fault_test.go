@@ -26,10 +26,11 @@ import (
 	"time"
 
 	"github.com/agenta-go/agenta/models"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const (
-	faultAPIKey  = "fAuLt001.aW5qZWN0aW9uLXN1aXRlLWtleQ"
 	faultCookie  = "sAccessToken=fault-session-cookie"
 	faultVariant = "6672a5d2e7b8c0f9a1b2c3d5"
 	// faultHungBound is how long a call may take before it counts as hung. The
@@ -99,17 +100,11 @@ func newFaultServer(t *testing.T, h func(s *faultServer, w http.ResponseWriter, 
 // retry waits and both kinds of credential.
 func faultClient(t *testing.T, s *faultServer, opts ...Option) *Client {
 	t.Helper()
-	all := append([]Option{
-		WithAPIKey(faultAPIKey),
+	return newTestClient(t, s.URL+"/api", append([]Option{
 		WithHeader("Cookie", faultCookie),
 		WithRetryWait(time.Millisecond, 5*time.Millisecond),
 		WithTimeout(5 * time.Second),
-	}, opts...)
-	c, err := NewClient(s.URL+"/api", all...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	}, opts...)...)
 }
 
 // faultServeAll answers every operation with a realistic body.
@@ -192,9 +187,7 @@ func faultEnded(t *testing.T, start time.Time, what string) {
 func faultWantNoAPIError(t *testing.T, err error) {
 	t.Helper()
 	var apiErr *APIError
-	if errors.As(err, &apiErr) {
-		t.Errorf("got an *APIError (%v) for a transport failure", err)
-	}
+	assert.False(t, errors.As(err, &apiErr), "got an *APIError (%v) for a transport failure", err)
 }
 
 func TestFaultConnectionDroppedBeforeAnswerGETRetries(t *testing.T) {
@@ -207,16 +200,10 @@ func TestFaultConnectionDroppedBeforeAnswerGETRetries(t *testing.T) {
 		faultServeAll(w, r)
 	})
 	v, err := faultClient(t, s).GetVariant(faultContext(t), faultVariant)
-	if err != nil {
-		t.Fatalf("GetVariant after one dropped connection: %v; want the retry's answer", err)
-	}
+	require.NoError(t, err, "GetVariant after one dropped connection; want the retry's answer")
 	t.Logf("outcome: success after %d requests", s.requests.Load())
-	if v.VariantID != faultVariant || v.Revision != 3 {
-		t.Errorf("got variant %q revision %d, want %q revision 3", v.VariantID, v.Revision, faultVariant)
-	}
-	if n := s.requests.Load(); n != 2 {
-		t.Errorf("server saw %d requests, want 2 (the dropped one and one retry)", n)
-	}
+	assert.False(t, v.VariantID != faultVariant || v.Revision != 3, "got variant %q revision %d, want %q revision 3", v.VariantID, v.Revision, faultVariant)
+	assert.EqualValues(t, 2, s.requests.Load(), "server saw the wrong number of requests, want 2 (the dropped one and one retry)")
 }
 
 func TestFaultConnectionDroppedBeforeAnswerPOSTDoesNotRetry(t *testing.T) {
@@ -228,16 +215,10 @@ func TestFaultConnectionDroppedBeforeAnswerPOSTDoesNotRetry(t *testing.T) {
 			})
 			err := op.call(faultContext(t), faultClient(t, s, WithMaxRetries(3)))
 			t.Logf("outcome: %v", err)
-			if err == nil {
-				t.Fatal("create succeeded although the server dropped the connection")
-			}
-			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, syscall.ECONNRESET) {
-				t.Errorf("error %v does not wrap EOF or ECONNRESET", err)
-			}
+			require.Error(t, err, "create succeeded although the server dropped the connection")
+			assert.False(t, !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, syscall.ECONNRESET), "error %v does not wrap EOF or ECONNRESET", err)
 			faultWantNoAPIError(t, err)
-			if n := s.posts.Load(); n != 1 {
-				t.Errorf("server saw %d POSTs, want exactly 1: a create that may have arrived is never resent", n)
-			}
+			assert.EqualValues(t, 1, s.posts.Load(), "server saw the wrong number of POSTs, want exactly 1: a create that may have arrived is never resent")
 		})
 	}
 }
@@ -256,19 +237,11 @@ func TestFaultResetMidBody(t *testing.T) {
 	faultEnded(t, start, "FetchEvaluationScenarios")
 	t.Logf("outcome: %v", err)
 	var derr *DecodeError
-	if !errors.As(err, &derr) {
-		t.Fatalf("got %v (%T), want a *DecodeError: the answer started and then broke", err, err)
-	}
-	if derr.StatusCode != http.StatusOK {
-		t.Errorf("DecodeError.StatusCode = %d, want 200", derr.StatusCode)
-	}
-	if !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		t.Errorf("error %v wraps neither ECONNRESET nor unexpected EOF", err)
-	}
+	require.ErrorAs(t, err, &derr, "got %v (%T), want a *DecodeError: the answer started and then broke", err, err)
+	assert.EqualValues(t, http.StatusOK, derr.StatusCode, "DecodeError.StatusCode = %d, want 200", derr.StatusCode)
+	assert.False(t, !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, io.ErrUnexpectedEOF), "error %v wraps neither ECONNRESET nor unexpected EOF", err)
 	// The answer had begun, so the SDK does not retry, even for a GET.
-	if n := s.requests.Load(); n != 1 {
-		t.Errorf("server saw %d requests, want 1", n)
-	}
+	assert.EqualValues(t, 1, s.requests.Load(), "server saw the wrong number of requests, want 1")
 }
 
 func TestFaultTruncatedJSONBody(t *testing.T) {
@@ -294,18 +267,10 @@ func TestFaultTruncatedJSONBody(t *testing.T) {
 			err := tc.call(faultContext(t), faultClient(t, s))
 			t.Logf("outcome: %v", err)
 			var derr *DecodeError
-			if !errors.As(err, &derr) {
-				t.Fatalf("got %v (%T), want a *DecodeError", err, err)
-			}
-			if !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Errorf("error %v does not wrap io.ErrUnexpectedEOF", err)
-			}
-			if derr.StatusCode != 200 || derr.Method != http.MethodGet || !strings.HasPrefix(derr.Path, "/api/") {
-				t.Errorf("DecodeError = %d %s %s, want 200 GET /api/...", derr.StatusCode, derr.Method, derr.Path)
-			}
-			if n := s.requests.Load(); n != 1 {
-				t.Errorf("server saw %d requests, want 1: a bad body is not retried", n)
-			}
+			require.ErrorAs(t, err, &derr, "got %v (%T), want a *DecodeError", err, err)
+			assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "error %v does not wrap io.ErrUnexpectedEOF", err)
+			assert.False(t, derr.StatusCode != 200 || derr.Method != http.MethodGet || !strings.HasPrefix(derr.Path, "/api/"), "DecodeError = %d %s %s, want 200 GET /api/...", derr.StatusCode, derr.Method, derr.Path)
+			assert.EqualValues(t, 1, s.requests.Load(), "server saw the wrong number of requests, want 1: a bad body is not retried")
 		})
 	}
 }
@@ -346,15 +311,9 @@ func TestFaultWrongJSONType(t *testing.T) {
 			err := tc.call(faultContext(t), faultClient(t, s))
 			t.Logf("outcome: %v", err)
 			var derr *DecodeError
-			if !errors.As(err, &derr) {
-				t.Fatalf("got %v (%T), want a *DecodeError", err, err)
-			}
-			if derr.StatusCode != 200 || !tc.want(err) {
-				t.Errorf("got %v (status %d), want a 200 *DecodeError saying what type was wrong", err, derr.StatusCode)
-			}
-			if n := s.requests.Load(); n != 1 {
-				t.Errorf("server saw %d requests, want 1", n)
-			}
+			require.ErrorAs(t, err, &derr, "got %v (%T), want a *DecodeError", err, err)
+			assert.False(t, derr.StatusCode != 200 || !tc.want(err), "got %v (status %d), want a 200 *DecodeError saying what type was wrong", err, derr.StatusCode)
+			assert.EqualValues(t, 1, s.requests.Load(), "server saw the wrong number of requests, want 1")
 		})
 	}
 }
@@ -370,13 +329,9 @@ func TestFaultEmptyBody200(t *testing.T) {
 	t.Logf("outcome: %v; %v", errOne, errList)
 	for name, err := range map[string]error{"GetVariant": errOne, "ListHumanEvaluations": errList} {
 		var derr *DecodeError
-		if !errors.As(err, &derr) || !errors.Is(err, io.ErrUnexpectedEOF) || derr.StatusCode != 200 {
-			t.Errorf("%s on an empty 200: got %v, want a *DecodeError wrapping io.ErrUnexpectedEOF", name, err)
-		}
+		assert.False(t, !errors.As(err, &derr) || !errors.Is(err, io.ErrUnexpectedEOF) || derr.StatusCode != 200, "%s on an empty 200: got %v, want a *DecodeError wrapping io.ErrUnexpectedEOF", name, err)
 	}
-	if n := s.requests.Load(); n != 2 {
-		t.Errorf("server saw %d requests, want 2 (no retries)", n)
-	}
+	assert.EqualValues(t, 2, s.requests.Load(), "server saw the wrong number of requests, want 2 (no retries)")
 }
 
 const faultProxyPage = `<html>
@@ -400,27 +355,17 @@ func TestFaultHTMLErrorPageFromProxy(t *testing.T) {
 	_, err := c.GetVariant(ctx, faultVariant)
 	t.Logf("outcome: %v", err)
 	var apiErr *APIError
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("got %v (%T), want an *APIError", err, err)
-	}
+	require.ErrorAs(t, err, &apiErr, "got %v (%T), want an *APIError", err, err)
 	if apiErr.StatusCode != 502 || apiErr.Message != "502 Bad Gateway" || string(apiErr.Body) != faultProxyPage {
 		t.Errorf("APIError = %d %q with body %q, want 502 with the page title as message and the page as body",
 			apiErr.StatusCode, apiErr.Message, apiErr.Body)
 	}
-	if !errors.Is(err, ErrServer) {
-		t.Errorf("errors.Is(%v, ErrServer) = false", err)
-	}
-	if n := s.requests.Load(); n != 3 {
-		t.Errorf("GET: server saw %d requests, want 3 (a 502 is retried twice)", n)
-	}
+	assert.ErrorIs(t, err, ErrServer, "errors.Is(%v, ErrServer) = false", err)
+	assert.EqualValues(t, 3, s.requests.Load(), "GET: server saw the wrong number of requests, want 3 (a 502 is retried twice)")
 
 	_, err = c.CreateEvaluation(ctx, faultNewEvaluation())
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != 502 || apiErr.Method != http.MethodPost {
-		t.Errorf("CreateEvaluation: got %v, want a POST *APIError with status 502", err)
-	}
-	if n := s.posts.Load(); n != 1 {
-		t.Errorf("POST: server saw %d creates, want 1 (a create is never retried on 502)", n)
-	}
+	assert.False(t, !errors.As(err, &apiErr) || apiErr.StatusCode != 502 || apiErr.Method != http.MethodPost, "CreateEvaluation: got %v, want a POST *APIError with status 502", err)
+	assert.EqualValues(t, 1, s.posts.Load(), "POST: server saw the wrong number of creates, want 1 (a create is never retried on 502)")
 }
 
 func TestFaultHugeErrorBody(t *testing.T) {
@@ -440,21 +385,13 @@ func TestFaultHugeErrorBody(t *testing.T) {
 	faultEnded(t, start, "GetVariant with an 8 MiB error body")
 	t.Logf("outcome: %.120v", err)
 	var apiErr *APIError
-	if !errors.As(err, &apiErr) {
-		t.Fatalf("got %v (%T), want an *APIError", err, err)
-	}
-	if len(apiErr.Body) != 1<<20 {
-		t.Errorf("kept %d bytes of an 8 MiB body, want exactly 1 MiB (%d)", len(apiErr.Body), 1<<20)
-	}
+	require.ErrorAs(t, err, &apiErr, "got %v (%T), want an *APIError", err, err)
+	assert.EqualValues(t, 1<<20, len(apiErr.Body), "kept %d bytes of an 8 MiB body, want exactly 1 MiB (%d)", len(apiErr.Body), 1<<20)
 	if n := len([]rune(apiErr.Message)); n == 0 || n > 201 {
 		t.Errorf("message has %d runes, want a short readable excerpt (at most 200 and a mark)", n)
 	}
-	if len(err.Error()) > 400 {
-		t.Errorf("error string is %d bytes long; it must stay readable", len(err.Error()))
-	}
-	if n := s.requests.Load(); n != 1 {
-		t.Errorf("server saw %d requests, want 1 (500 is not retried)", n)
-	}
+	assert.False(t, len(err.Error()) > 400, "error string is %d bytes long; it must stay readable", len(err.Error()))
+	assert.EqualValues(t, 1, s.requests.Load(), "server saw the wrong number of requests, want 1 (500 is not retried)")
 }
 
 // faultStallHandler writes nothing, or a first part of the body, then waits until
@@ -484,17 +421,13 @@ func faultTestStall(t *testing.T, midBody bool) {
 		faultEnded(t, start, "GetVariant against a stalled server")
 		t.Logf("outcome after %s: %v", time.Since(start).Round(time.Millisecond), err)
 		var netErr net.Error
-		if !errors.As(err, &netErr) || !netErr.Timeout() {
-			t.Fatalf("got %v, want a timeout error", err)
-		}
+		require.False(t, !errors.As(err, &netErr) || !netErr.Timeout(), "got %v, want a timeout error", err)
 		faultWantNoAPIError(t, err)
 		want := int64(3) // a timeout before the headers is a transport error: retried
 		if midBody {
 			want = 1 // the answer had begun: not retried
 		}
-		if n := s.requests.Load(); n != want {
-			t.Errorf("server saw %d requests, want %d", n, want)
-		}
+		assert.EqualValues(t, want, s.requests.Load(), "server saw the wrong number of requests, want %d", want)
 	})
 	t.Run("context deadline", func(t *testing.T) {
 		s := newFaultServer(t, faultStallHandler(midBody))
@@ -505,12 +438,8 @@ func faultTestStall(t *testing.T, midBody bool) {
 		_, err := c.GetVariant(ctx, faultVariant)
 		faultEnded(t, start, "GetVariant against a stalled server")
 		t.Logf("outcome after %s: %v", time.Since(start).Round(time.Millisecond), err)
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("got %v, want an error wrapping context.DeadlineExceeded", err)
-		}
-		if n := s.requests.Load(); n != 1 {
-			t.Errorf("server saw %d requests, want 1: nothing is retried once the context is over", n)
-		}
+		require.ErrorIs(t, err, context.DeadlineExceeded, "got %v, want an error wrapping context.DeadlineExceeded", err)
+		assert.EqualValues(t, 1, s.requests.Load(), "server saw the wrong number of requests, want 1: nothing is retried once the context is over")
 	})
 }
 
@@ -564,22 +493,16 @@ func faultRetryAfterOnce(t *testing.T, value func() string, min, max time.Durati
 		t.Fatalf("GetVariant after a 429: %v", err)
 	}
 	faultEnded(t, start, "GetVariant after a 429")
-	if n := s.requests.Load(); n != 2 {
-		t.Fatalf("server saw %d requests, want 2", n)
-	}
+	require.EqualValues(t, 2, s.requests.Load(), "server saw the wrong number of requests, want 2")
 	waits := log.all()
-	if len(waits) != 1 {
-		t.Fatalf("logged waits %v, want exactly one", waits)
-	}
+	require.EqualValues(t, 1, len(waits), "logged waits %v, want exactly one", waits)
 	t.Logf("outcome: success, planned wait %s", waits[0])
 	return waits[0], s
 }
 
 func TestFaultRetryAfterSeconds(t *testing.T) {
 	wait, _ := faultRetryAfterOnce(t, func() string { return "1" }, time.Millisecond, 3*time.Second)
-	if wait != time.Second {
-		t.Errorf("Retry-After: 1 gave a wait of %s, want exactly 1s", wait)
-	}
+	assert.EqualValues(t, time.Second, wait, "Retry-After: 1 gave a wait of %s, want exactly 1s", wait)
 }
 
 func TestFaultRetryAfterHTTPDate(t *testing.T) {
@@ -589,18 +512,14 @@ func TestFaultRetryAfterHTTPDate(t *testing.T) {
 	// The date has one-second resolution, so the wait is at most 2 s and,
 	// unless the machine is very slow, about 1 to 2 s; ignoring the header
 	// would give the exponential wait of 1 to 2 ms.
-	if wait <= 100*time.Millisecond || wait > 2*time.Second {
-		t.Errorf("Retry-After two seconds ahead gave a wait of %s, want (100ms, 2s]", wait)
-	}
+	assert.False(t, wait <= 100*time.Millisecond || wait > 2*time.Second, "Retry-After two seconds ahead gave a wait of %s, want (100ms, 2s]", wait)
 }
 
 func TestFaultRetryAfterHuge(t *testing.T) {
 	for _, v := range []string{"86400000", "99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT"} {
 		t.Run(v, func(t *testing.T) {
 			wait, _ := faultRetryAfterOnce(t, func() string { return v }, time.Millisecond, 50*time.Millisecond)
-			if wait != 50*time.Millisecond {
-				t.Errorf("Retry-After: %s gave a wait of %s, want the 50ms maximum", v, wait)
-			}
+			assert.EqualValues(t, 50*time.Millisecond, wait, "Retry-After: %s gave a wait of %s, want the 50ms maximum", v, wait)
 		})
 	}
 }
@@ -613,9 +532,7 @@ func TestFaultRetryAfterGarbage(t *testing.T) {
 		t.Run(v, func(t *testing.T) {
 			const min = 20 * time.Millisecond
 			wait, _ := faultRetryAfterOnce(t, func() string { return v }, min, time.Second)
-			if wait < min/2 || wait > 4*min {
-				t.Errorf("Retry-After: %q gave a wait of %s, want the exponential backoff's first step, within [%s, %s]", v, wait, min/2, 4*min)
-			}
+			assert.False(t, wait < min/2 || wait > 4*min, "Retry-After: %q gave a wait of %s, want the exponential backoff's first step, within [%s, %s]", v, wait, min/2, 4*min)
 		})
 	}
 }
@@ -645,16 +562,10 @@ func TestFaultRetriesExhaustedKeepsLastAnswer(t *testing.T) {
 			err := tc.call(faultContext(t), faultClient(t, s, WithMaxRetries(2)))
 			t.Logf("outcome: %v", err)
 			var apiErr *APIError
-			if !errors.As(err, &apiErr) {
-				t.Fatalf("got %v (%T), want an *APIError, never a bare giving-up error", err, err)
-			}
+			require.ErrorAs(t, err, &apiErr, "got %v (%T), want an *APIError, never a bare giving-up error", err, err)
 			want := fmt.Sprintf("busy, answer %d", tc.tries)
-			if apiErr.StatusCode != tc.status || apiErr.Message != want {
-				t.Errorf("APIError %d %q, want %d %q (the last answer)", apiErr.StatusCode, apiErr.Message, tc.status, want)
-			}
-			if n := s.requests.Load(); n != tc.tries {
-				t.Errorf("server saw %d requests, want %d", n, tc.tries)
-			}
+			assert.False(t, apiErr.StatusCode != tc.status || apiErr.Message != want, "APIError %d %q, want %d %q (the last answer)", apiErr.StatusCode, apiErr.Message, tc.status, want)
+			assert.EqualValues(t, tc.tries, s.requests.Load(), "server saw the wrong number of requests, want %d", tc.tries)
 		})
 	}
 }
@@ -682,16 +593,10 @@ func TestFaultContextCancelledDuringBackoff(t *testing.T) {
 	_, err := c.GetVariant(ctx, faultVariant)
 	faultEnded(t, start, "GetVariant cancelled during a 30 s backoff")
 	t.Logf("outcome after %s: %v", time.Since(start).Round(time.Millisecond), err)
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("got %v, want an error wrapping context.Canceled", err)
-	}
+	require.ErrorIs(t, err, context.Canceled, "got %v, want an error wrapping context.Canceled", err)
 	var apiErr *APIError
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != 503 || apiErr.Message != "restarting" {
-		t.Errorf("got %v, want the last answer (503 restarting) kept in the error", err)
-	}
-	if n := s.requests.Load(); n != 1 {
-		t.Errorf("server saw %d requests, want 1", n)
-	}
+	assert.False(t, !errors.As(err, &apiErr) || apiErr.StatusCode != 503 || apiErr.Message != "restarting", "got %v, want the last answer (503 restarting) kept in the error", err)
+	assert.EqualValues(t, 1, s.requests.Load(), "server saw the wrong number of requests, want 1")
 }
 
 func TestFaultRedirectToAnotherHost(t *testing.T) {
@@ -726,9 +631,7 @@ func TestFaultRedirectToAnotherHost(t *testing.T) {
 					faultServeAll(w, r)
 					return
 				}
-				if r.Header.Get("Authorization") != faultAPIKey || r.Header.Get("Cookie") != faultCookie {
-					t.Errorf("the origin itself did not get the credentials")
-				}
+				assert.False(t, r.Header.Get("Authorization") != testKey || r.Header.Get("Cookie") != faultCookie, "the origin itself did not get the credentials")
 				host := tc.host
 				if host == "" {
 					host = origin.Listener.Addr().String()
@@ -736,30 +639,18 @@ func TestFaultRedirectToAnotherHost(t *testing.T) {
 				http.Redirect(w, r, "http://"+host+"/api/variants/"+faultVariant+"?moved=1", http.StatusTemporaryRedirect)
 			})
 			v, err := faultClient(t, origin).GetVariant(faultContext(t), "old-id")
-			if err != nil {
-				t.Fatalf("GetVariant through a redirect: %v", err)
-			}
-			if v.VariantID != faultVariant {
-				t.Errorf("got variant %q, want %q", v.VariantID, faultVariant)
-			}
+			require.NoError(t, err, "GetVariant through a redirect")
+			assert.EqualValues(t, faultVariant, v.VariantID, "got variant %q, want %q", v.VariantID, faultVariant)
 			mu.Lock()
 			defer mu.Unlock()
-			if len(atTarget) != 1 {
-				t.Fatalf("the redirect target saw %d requests, want 1", len(atTarget))
-			}
+			require.EqualValues(t, 1, len(atTarget), "the redirect target saw %d requests, want 1", len(atTarget))
 			got := atTarget[0]
 			if tc.keep {
-				if got.auth != faultAPIKey || got.cookie != faultCookie {
-					t.Errorf("a same-origin redirect lost the credentials: %+v", got)
-				}
+				assert.False(t, got.auth != testKey || got.cookie != faultCookie, "a same-origin redirect lost the credentials: %+v", got)
 				return
 			}
-			if got.auth != "" || got.cookie != "" {
-				t.Errorf("credentials followed the redirect to %s: Authorization %q, Cookie %q", tc.host, got.auth, got.cookie)
-			}
-			if !strings.HasPrefix(got.ua, "agenta-go/") {
-				t.Errorf("User-Agent %q lost on redirect; only credentials should be dropped", got.ua)
-			}
+			assert.False(t, got.auth != "" || got.cookie != "", "credentials followed the redirect to %s: Authorization %q, Cookie %q", tc.host, got.auth, got.cookie)
+			assert.False(t, !strings.HasPrefix(got.ua, "agenta-go/"), "User-Agent %q lost on redirect; only credentials should be dropped", got.ua)
 		})
 	}
 }
@@ -822,9 +713,7 @@ func TestFaultSharedClient64Goroutines(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if n := s.requests.Load(); n != workers*calls {
-		t.Errorf("server saw %d requests, want %d", n, workers*calls)
-	}
+	assert.EqualValues(t, workers*calls, s.requests.Load(), "server saw the wrong number of requests, want %d", workers*calls)
 }
 
 func TestFaultConnectionReuseSequential(t *testing.T) {
@@ -858,18 +747,12 @@ func TestFaultConnectionReuseSequential(t *testing.T) {
 			_, err = c.GetVariantByEnvironment(ctx, "a-1", "staging")
 		case 7: // error answers are read and closed too
 			_, err = c.GetVariant(ctx, "missing")
-			if !errors.Is(err, ErrNotFound) {
-				t.Fatalf("call %d: got %v, want ErrNotFound", i, err)
-			}
+			require.ErrorIs(t, err, ErrNotFound, "call %d: got %v, want ErrNotFound", i, err)
 			err = nil
 		}
-		if err != nil {
-			t.Fatalf("call %d: %v", i, err)
-		}
+		require.NoError(t, err, "call %d", i)
 	}
-	if n := s.conns.Load(); n != 1 {
-		t.Errorf("200 sequential calls opened %d connections, want 1", n)
-	}
+	assert.EqualValues(t, 1, s.conns.Load(), "200 sequential calls opened the wrong number of connections, want 1")
 }
 
 func TestFaultConnectionReuseConcurrent(t *testing.T) {
@@ -910,16 +793,12 @@ func TestFaultConnectionReuseConcurrent(t *testing.T) {
 				case 2:
 					_, err = c.CreateEvaluation(ctx, faultNewEvaluation())
 				}
-				if err != nil {
-					t.Error(err)
-				}
+				assert.NoError(t, err)
 			}
 		}()
 	}
 	wg.Wait()
-	if n := s.requests.Load(); n != workers*calls {
-		t.Errorf("server saw %d requests, want %d", n, workers*calls)
-	}
+	assert.EqualValues(t, workers*calls, s.requests.Load(), "server saw the wrong number of requests, want %d", workers*calls)
 	if n := s.conns.Load(); n < 1 || n > workers {
 		t.Errorf("%d concurrent workers opened %d connections, want at most %d", workers, n, workers)
 	}
@@ -1026,15 +905,9 @@ func TestFaultPOSTNeverSentTwice(t *testing.T) {
 				err := op.call(ctx, c)
 				faultEnded(t, start, op.name)
 				t.Logf("outcome: %d POSTs, %v", s.posts.Load(), err)
-				if f.ok && err != nil {
-					t.Errorf("got %v, want success", err)
-				}
-				if !f.ok && err == nil {
-					t.Errorf("succeeded, want an error")
-				}
-				if n := s.posts.Load(); n != f.posts {
-					t.Errorf("server saw %d POSTs, want %d", n, f.posts)
-				}
+				assert.False(t, f.ok && err != nil, "got %v, want success", err)
+				assert.False(t, !f.ok && err == nil, "succeeded, want an error")
+				assert.EqualValues(t, f.posts, s.posts.Load(), "server saw the wrong number of POSTs, want %d", f.posts)
 			})
 		}
 	}
@@ -1045,10 +918,9 @@ func TestFaultPOSTNeverSentTwice(t *testing.T) {
 // The server comes up while the client backs off, and the create arrives
 // exactly once.
 func TestFaultPOSTRetriedAfterDialFailure(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	addr := l.Addr().String()
 	l.Close() // nothing listens: connections are refused
 
@@ -1070,21 +942,12 @@ func TestFaultPOSTRetriedAfterDialFailure(t *testing.T) {
 		_ = srv.Serve(l)
 	}()
 
-	c, err := NewClient("http://"+addr+"/api", WithAPIKey(faultAPIKey),
+	c := newTestClient(t, "http://"+addr+"/api",
 		WithRetryWait(50*time.Millisecond, 50*time.Millisecond), WithMaxRetries(40))
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
 	evs, err := c.CreateEvaluation(faultContext(t), faultNewEvaluation())
 	faultEnded(t, start, "CreateEvaluation while the server starts")
-	if err != nil {
-		t.Fatalf("CreateEvaluation after refused connections: %v; want the retry to succeed", err)
-	}
-	if len(evs) != 1 || evs[0].ID != "e-1" {
-		t.Errorf("got %+v, want the one evaluation e-1", evs)
-	}
-	if n := posts.Load(); n != 1 {
-		t.Errorf("server saw %d creates, want exactly 1", n)
-	}
+	require.NoError(t, err, "CreateEvaluation after refused connections; want the retry to succeed")
+	assert.False(t, len(evs) != 1 || evs[0].ID != "e-1", "got %+v, want the one evaluation e-1", evs)
+	assert.EqualValues(t, 1, posts.Load(), "server saw the wrong number of creates, want exactly 1")
 }

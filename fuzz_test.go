@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agenta-go/agenta/models"
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzErrorBody feeds any status and body to the decoder of non-2xx answers.
@@ -41,16 +42,10 @@ func FuzzErrorBody(f *testing.F) {
 		err := newAPIError(status, http.MethodPost, "/api/evaluations", body)
 
 		var apiErr *APIError
-		if !errors.As(err, &apiErr) {
-			t.Fatalf("newAPIError(%d, %q) = %T, want an *APIError", status, body, err)
-		}
-		if apiErr.StatusCode != status || !bytes.Equal(apiErr.Body, body) {
-			t.Fatalf("APIError kept status %d and body %q; want %d and %q", apiErr.StatusCode, apiErr.Body, status, body)
-		}
+		require.ErrorAs(t, err, &apiErr, "newAPIError(%d, %q) = %T, want an *APIError", status, body, err)
+		require.False(t, apiErr.StatusCode != status || !bytes.Equal(apiErr.Body, body), "APIError kept status %d and body %q; want %d and %q", apiErr.StatusCode, apiErr.Body, status, body)
 		var verr *ValidationError
-		if errors.As(err, &verr) != (status == 422) {
-			t.Fatalf("status %d: *ValidationError = %v, want it exactly for 422", status, errors.As(err, &verr))
-		}
+		require.False(t, errors.As(err, &verr) != (status == 422), "status %d: *ValidationError = %v, want it exactly for 422", status, errors.As(err, &verr))
 		for sentinel, match := range map[error]bool{
 			ErrBadRequest:      status == 400,
 			ErrUnauthorized:    status == 401,
@@ -61,9 +56,7 @@ func FuzzErrorBody(f *testing.F) {
 			ErrServer:          status >= 500,
 			ErrInvalidArgument: false,
 		} {
-			if errors.Is(err, sentinel) != match {
-				t.Fatalf("status %d: errors.Is(err, %v) = %v", status, sentinel, !match)
-			}
+			require.False(t, errors.Is(err, sentinel) != match, "status %d: errors.Is(err, %v) = %v", status, sentinel, !match)
 		}
 
 		limit := maxMessage
@@ -73,13 +66,9 @@ func FuzzErrorBody(f *testing.F) {
 		if n := utf8.RuneCountInString(apiErr.Message); n > limit+1 {
 			t.Fatalf("message of %d runes, want at most %d and a cut mark: %q", n, limit, apiErr.Message)
 		}
-		if !utf8.ValidString(apiErr.Message) {
-			t.Fatalf("message is not valid UTF-8: %q", apiErr.Message)
-		}
+		require.False(t, !utf8.ValidString(apiErr.Message), "message is not valid UTF-8: %q", apiErr.Message)
 		msg := err.Error()
-		if !strings.Contains(msg, strconv.Itoa(status)) || !strings.Contains(msg, "/api/evaluations") {
-			t.Fatalf("Error() = %q lacks the status or the path", msg)
-		}
+		require.False(t, !strings.Contains(msg, strconv.Itoa(status)) || !strings.Contains(msg, "/api/evaluations"), "Error() = %q lacks the status or the path", msg)
 
 		// A {"detail": "..."} body gives its text as the message.
 		var doc struct{ Detail json.RawMessage }
@@ -103,21 +92,15 @@ func FuzzErrorBody(f *testing.F) {
 					t.Fatalf("loc item %#v is %T, want string or int", item, item)
 				}
 			}
-			if !strings.Contains(apiErr.Message, d.Msg) && utf8.RuneCountInString(apiErr.Message) < limit {
-				t.Fatalf("message %q does not mention %q", apiErr.Message, d.Msg)
-			}
+			require.False(t, !strings.Contains(apiErr.Message, d.Msg) && utf8.RuneCountInString(apiErr.Message) < limit, "message %q does not mention %q", apiErr.Message, d.Msg)
 		}
 		out, mErr := json.Marshal(verr.Details)
-		if mErr != nil {
-			t.Fatalf("details do not marshal: %v", mErr)
-		}
+		require.NoError(t, mErr, "details do not marshal")
 		var back []ValidationDetail
 		if uErr := json.Unmarshal(out, &back); uErr != nil {
 			t.Fatalf("re-marshalled details %s do not decode: %v", out, uErr)
 		}
-		if len(back) != len(verr.Details) {
-			t.Fatalf("details round trip: %d, want %d", len(back), len(verr.Details))
-		}
+		require.EqualValues(t, len(verr.Details), len(back), "details round trip: %d, want %d", len(back), len(verr.Details))
 		for i := range back {
 			a, b := verr.Details[i], back[i]
 			if !reflect.DeepEqual(a.Loc, b.Loc) || a.Msg != b.Msg || a.Type != b.Type ||
@@ -178,9 +161,7 @@ func FuzzAnswerDecode(f *testing.F) {
 		defer fuzzAnswerMu.Unlock()
 		c, err := NewClient("http://fuzz.invalid/api", WithAPIKey("k"), WithMaxRetries(0),
 			WithHTTPClient(&http.Client{Transport: &fuzzBodyTransport{body: body}}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		ctx := context.Background()
 		switch op % 7 {
 		case 0:
@@ -213,12 +194,8 @@ func FuzzAnswerDecode(f *testing.F) {
 func fuzzCheckDecodeError(t *testing.T, body []byte, err error) {
 	t.Helper()
 	var derr *DecodeError
-	if !errors.As(err, &derr) {
-		t.Fatalf("body %q: got %v (%T), want a *DecodeError", body, err, err)
-	}
-	if derr.StatusCode != http.StatusOK || derr.Offset < 0 || derr.Offset > int64(len(body)) {
-		t.Fatalf("body %q: DecodeError status %d offset %d", body, derr.StatusCode, derr.Offset)
-	}
+	require.ErrorAs(t, err, &derr, "body %q: got %v (%T), want a *DecodeError", body, err, err)
+	require.False(t, derr.StatusCode != http.StatusOK || derr.Offset < 0 || derr.Offset > int64(len(body)), "body %q: DecodeError status %d offset %d", body, derr.StatusCode, derr.Offset)
 }
 
 func fuzzCheckList[T any](t *testing.T, body []byte, got []T, err error) {
@@ -227,23 +204,15 @@ func fuzzCheckList[T any](t *testing.T, body []byte, got []T, err error) {
 	refErr := json.NewDecoder(bytes.NewReader(body)).Decode(&ref)
 	if err != nil {
 		fuzzCheckDecodeError(t, body, err)
-		if refErr == nil {
-			t.Fatalf("body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, ref)
-		}
+		require.False(t, refErr == nil, "body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, ref)
 		return
 	}
-	if refErr != nil {
-		t.Fatalf("body %q: the SDK decoded %#v, encoding/json refuses it: %v", body, got, refErr)
-	}
-	if got == nil {
-		t.Fatalf("body %q: a list operation returned a nil slice without error", body)
-	}
+	require.NoError(t, refErr, "body %q: the SDK decoded %#v, encoding/json refuses it", body, got)
+	require.False(t, got == nil, "body %q: a list operation returned a nil slice without error", body)
 	if len(got) == 0 && len(ref) == 0 {
 		return
 	}
-	if !reflect.DeepEqual(got, ref) {
-		t.Fatalf("body %q: the SDK decoded %#v, encoding/json %#v", body, got, ref)
-	}
+	require.False(t, !reflect.DeepEqual(got, ref), "body %q: the SDK decoded %#v, encoding/json %#v", body, got, ref)
 }
 
 func fuzzCheckOne[T any](t *testing.T, body []byte, got *T, err error) {
@@ -252,15 +221,9 @@ func fuzzCheckOne[T any](t *testing.T, body []byte, got *T, err error) {
 	refErr := json.NewDecoder(bytes.NewReader(body)).Decode(&ref)
 	if err != nil {
 		fuzzCheckDecodeError(t, body, err)
-		if refErr == nil && ref != nil {
-			t.Fatalf("body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, *ref)
-		}
+		require.False(t, refErr == nil && ref != nil, "body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, ref)
 		return
 	}
-	if refErr != nil || ref == nil {
-		t.Fatalf("body %q: the SDK decoded %#v, encoding/json gives %v, %v", body, *got, ref, refErr)
-	}
-	if !reflect.DeepEqual(*got, *ref) {
-		t.Fatalf("body %q: the SDK decoded %#v, encoding/json %#v", body, *got, *ref)
-	}
+	require.False(t, refErr != nil || ref == nil, "body %q: the SDK decoded %#v, encoding/json gives %v, %v", body, got, ref, refErr)
+	require.False(t, !reflect.DeepEqual(*got, *ref), "body %q: the SDK decoded %#v, encoding/json %#v", body, *got, *ref)
 }

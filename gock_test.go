@@ -3,15 +3,11 @@ package agenta
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/agenta-go/agenta/models"
 	"github.com/stretchr/testify/assert"
@@ -24,10 +20,6 @@ import (
 const (
 	gockHost = "agenta.test"
 	gockBase = "https://" + gockHost + "/api"
-	// gockKey looks like an Agenta key; tests assert it never leaks.
-	gockKey = "xK9sQ2vB.f00dfacecafe1234SECRET"
-	// gockProviderKey is an lm_providers_keys value; it must never leak either.
-	gockProviderKey = "sk-proj-LIVEOPENAIKEY0123456789"
 )
 
 // gockClient returns a fresh Client whose HTTP client is intercepted by gock,
@@ -59,12 +51,7 @@ func gockClientAt(t *testing.T, base string, wrap func(http.RoundTripper) http.R
 	if wrap != nil {
 		hc = &http.Client{Transport: wrap(hc.Transport)}
 	}
-	all := append([]Option{
-		WithHTTPClient(hc),
-		WithAPIKey(gockKey),
-		WithRetryWait(0, time.Millisecond),
-	}, opts...)
-	return NewClient(base, all...)
+	return NewClient(base, testOptions(append([]Option{WithHTTPClient(hc)}, opts...)...)...)
 }
 
 // sentRequest is what a mock saw of one request.
@@ -182,7 +169,7 @@ func validNewEvaluation() models.NewEvaluation {
 		EvaluatorConfigIDs: []string{"ec-1"},
 		TestsetID:          "ts-1",
 		RateLimit:          models.DefaultRateLimit(),
-		LMProvidersKeys:    map[string]string{models.OpenAIAPIKey: gockProviderKey},
+		LMProvidersKeys:    map[string]string{models.OpenAIAPIKey: testProviderKey},
 	}
 }
 
@@ -193,7 +180,8 @@ func validAddVariant() models.AddVariantFromBase {
 	}
 }
 
-// operations lists the seven operations with the request each sends.
+// operations lists the operations with the request each sends: the seven
+// of the interface, then the two evaluation reads.
 func operations() []operation {
 	return []operation{
 		{"FetchEvaluationScenarios", "GET", "/api/evaluations/ev-1/evaluation_scenarios", "",
@@ -231,74 +219,15 @@ func operations() []operation {
 				_, err := c.ListHumanEvaluations(ctx, "app-1")
 				return err
 			}},
-	}
-}
-
-// logRecorder is a slog handler, at LevelDebug, that keeps every record as
-// text and as attributes.
-type logRecorder struct {
-	mu      sync.Mutex
-	buf     bytes.Buffer
-	records []map[string]any
-	onWait  func() // called for a record that plans a retry wait
-}
-
-func newLogRecorder() (*logRecorder, *slog.Logger) {
-	r := &logRecorder{}
-	return r, slog.New(r)
-}
-
-func (r *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
-func (r *logRecorder) WithAttrs([]slog.Attr) slog.Handler       { return r }
-func (r *logRecorder) WithGroup(string) slog.Handler            { return r }
-
-func (r *logRecorder) Handle(ctx context.Context, rec slog.Record) error {
-	attrs := map[string]any{"level": rec.Level, "msg": rec.Message}
-	rec.Attrs(func(a slog.Attr) bool {
-		attrs[a.Key] = a.Value.Resolve().Any()
-		return true
-	})
-	r.mu.Lock()
-	h := slog.NewTextHandler(&r.buf, &slog.HandlerOptions{Level: slog.LevelDebug})
-	_ = h.Handle(ctx, rec)
-	r.records = append(r.records, attrs)
-	onWait := r.onWait
-	r.mu.Unlock()
-	if _, ok := attrs["wait"]; ok && onWait != nil {
-		onWait()
-	}
-	return nil
-}
-
-func (r *logRecorder) text() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.buf.String()
-}
-
-func (r *logRecorder) lines() []map[string]any {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]map[string]any(nil), r.records...)
-}
-
-// requireAPIError asserts err is an *APIError with the given status, method
-// and path, and returns it.
-func requireAPIError(t *testing.T, err error, status int, method, path string) *APIError {
-	t.Helper()
-	require.Error(t, err)
-	var apiErr *APIError
-	require.True(t, errors.As(err, &apiErr), "expected an *APIError, got %T: %v", err, err)
-	assert.Equal(t, status, apiErr.StatusCode, "status")
-	assert.Equal(t, method, apiErr.Method, "method")
-	assert.Equal(t, path, apiErr.Path, "path")
-	return apiErr
-}
-
-// assertNoSecret fails when s contains a credential.
-func assertNoSecret(t *testing.T, what, s string) {
-	t.Helper()
-	for _, secret := range []string{gockKey, gockProviderKey, "SECRET", "LIVEOPENAIKEY"} {
-		assert.False(t, strings.Contains(s, secret), "%s leaks %q: %s", what, secret, s)
+		{"FetchEvaluation", "GET", "/api/evaluations/ev-1", "",
+			func(ctx context.Context, c *Client) error {
+				_, err := c.FetchEvaluation(ctx, "ev-1")
+				return err
+			}},
+		{"FetchEvaluationStatus", "GET", "/api/evaluations/ev-1/status", "",
+			func(ctx context.Context, c *Client) error {
+				_, err := c.FetchEvaluationStatus(ctx, "ev-1")
+				return err
+			}},
 	}
 }

@@ -15,11 +15,11 @@ func (c *Client) ListHumanEvaluations(ctx context.Context, appID string) ([]mode
 	if err := required("appID", "app_id", appID); err != nil {
 		return nil, err
 	}
-	return getList[models.HumanEvaluation](ctx, c, &request{
+	return getList(ctx, c, &request{
 		method: http.MethodGet,
 		path:   "/human-evaluations",
 		query:  humanEvaluationsQuery{AppID: appID},
-	})
+	}, jsonList[models.HumanEvaluation])
 }
 
 type humanEvaluationsQuery struct {

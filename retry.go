@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -47,9 +46,10 @@ func shouldRetry(idempotent, wrote bool, resp *http.Response, err error) bool {
 }
 
 // permanent reports transport errors that another attempt cannot fix: a
-// certificate the client does not trust, a redirect loop or a redirect the
-// caller's policy refused, a redirect to a scheme net/http cannot speak. The caller's own
-// cancellation is handled before this is asked.
+// certificate the client does not trust, a redirect loop, a redirect the
+// caller's policy refused or one to a scheme other than http and https
+// (see stripCredentialsOnRedirect). The caller's own cancellation is
+// handled before this is asked.
 func permanent(err error) bool {
 	var unknownAuthority x509.UnknownAuthorityError
 	var hostname x509.HostnameError
@@ -60,14 +60,7 @@ func permanent(err error) bool {
 		return true
 	}
 	var refused *redirectRefused
-	if errors.As(err, &refused) || errors.Is(err, errTooManyRedirects) {
-		return true
-	}
-	// net/http has no typed error for a redirect to a scheme it cannot
-	// speak (say, ftp://).
-	var uerr *url.Error
-	return errors.As(err, &uerr) && uerr.Err != nil &&
-		strings.Contains(uerr.Err.Error(), "unsupported protocol scheme")
+	return errors.As(err, &refused) || errors.Is(err, errTooManyRedirects)
 }
 
 // backoff returns the wait before retry number attempt+1 (attempt counts

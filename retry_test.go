@@ -42,11 +42,12 @@ var (
 	errTimeout  = urlErr(context.DeadlineExceeded)
 	errCert     = urlErr(x509.UnknownAuthorityError{})
 	errRedirect = urlErr(errTooManyRedirects)
-	errScheme   = urlErr(errors.New(`unsupported protocol scheme "ftp"`))
+	errScheme   = urlErr(&redirectRefused{errors.New(`unsupported protocol scheme "ftp"`)})
 )
 
 // shouldRetry is the whole retry policy; this table is its specification.
 func TestShouldRetry(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name             string
 		idempotent, sent bool
@@ -105,6 +106,7 @@ func TestShouldRetry(t *testing.T) {
 }
 
 func TestBackoffRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2024, 6, 26, 12, 0, 0, 0, time.UTC)
 	const min, max = 100 * time.Millisecond, 5 * time.Second
 	for _, tc := range []struct {
@@ -139,6 +141,7 @@ func TestBackoffRetryAfter(t *testing.T) {
 }
 
 func TestBackoffExponential(t *testing.T) {
+	t.Parallel()
 	const min, max = 100 * time.Millisecond, 2 * time.Second
 	for _, tc := range []struct {
 		attempt    int
@@ -168,6 +171,7 @@ func TestBackoffExponential(t *testing.T) {
 }
 
 func TestBackoffEdges(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, time.Duration(0), backoff(0, time.Millisecond, 5, nil, time.Now()), "min 0 waits 0")
 	assert.Equal(t, time.Second, backoff(time.Second, time.Second, 3, nil, time.Now()), "min == max")
 	assert.Equal(t, time.Second, backoff(time.Second, time.Millisecond, 0, nil, time.Now()), "max below min is raised to min")
@@ -180,6 +184,7 @@ func TestBackoffEdges(t *testing.T) {
 }
 
 func TestRetryAfterParse(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2024, 6, 26, 12, 0, 0, 0, time.UTC)
 	got, ok := retryAfter("86401000", now)
 	assert.True(t, ok)
@@ -248,6 +253,8 @@ func okBody(name string) string {
 	switch name {
 	case "FetchEvaluationScenarios", "CreateEvaluation", "ListHumanEvaluations":
 		return `[]`
+	case "FetchEvaluationStatus":
+		return `{"status":{"type":"status","value":"EVALUATION_STARTED","error":null}}`
 	}
 	return `{"id":"x"}`
 }
@@ -365,15 +372,14 @@ func TestPOSTRetriesOnlyWhenNothingWasSent(t *testing.T) {
 // A real connection refused on loopback is a dial failure: even a create is
 // retried, and the last error keeps its cause.
 func TestPOSTRetriesRealDialFailure(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
 
 	rec, logger := newLogRecorder()
-	c, err := NewClient("http://"+addr+"/api", WithAPIKey(gockKey), WithMaxRetries(2),
-		WithRetryWait(0, time.Millisecond), WithLogger(logger))
-	require.NoError(t, err)
+	c := newTestClient(t, "http://"+addr+"/api", WithMaxRetries(2), WithLogger(logger))
 
 	_, err = c.AddVariantFromBase(context.Background(), validAddVariant())
 

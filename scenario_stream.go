@@ -7,181 +7,129 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 
 	"github.com/agenta-go/agenta/internal/scenariojson"
 	"github.com/agenta-go/agenta/models"
 )
 
-// slowScenarios turns the fast path for scenario lists off. The
-// differential tests set it to compare against encoding/json alone.
-var slowScenarios atomic.Bool
-
-// streamScenariosFast is streamList's fast path for evaluation scenarios,
-// the one answer that can be large. It reads the array itself and decodes
-// each element with internal/scenariojson, in one pass and several times
-// faster than encoding/json. An element that package does not handle is
-// decoded with json.Unmarshal; one that encoding/json refuses, or an array
-// that breaks the grammar, is handed to a json.Decoder positioned where the
-// fast path stopped, so that errors, offsets included, are exactly those of
-// the encoding/json path.
-//
-// It reports handled=false, having consumed nothing (resp.Body then replays
-// what was read), when T is not models.EvaluationScenario or the answer is
-// not a JSON array; streamList then runs as usual. Otherwise it has run the
-// whole loop and set *complete when the array was read to its end.
-func streamScenariosFast[T any](st *call, resp *http.Response, yield func(T, error) bool, complete *bool) (handled bool) {
-	if slowScenarios.Load() {
-		return false
-	}
-	yieldScenario, ok := any(yield).(func(models.EvaluationScenario, error) bool)
-	if !ok {
-		return false
-	}
+// scenarioList is the listDecoder of evaluation scenarios, the one answer
+// that can be large. It reads the array itself and decodes each element with
+// internal/scenariojson, in one pass and several times faster than
+// encoding/json. An element that package does not handle is decoded with
+// json.Unmarshal; one that encoding/json refuses, or an array that breaks
+// the grammar, is handed to a json.Decoder positioned where the fast path
+// stopped (see resume), so that errors, offsets included, are exactly those
+// of jsonList. An answer that is not an array (null, an object) goes to
+// jsonList whole.
+func scenarioList(st *call, resp *http.Response, yield func(models.EvaluationScenario, error) bool) (complete bool) {
 	body := resp.Body
 	a := &arrayReader{r: body, buf: make([]byte, 0, 16<<10)}
-
 	// The first non-space byte decides: only an array takes the fast path.
-	j := 0
-	for {
-		for j < len(a.buf) && isSpace(a.buf[j]) {
-			j++
-		}
-		if j < len(a.buf) || !a.fill(0) {
-			break
-		}
-	}
-	if j >= len(a.buf) || a.buf[j] != '[' {
+	if !a.skipSpace() || a.buf[a.pos] != '[' {
 		resp.Body = a.replay(0, body)
-		return false
+		return jsonList(st, resp, yield)
 	}
-
-	var (
-		pos     = j + 1 // the next unread byte
-		n       = 0     // elements yielded
-		scanned = int64(0)
-		zero    models.EvaluationScenario
-	)
+	a.pos++
+	n, scanned := 0, int64(0) // elements yielded, and the bytes encoding/json's scanner saw for them
 	for {
-		mark := pos // where a json.Decoder would take over
-		// Skip to the next element, past the comma after the one before.
-		for {
-			for pos < len(a.buf) && isSpace(a.buf[pos]) {
-				pos++
-			}
-			if pos < len(a.buf) {
-				break
-			}
-			shift := a.keep(mark)
-			mark, pos = mark-shift, pos-shift
-			if !a.fill(mark) {
-				return st.resume(resp, a, mark, n, scanned, yieldScenario, complete)
-			}
+		a.mark = a.pos // where a json.Decoder would take over
+		if !a.skipSpace() {
+			return st.resume(resp, a, n, scanned, yield)
 		}
-		c := a.buf[pos]
+		c := a.buf[a.pos]
 		if c == ']' {
-			*complete = true
-			resp.Body = a.replay(pos+1, body) // finish drains what follows
+			resp.Body = a.replay(a.pos+1, body) // finish drains what follows
 			return true
 		}
-		valueStart := pos // where encoding/json's scanner starts this value
+		a.start = a.pos // where encoding/json's scanner starts this value
 		if n > 0 {
 			if c != ',' {
-				return st.resume(resp, a, mark, n, scanned, yieldScenario, complete)
+				return st.resume(resp, a, n, scanned, yield)
 			}
-			pos++
-			valueStart = pos
-			for {
-				for pos < len(a.buf) && isSpace(a.buf[pos]) {
-					pos++
-				}
-				if pos < len(a.buf) {
-					break
-				}
-				shift := a.keep(mark)
-				mark, pos, valueStart = mark-shift, pos-shift, valueStart-shift
-				if !a.fill(mark) {
-					return st.resume(resp, a, mark, n, scanned, yieldScenario, complete)
-				}
+			a.pos++
+			a.start = a.pos
+			if !a.skipSpace() {
+				return st.resume(resp, a, n, scanned, yield)
 			}
 		}
-		if a.buf[pos] != '{' {
-			return st.resume(resp, a, mark, n, scanned, yieldScenario, complete)
+		if a.buf[a.pos] != '{' {
+			return st.resume(resp, a, n, scanned, yield)
 		}
-
-		var s models.EvaluationScenario
-		var size int
-		for {
-			var status scenariojson.Status
-			size, status = scenariojson.Decode(a.buf[pos:], &s)
-			if status == scenariojson.OK {
-				break
-			}
-			s = zero
-			if status == scenariojson.Short {
-				// Decode again once the unread input has doubled, so that
-				// an answer trickling in small reads costs linear time.
-				want := 2 * (len(a.buf) - pos)
-				shift := a.keep(mark)
-				mark, pos, valueStart = mark-shift, pos-shift, valueStart-shift
-				for a.fill(mark) {
-					if len(a.buf)-pos >= want {
-						break
-					}
-				}
-				if len(a.buf)-pos >= want {
-					continue
-				}
-			}
-			// Not for the fast decoder: let encoding/json decode this one
-			// element, or take over if it refuses it.
-			end, found := a.valueEnd(&mark, &pos, &valueStart)
-			if !found {
-				return st.resume(resp, a, mark, n, scanned, yieldScenario, complete)
-			}
-			if err := json.Unmarshal(a.buf[pos:end], &s); err != nil {
-				return st.resume(resp, a, mark, n, scanned, yieldScenario, complete)
-			}
-			size = end - pos
-			break
+		s, ok := a.scenario()
+		if !ok {
+			return st.resume(resp, a, n, scanned, yield)
 		}
-		pos += size
-		scanned += int64(pos - valueStart)
+		scanned += int64(a.pos - a.start)
 		n++
-		if !yieldScenario(s, nil) {
-			return true
+		if !yield(s, nil) {
+			return false
 		}
 	}
 }
 
+// scenario decodes the object at buf[pos] and moves pos past it. It reports
+// false when encoding/json would refuse the object or the input ends first.
+func (a *arrayReader) scenario() (models.EvaluationScenario, bool) {
+	var s models.EvaluationScenario
+	for {
+		size, status := scenariojson.Decode(a.buf[a.pos:], &s)
+		if status == scenariojson.OK {
+			a.pos += size
+			return s, true
+		}
+		s = models.EvaluationScenario{}
+		if status == scenariojson.Short {
+			// Decode again once the unread input has doubled, so that an
+			// answer trickling in small reads costs linear time.
+			want := 2 * (len(a.buf) - a.pos)
+			for len(a.buf)-a.pos < want && a.fill() {
+			}
+			if len(a.buf)-a.pos >= want {
+				continue
+			}
+		}
+		// Not for the fast decoder: let encoding/json decode this one
+		// element, or take over if it refuses it.
+		end, found := a.valueEnd()
+		if !found || json.Unmarshal(a.buf[a.pos:end], &s) != nil {
+			return models.EvaluationScenario{}, false
+		}
+		a.pos = end
+		return s, true
+	}
+}
+
 // resume hands the rest of the answer, from buf[mark:] on, to a json.Decoder
-// in the state the encoding/json path would be in after n elements, and
-// runs that path's loop to the end. The decoder reads a short synthetic
-// prefix first ("[" and, after an element, a dummy "{}"); offsets in errors
-// are corrected for it, so that errors are those of the encoding/json path:
-// the DecodeError offset and, in a *json.SyntaxError, the decoder's count of
-// scanned bytes (scanned is that count for the n elements before).
-func (st *call) resume(resp *http.Response, a *arrayReader, mark, n int, scanned int64,
-	yield func(models.EvaluationScenario, error) bool, complete *bool) bool {
-	resp.Body = a.replay(mark, resp.Body)
+// in the state jsonList would be in after n elements, and runs jsonList's
+// loop to the end. The decoder reads a short synthetic prefix first ("["
+// and, after an element, a dummy "{}"); offsets in errors are corrected for
+// it, so that errors are those of jsonList: the DecodeError offset and, in a
+// *json.SyntaxError, the decoder's count of scanned bytes (scanned is that
+// count for the n elements before).
+func (st *call) resume(resp *http.Response, a *arrayReader, n int, scanned int64,
+	yield func(models.EvaluationScenario, error) bool) bool {
+	resp.Body = a.replay(a.mark, resp.Body)
 	prefix, dummy := "[", int64(0)
 	if n > 0 {
 		prefix, dummy = "[{}", 2
 	}
-	base := a.offset(mark) - int64(len(prefix)) // stream offset = base + dec.InputOffset()
+	base := a.offset(a.mark) - int64(len(prefix)) // stream offset = base + dec.InputOffset()
 	dec := json.NewDecoder(io.MultiReader(strings.NewReader(prefix), resp.Body))
 	_, _ = dec.Token() // the '['
 	if n > 0 {
 		var v struct{}
 		_ = dec.Decode(&v)
 	}
-	fail := func(err error, scannerError bool) {
+	var grammar bool
+	return decodeElements(dec, n > 0, yield, func(err error) {
+		// A grammar error is at the decoder's input offset; an element's
+		// syntax error counts the bytes its scanner has seen.
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			if scannerError {
-				se.Offset += scanned - dummy
-			} else {
+			if grammar {
 				se.Offset += base
+			} else {
+				se.Offset += scanned - dummy
 			}
 		}
 		derr := st.decodeError(resp, dec, err)
@@ -190,55 +138,53 @@ func (st *call) resume(resp *http.Response, a *arrayReader, mark, n int, scanned
 			de.Offset += base
 		}
 		yield(models.EvaluationScenario{}, derr)
-	}
-	v := new(models.EvaluationScenario)
-	for dec.More() {
-		*v = models.EvaluationScenario{}
-		if err := dec.Decode(v); err != nil {
-			var se *json.SyntaxError
-			commaErr := errors.As(err, &se) && se.Error() == "expected comma after array element"
-			fail(err, !commaErr)
-			return true
-		}
-		if !yield(*v, nil) {
-			return true
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		fail(err, false)
-		return true
-	}
-	*complete = true
-	return true
+	}, &grammar)
 }
 
-// arrayReader buffers the answer for the fast path.
+// arrayReader buffers the answer for the fast path. Its indices into buf
+// (mark, start, pos) move with the bytes when fill compacts the buffer.
 type arrayReader struct {
 	r    io.Reader
 	buf  []byte // buf[:len] holds read bytes
 	base int64  // stream offset of buf[0]
 	err  error  // the read error that ended the input, io.EOF at the end
+
+	mark  int // where a json.Decoder would take over: never dropped
+	start int // where encoding/json's scanner starts the current element
+	pos   int // the next unread byte
 }
 
 func (a *arrayReader) offset(i int) int64 { return a.base + int64(i) }
 
-// keep drops the bytes before buf[from] when that frees at least half the
-// buffer, and returns how far the rest moved down.
-func (a *arrayReader) keep(from int) int {
-	if from == 0 || from < cap(a.buf)/2 {
-		return 0
+// skipSpace moves pos past whitespace, reading more as needed, and reports
+// whether a byte follows. It is the one place the fast path waits for input
+// between values.
+func (a *arrayReader) skipSpace() bool {
+	for {
+		for a.pos < len(a.buf) && isSpace(a.buf[a.pos]) {
+			a.pos++
+		}
+		if a.pos < len(a.buf) {
+			return true
+		}
+		if !a.fill() {
+			return false
+		}
 	}
-	n := copy(a.buf, a.buf[from:])
-	a.buf = a.buf[:n]
-	a.base += int64(from)
-	return from
 }
 
-// fill reads more input, growing the buffer when it is full, and reports
-// whether any arrived. Bytes from buf[keep] on are never dropped.
-func (a *arrayReader) fill(keep int) bool {
+// fill reads more input and reports whether any arrived. To make room it
+// first drops the bytes before mark, when that frees at least half the
+// buffer, and grows the buffer when it is still full.
+func (a *arrayReader) fill() bool {
 	if a.err != nil {
 		return false
+	}
+	if from := a.mark; from > 0 && from >= cap(a.buf)/2 {
+		n := copy(a.buf, a.buf[from:])
+		a.buf = a.buf[:n]
+		a.base += int64(from)
+		a.mark, a.start, a.pos = a.mark-from, a.start-from, a.pos-from
 	}
 	if len(a.buf) == cap(a.buf) {
 		grown := make([]byte, len(a.buf), 2*cap(a.buf))
@@ -260,11 +206,10 @@ func (a *arrayReader) fill(keep int) bool {
 	}
 }
 
-// valueEnd finds the end of the object at buf[*pos], reading more as
-// needed, by its structure alone: encoding/json validates it afterwards.
-// The indices passed in are moved with the buffer.
-func (a *arrayReader) valueEnd(mark, pos, valueStart *int) (int, bool) {
-	i, depth, inString := *pos, 0, false
+// valueEnd finds the end of the object at buf[pos], reading more as needed,
+// by its structure alone: encoding/json validates it afterwards.
+func (a *arrayReader) valueEnd() (int, bool) {
+	i, depth, inString := a.pos, 0, false
 	for {
 		for ; i < len(a.buf); i++ {
 			c := a.buf[i]
@@ -289,11 +234,11 @@ func (a *arrayReader) valueEnd(mark, pos, valueStart *int) (int, bool) {
 				}
 			}
 		}
-		shift := a.keep(*mark)
-		*mark, *pos, *valueStart, i = *mark-shift, *pos-shift, *valueStart-shift, i-shift
-		if !a.fill(*mark) {
+		seen := i - a.pos // fill may move pos
+		if !a.fill() {
 			return 0, false
 		}
+		i = a.pos + seen
 	}
 }
 

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/agenta-go/agenta/models"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // rowStreamServer serves an evaluation of rows scenarios generated on the
@@ -87,11 +89,7 @@ func newRowStreamServer(t *testing.T, rows int) *rowStreamServer {
 
 func streamTestClient(t *testing.T, url string) *Client {
 	t.Helper()
-	c, err := NewClient(url+"/api", WithAPIKey(benchAPIKey), WithRetryWait(time.Millisecond, 2*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return newTestClient(t, url+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond))
 }
 
 // TestStreamingPeakHeap proves that memory does not depend on the number of
@@ -123,9 +121,7 @@ func TestStreamingPeakHeap(t *testing.T) {
 
 	n, results := 0, 0
 	for s, err := range c.StreamEvaluationScenarios(context.Background(), "ev-big") {
-		if err != nil {
-			t.Fatalf("row %d: %v", n, err)
-		}
+		require.NoError(t, err, "row %d", n)
 		n++
 		results += len(s.Results)
 		if n%100 == 0 {
@@ -135,16 +131,12 @@ func TestStreamingPeakHeap(t *testing.T) {
 		}
 	}
 	runtime.ReadMemStats(&ms)
-	if n != rows || results != 3*rows {
-		t.Fatalf("streamed %d rows with %d results, want %d and %d", n, results, rows, 3*rows)
-	}
+	require.False(t, n != rows || results != 3*rows, "streamed %d rows with %d results, want %d and %d", n, results, rows, 3*rows)
 	body := srv.bytes.Load()
 	t.Logf("%d rows, %.1f MB of JSON: peak HeapInuse %.2f MB (%.2f MB at start), peak HeapAlloc %.2f MB (%.2f MB at start), %.1f MB allocated in all, %d GCs",
 		rows, float64(body)/1e6, float64(peakInuse)/(1<<20), float64(startInuse)/(1<<20),
 		float64(peakAlloc)/(1<<20), float64(startAlloc)/(1<<20), float64(ms.TotalAlloc-startTotal)/1e6, ms.NumGC)
-	if peakInuse >= limit {
-		t.Errorf("peak HeapInuse while streaming %d rows was %.2f MB, want under 16 MB", rows, float64(peakInuse)/(1<<20))
-	}
+	assert.False(t, peakInuse >= limit, "peak HeapInuse while streaming %d rows was %.2f MB, want under 16 MB", rows, float64(peakInuse)/(1<<20))
 }
 
 // TestStreamingBreakClosesResponse stops after a few rows of an endless
@@ -155,18 +147,14 @@ func TestStreamingBreakClosesResponse(t *testing.T) {
 	c := streamTestClient(t, srv.URL)
 	n := 0
 	for _, err := range c.StreamEvaluationScenarios(context.Background(), "ev-endless") {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		if n++; n == 5 {
 			break
 		}
 	}
 	select {
 	case how := <-srv.ended:
-		if how != "client gone" {
-			t.Fatalf("the server's handler ended %q, want \"client gone\"", how)
-		}
+		require.EqualValues(t, "client gone", how, "the server's handler ended %q, want \"client gone\"", how)
 	case <-time.After(10 * time.Second):
 		t.Fatalf("10 s after the break the server was still writing (%d rows so far)", srv.written.Load())
 	}
@@ -185,6 +173,7 @@ func TestStreamingBreakClosesResponse(t *testing.T) {
 // first and only (zero, err) pair; a malformed element after the rows
 // before it, as the last pair.
 func TestStreamingErrorsMatchFetch(t *testing.T) {
+	t.Parallel()
 	good := func(i int) string {
 		return string(newScenarioSource(uint64(i)).appendRow(nil))
 	}
@@ -223,21 +212,15 @@ func TestStreamingErrorsMatchFetch(t *testing.T) {
 			}))
 			defer srv.Close()
 			c, err := NewClient(srv.URL+"/api", WithMaxRetries(0))
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			ctx := context.Background()
 			_, fetchErr := c.FetchEvaluationScenarios(ctx, "ev-1")
-			if fetchErr == nil {
-				t.Fatal("FetchEvaluationScenarios gave no error")
-			}
+			require.False(t, fetchErr == nil, "FetchEvaluationScenarios gave no error")
 
 			var streamErr error
 			rows := 0
 			for s, err := range c.StreamEvaluationScenarios(ctx, "ev-1") {
-				if streamErr != nil {
-					t.Fatalf("a pair came after the error %v", streamErr)
-				}
+				require.Nil(t, streamErr, "a pair came after the error %v", streamErr)
 				if err != nil {
 					if !reflect.DeepEqual(s, models.EvaluationScenario{}) {
 						t.Errorf("the error came with a non-zero scenario %+v", s)
@@ -247,21 +230,11 @@ func TestStreamingErrorsMatchFetch(t *testing.T) {
 				}
 				rows++
 			}
-			if rows != tt.rows {
-				t.Errorf("got %d rows before the error, want %d", rows, tt.rows)
-			}
-			if streamErr == nil {
-				t.Fatal("the stream ended without an error")
-			}
-			if streamErr.Error() != fetchErr.Error() {
-				t.Errorf("stream error %q\ndiffers from fetch error %q", streamErr, fetchErr)
-			}
-			if tt.is != nil && !errors.Is(streamErr, tt.is) {
-				t.Errorf("errors.Is(%v, %v) is false", streamErr, tt.is)
-			}
-			if tt.as != nil && !tt.as(streamErr) {
-				t.Errorf("error %v (%T) is not of the expected kind", streamErr, streamErr)
-			}
+			assert.EqualValues(t, tt.rows, rows, "got %d rows before the error, want %d", rows, tt.rows)
+			require.False(t, streamErr == nil, "the stream ended without an error")
+			assert.False(t, streamErr.Error() != fetchErr.Error(), "stream error %q\ndiffers from fetch error %q", streamErr, fetchErr)
+			assert.False(t, tt.is != nil && !errors.Is(streamErr, tt.is), "errors.Is(%v, %v) is false", streamErr, tt.is)
+			assert.False(t, tt.as != nil && !tt.as(streamErr), "error %v (%T) is not of the expected kind", streamErr, streamErr)
 		})
 	}
 }
@@ -274,21 +247,15 @@ func TestStreamingMatchesFetch(t *testing.T) {
 	c := streamTestClient(t, srv.URL)
 	ctx := context.Background()
 	want, err := c.FetchEvaluationScenarios(ctx, "ev-1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var got []models.EvaluationScenario
 	for s, err := range c.StreamEvaluationScenarios(ctx, "ev-1") {
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		got = append(got, s)
 	}
 	if !reflect.DeepEqual(got, want) {
 		for i := range min(len(got), len(want)) {
-			if !reflect.DeepEqual(got[i], want[i]) {
-				t.Fatalf("row %d differs:\nstream %+v\nfetch  %+v", i, got[i], want[i])
-			}
+			require.False(t, !reflect.DeepEqual(got[i], want[i]), "row %d differs:\nstream %+v\nfetch  %+v", i, got[i], want[i])
 		}
 		t.Fatalf("stream gave %d rows, fetch %d", len(got), len(want))
 	}
@@ -296,12 +263,8 @@ func TestStreamingMatchesFetch(t *testing.T) {
 	if err := json.Unmarshal(scenariosBody(1000), &direct); err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, direct) {
-		t.Fatal("streamed rows differ from json.Unmarshal of the same body")
-	}
-	if got := srv.conns.Load(); got != 1 {
-		t.Errorf("two calls opened %d connections, want 1", got)
-	}
+	require.False(t, !reflect.DeepEqual(got, direct), "streamed rows differ from json.Unmarshal of the same body")
+	assert.EqualValues(t, 1, srv.conns.Load(), "two calls opened the wrong number of connections, want 1")
 }
 
 // TestConnectionsReused checks the connection goals of issue 5 on loopback:
@@ -325,9 +288,7 @@ func TestConnectionsReused(t *testing.T) {
 				}
 			}
 			got := srv.conns.Load()
-			if got > 2 {
-				t.Fatalf("200 sequential calls opened %d connections, want 1", got)
-			}
+			require.False(t, got > 2, "200 sequential calls opened %d connections, want 1", got)
 			if got == 1 {
 				return
 			}

@@ -21,6 +21,12 @@ func (c *Client) GetVariant(ctx context.Context, variantID string) (*models.AppV
 //
 // The service answers 500 "App Variant not found" when nothing is deployed
 // there; that error is not retried, since it is not transient.
+//
+// Servers of mid-2024 answer every call of this route with a 500 ("module
+// 'agenta_backend.services.db_manager' has no attribute …"): a server bug,
+// the route calling a function that had been deleted. Later versions fixed
+// it before the route was removed; agentatest follows the documented
+// behaviour.
 func (c *Client) GetVariantByEnvironment(ctx context.Context, appID, environment string) (*models.AppVariantResponse, error) {
 	if err := required("appID", "app_id", appID); err != nil {
 		return nil, err

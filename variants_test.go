@@ -159,11 +159,7 @@ func TestAddVariantFromBaseRefusesMissingFields(t *testing.T) {
 			v, err := c.AddVariantFromBase(context.Background(), req)
 
 			assert.Nil(t, v)
-			require.Error(t, err)
-			assert.True(t, errors.Is(err, ErrInvalidArgument), "expected ErrInvalidArgument, got %v", err)
-			var argErr *ArgumentError
-			require.True(t, errors.As(err, &argErr))
-			assert.Equal(t, tc.name, argErr.Name)
+			argErr := requireArgumentError(t, err, tc.name)
 			assert.Equal(t, tc.field, argErr.Field)
 			assert.Contains(t, err.Error(), tc.field)
 			assertNothingUnmatched(t)

@@ -4,22 +4,48 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/agenta-go/agenta/models"
 )
 
-// The seven operations. Each follows the service's order of checks: shape
-// (422), then existence and permission, then the work.
+// The operations. Each is a handler: it follows the service's order of
+// checks (shape, answered 422; then existence and permission; then the
+// work) and returns its whole answer, built while it holds s.mu and
+// written by the caller after the lock is released.
 
-func (s *Server) handleFetchScenarios(w http.ResponseWriter, id string) {
+// readModel validates a request body against a model as FastAPI does; when
+// the body is refused it returns the 422 answer and false.
+func (s *Server) readModel(c *call, model []fieldSpec) (map[string]any, answer, bool) {
+	v := &validator{version: s.version}
+	doc, ok := v.readBody(c.body, c.r.Header.Get("Content-Type"))
+	var in map[string]any
+	if ok {
+		in, ok = v.model([]any{"body"}, doc, model)
+	}
+	if !ok {
+		return nil, jsonAnswer(http.StatusUnprocessableEntity, validationBody(s.version, v.errs)), false
+	}
+	return in, answer{}, true
+}
+
+// readQuery checks that the required query parameters are present; when
+// one is missing it returns the 422 answer and false.
+func (s *Server) readQuery(c *call, names ...string) (map[string]string, answer, bool) {
+	q := parseQuery(c.r.URL.RawQuery)
+	v := &validator{version: s.version}
+	v.requireQuery(q, names...)
+	if !v.ok() {
+		return nil, jsonAnswer(http.StatusUnprocessableEntity, validationBody(s.version, v.errs)), false
+	}
+	return q, answer{}, true
+}
+
+func (s *Server) handleFetchScenarios(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	run, ok := s.evaluations[id]
+	run, ok := s.evaluations[c.id]
 	if !ok {
 		// The service does not check for a missing evaluation: the lookup
 		// fails further down and the router turns that into a 500.
-		writeDetail(w, http.StatusInternalServerError, fmt.Sprintf("Evaluation %s not found", id))
-		return
+		return detailAnswer(http.StatusInternalServerError, fmt.Sprintf("Evaluation %s not found", c.id))
 	}
 	list := []any{}
 	for _, sc := range run.slots {
@@ -27,41 +53,13 @@ func (s *Server) handleFetchScenarios(w http.ResponseWriter, id string) {
 			list = append(list, s.scenarioWire(run, sc))
 		}
 	}
-	writeJSON(w, http.StatusOK, list)
+	return jsonAnswer(http.StatusOK, list)
 }
 
-// readModel validates a request body against a model as FastAPI does, and
-// answers the 422 itself when it is refused.
-func (s *Server) readModel(w http.ResponseWriter, r *http.Request, body []byte, model []fieldSpec) (map[string]any, bool) {
-	v := &validator{version: s.version}
-	doc, ok := v.readBody(body, r.Header.Get("Content-Type"))
-	var in map[string]any
-	if ok {
-		in, ok = v.model([]any{"body"}, doc, model)
-	}
+func (s *Server) handleCreateEvaluation(c *call) answer {
+	in, refused, ok := s.readModel(c, newEvaluationModel)
 	if !ok {
-		writeJSON(w, http.StatusUnprocessableEntity, validationBody(s.version, v.errs))
-	}
-	return in, ok
-}
-
-// readQuery checks that the required query parameters are present, and
-// answers the 422 itself when one is missing.
-func (s *Server) readQuery(w http.ResponseWriter, r *http.Request, names ...string) (map[string]string, bool) {
-	q := parseQuery(r.URL.RawQuery)
-	v := &validator{version: s.version}
-	v.requireQuery(q, names...)
-	if !v.ok() {
-		writeJSON(w, http.StatusUnprocessableEntity, validationBody(s.version, v.errs))
-		return nil, false
-	}
-	return q, true
-}
-
-func (s *Server) handleCreateEvaluation(w http.ResponseWriter, r *http.Request, body []byte) {
-	in, ok := s.readModel(w, r, body, newEvaluationModel)
-	if !ok {
-		return
+		return refused
 	}
 	appID := in["app_id"].(string)
 	variantIDs := in["variant_ids"].([]string)
@@ -73,130 +71,40 @@ func (s *Server) handleCreateEvaluation(w http.ResponseWriter, r *http.Request, 
 		answerColumn = c
 	}
 
-	status, message, answer := s.createRuns(appID, variantIDs, configIDs, testsetID, providerKeys, answerColumn)
+	status, message, created := s.createRuns(appID, variantIDs, configIDs, testsetID, providerKeys, answerColumn)
 	if status != http.StatusOK {
-		writeDetail(w, status, message)
-		return
+		return detailAnswer(status, message)
 	}
-	writeJSON(w, http.StatusOK, answer)
+	return jsonAnswer(http.StatusOK, created)
 }
 
-// createRuns creates and starts the runs of a valid request and returns
-// the answer to send.
-func (s *Server) createRuns(appID string, variantIDs, configIDs []string, testsetID string, providerKeys map[string]string, answerColumn string) (int, string, []any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	status, message, runs := s.newRuns(appID, variantIDs, configIDs, testsetID, providerKeys, answerColumn)
-	if status != http.StatusOK {
-		return status, message, nil
-	}
-	answer := make([]any, len(runs))
-	for i, run := range runs {
-		answer[i] = s.evaluationWire(run, true)
-		s.evaluations[run.id] = run
-		s.evalOrder = append(s.evalOrder, run.id)
-	}
-	for _, run := range runs {
-		s.start(run)
-	}
-	return http.StatusOK, "", answer
-}
-
-// newRuns checks a create request against the stored state and builds one
-// run per variant. Callers hold s.mu.
-func (s *Server) newRuns(appID string, variantIDs, configIDs []string, testsetID string, providerKeys map[string]string, answerColumn string) (int, string, []*evaluationRun) {
-	if _, ok := s.apps[appID]; !ok {
-		return http.StatusNotFound, "App not found", nil
-	}
-	var evaluators []*evaluatorRecord
-	failure := ""
-	for _, id := range configIDs {
-		e, ok := s.evaluators[id]
-		if !ok {
-			// The service accepts the request; the run then fails.
-			if failure == "" {
-				failure = fmt.Sprintf("Evaluator config %s not found", id)
-			}
-			continue
-		}
-		if e.key == "auto_ai_critique" && len(providerKeys) == 0 {
-			return http.StatusBadRequest, "Missing LM provider Key", nil
-		}
-		copied := *e
-		copied.settings, _ = copyParameters(e.settings)
-		evaluators = append(evaluators, &copied)
-	}
-	testset, ok := s.testsets[testsetID]
+func (s *Server) handleGetVariantByEnv(c *call) answer {
+	q, refused, ok := s.readQuery(c, "app_id", "environment")
 	if !ok {
-		return http.StatusInternalServerError, fmt.Sprintf("Testset %s not found", testsetID), nil
-	}
-	now := s.clock()
-	var runs []*evaluationRun
-	for _, id := range variantIDs {
-		v, ok := s.variants[id]
-		if !ok {
-			return http.StatusInternalServerError, fmt.Sprintf("App variant %s not found", id), nil
-		}
-		base := s.bases[v.baseID]
-		names := inputNames(v.parameters, testset.Rows, answerColumn)
-		for _, row := range testset.Rows {
-			for _, name := range names {
-				if _, ok := row[name]; !ok {
-					return http.StatusBadRequest, "columns in the test set should match the names of the inputs in the variant", nil
-				}
-			}
-		}
-		app := base.Application
-		if app == nil {
-			app = TemplateApplication
-		}
-		params, _ := copyParameters(v.parameters)
-		rows := make([]map[string]string, len(testset.Rows))
-		copy(rows, testset.Rows) // rows are never modified after seeding
-		runs = append(runs, &evaluationRun{
-			id: s.newID(), appID: appID,
-			variantID: v.id, variantName: base.Name + "." + v.configName,
-			revisionID: v.revisionIDs[v.revision], revision: v.revision,
-			parameters: params, application: app,
-			testsetID: testset.ID, testsetName: testset.Name,
-			rows: rows, inputs: names, evaluators: evaluators, answerColumn: answerColumn,
-			created: now, updated: now, status: models.EvaluationStarted, failure: failure,
-			slots: make([]*scenarioRecord, len(rows)), done: make(chan struct{}),
-		})
-	}
-	return http.StatusOK, "", runs
-}
-
-func (s *Server) handleGetVariantByEnv(w http.ResponseWriter, r *http.Request, _ []byte) {
-	q, ok := s.readQuery(w, r, "app_id", "environment")
-	if !ok {
-		return
+		return refused
 	}
 	appID, environment := q["app_id"], q["environment"]
 	if strings.TrimSpace(appID) == "" {
 		// The service parses the id first; its ValueError becomes a 400.
-		writeDetail(w, http.StatusBadRequest, "badly formed hexadecimal UUID string")
-		return
+		return detailAnswer(http.StatusBadRequest, badlyFormedUUID)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	app, ok := s.apps[appID]
 	if !ok {
-		writeDetail(w, http.StatusInternalServerError, "App Variant not found")
-		return
+		return detailAnswer(http.StatusInternalServerError, "App Variant not found")
 	}
 	variant, ok := s.variants[app.environments[environment]]
 	if !ok {
-		writeDetail(w, http.StatusInternalServerError, "App Variant not found")
-		return
+		return detailAnswer(http.StatusInternalServerError, "App Variant not found")
 	}
-	writeJSON(w, http.StatusOK, s.variantWire(variant))
+	return jsonAnswer(http.StatusOK, s.variantWire(variant))
 }
 
-func (s *Server) handleAddVariantFromBase(w http.ResponseWriter, r *http.Request, body []byte) {
-	in, ok := s.readModel(w, r, body, addVariantFromBaseModel)
+func (s *Server) handleAddVariantFromBase(c *call) answer {
+	in, refused, ok := s.readModel(c, addVariantFromBaseModel)
 	if !ok {
-		return
+		return refused
 	}
 	baseID := in["base_id"].(string)
 	configName := in["new_config_name"].(string)
@@ -206,8 +114,7 @@ func (s *Server) handleAddVariantFromBase(w http.ResponseWriter, r *http.Request
 	defer s.mu.Unlock()
 	base, ok := s.bases[baseID]
 	if !ok {
-		writeDetail(w, http.StatusInternalServerError, fmt.Sprintf("Base %s not found", baseID))
-		return
+		return detailAnswer(http.StatusInternalServerError, fmt.Sprintf("Base %s not found", baseID))
 	}
 	var previous *variantRecord
 	for _, other := range s.variants {
@@ -215,21 +122,18 @@ func (s *Server) handleAddVariantFromBase(w http.ResponseWriter, r *http.Request
 			continue
 		}
 		if other.configName == configName {
-			writeDetail(w, http.StatusInternalServerError, "App variant with the same name already exists")
-			return
+			return detailAnswer(http.StatusInternalServerError, "App variant with the same name already exists")
 		}
 		if previous == nil || other.order < previous.order {
 			previous = other
 		}
 	}
 	if previous == nil {
-		writeDetail(w, http.StatusInternalServerError, "Previous app variant not found")
-		return
+		return detailAnswer(http.StatusInternalServerError, "Previous app variant not found")
 	}
 	params, err := copyParameters(parameters)
 	if err != nil {
-		writeDetail(w, http.StatusInternalServerError, err.Error())
-		return
+		return detailAnswer(http.StatusInternalServerError, err.Error())
 	}
 	rec := &variantRecord{
 		id: s.newID(), appID: base.AppID, baseID: base.ID, configName: configName,
@@ -239,47 +143,43 @@ func (s *Server) handleAddVariantFromBase(w http.ResponseWriter, r *http.Request
 	}
 	rec.revisionIDs = map[int]string{1: s.newID()}
 	s.variants[rec.id] = rec
-	writeJSON(w, http.StatusOK, s.variantWire(rec))
+	return jsonAnswer(http.StatusOK, s.variantWire(rec))
 }
 
-func (s *Server) handleGetVariant(w http.ResponseWriter, id string) {
+func (s *Server) handleGetVariant(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.variants[id]
+	v, ok := s.variants[c.id]
 	if !ok {
-		writeDetail(w, http.StatusNotFound, fmt.Sprintf("Variant with ID '%s' not found", id))
-		return
+		return detailAnswer(http.StatusNotFound, fmt.Sprintf("Variant with ID '%s' not found", c.id))
 	}
-	writeJSON(w, http.StatusOK, s.variantWire(v))
+	return jsonAnswer(http.StatusOK, s.variantWire(v))
 }
 
-func (s *Server) handleGetSpan(w http.ResponseWriter, r *http.Request, id string) {
-	q := parseQuery(r.URL.RawQuery)
+func (s *Server) handleGetSpan(c *call) answer {
+	q := parseQuery(c.r.URL.RawQuery)
 	if t, ok := q["type"]; ok && t != "generation" {
 		// Only generation spans are implemented; anything else is an
 		// empty list, even though the operation promises one span.
-		writeJSON(w, http.StatusOK, []any{})
-		return
+		return jsonAnswer(http.StatusOK, []any{})
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, ok := s.spans[id]
+	rec, ok := s.spans[c.id]
 	if !ok {
-		writeDetail(w, http.StatusInternalServerError, fmt.Sprintf("Span %s not found", id))
-		return
+		return detailAnswer(http.StatusInternalServerError, fmt.Sprintf("Span %s not found", c.id))
 	}
-	writeJSON(w, http.StatusOK, s.spanWire(rec, true, 0))
+	return jsonAnswer(http.StatusOK, s.spanWire(rec, true, 0))
 }
 
-func (s *Server) handleListHumanEvaluations(w http.ResponseWriter, r *http.Request, _ []byte) {
-	q, ok := s.readQuery(w, r, "app_id")
+func (s *Server) handleListHumanEvaluations(c *call) answer {
+	q, refused, ok := s.readQuery(c, "app_id")
 	if !ok {
-		return
+		return refused
 	}
 	appID := q["app_id"]
 	if strings.TrimSpace(appID) == "" {
-		writeDetail(w, http.StatusInternalServerError, "badly formed hexadecimal UUID string")
-		return
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -289,5 +189,36 @@ func (s *Server) handleListHumanEvaluations(w http.ResponseWriter, r *http.Reque
 			list = append(list, s.humanEvals[i].wire())
 		}
 	}
-	writeJSON(w, http.StatusOK, list)
+	return jsonAnswer(http.StatusOK, list)
+}
+
+// handleFetchEvaluation answers the evaluation with its aggregated results,
+// or the service's re-raised 404 for an id it does not hold.
+func (s *Server) handleFetchEvaluation(c *call) answer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run, ok := s.evaluations[c.id]
+	switch {
+	case ok:
+		return jsonAnswer(http.StatusOK, s.evaluationWire(run, false))
+	case !wellFormedUUID(c.id):
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	}
+	return detailAnswer(http.StatusNotFound, fmt.Sprintf("404: Evaluation with id %s not found", c.id))
+}
+
+// handleFetchEvaluationStatus answers {"status": <Result>}. The service
+// turns every failure of this route into a 500, an unknown id included:
+// its lookup returns None and reading .status from it raises.
+func (s *Server) handleFetchEvaluationStatus(c *call) answer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run, ok := s.evaluations[c.id]
+	switch {
+	case ok:
+		return jsonAnswer(http.StatusOK, object{{"status", s.statusResult(run).wire()}})
+	case !wellFormedUUID(c.id):
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	}
+	return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")
 }

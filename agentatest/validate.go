@@ -42,30 +42,6 @@ type validationError struct {
 	Ctx any
 }
 
-func (e validationError) wire(v pydanticVersion) object {
-	if v == pydanticV1 {
-		o := object{{"loc", e.Loc}, {"msg", e.Msg}, {"type", e.Type}}
-		if e.Ctx != nil {
-			o = append(o, field{"ctx", e.Ctx})
-		}
-		return o
-	}
-	o := object{{"type", e.Type}, {"loc", e.Loc}, {"msg", e.Msg}, {"input", e.Input}}
-	if e.Ctx != nil {
-		o = append(o, field{"ctx", e.Ctx})
-	}
-	return append(o, field{"url", pydanticV2Docs + e.Type})
-}
-
-// validationBody is a 422 answer's body.
-func validationBody(v pydanticVersion, errs []validationError) object {
-	items := make([]any, len(errs))
-	for i, e := range errs {
-		items[i] = e.wire(v)
-	}
-	return object{{"detail", items}}
-}
-
 // errorKind names a failure independently of the dialect.
 type errorKind int
 
@@ -139,8 +115,6 @@ func at(loc []any, items ...any) []any {
 	return append(append(out, loc...), items...)
 }
 
-// --- Query parameters ---
-
 // parseQuery splits a raw query the way Starlette does: pairs separated by
 // "&", "+" as a space, lenient percent-decoding, blank values kept, and the
 // last value winning for a name.
@@ -172,8 +146,6 @@ func (v *validator) requireQuery(q map[string]string, names ...string) {
 		}
 	}
 }
-
-// --- Bodies ---
 
 // jsonObject is a decoded JSON object that remembers its key order, so that
 // errors about its members come out in the order the client sent them.

@@ -22,8 +22,10 @@ type NewEvaluation struct {
 	// LMProvidersKeys maps provider key names such as OPENAI_API_KEY to live
 	// credentials. They are sent to the service but never printed.
 	LMProvidersKeys ProviderKeys `json:"lm_providers_keys,omitempty"`
-	// CorrectAnswerColumn names the test-set column holding the expected
-	// answer. Empty means the server's default, "correct_answer".
+	// CorrectAnswerColumn is accepted and ignored by the service: evaluators
+	// read the column named by their config's
+	// settings_values.correct_answer_key instead. It is kept for servers
+	// that read it.
 	CorrectAnswerColumn string `json:"correct_answer_column,omitempty"`
 }
 
@@ -31,9 +33,11 @@ type NewEvaluation struct {
 type RateLimit struct {
 	// BatchSize is the number of test-set rows run per batch.
 	BatchSize int `json:"batch_size"`
-	// MaxRetries is how often a failing row is retried.
+	// MaxRetries is, despite its name, the number of attempts per row: 1
+	// calls the app once, and 0 would never call it, every row failing
+	// with "Max retries reached" (CreateEvaluation refuses it).
 	MaxRetries int `json:"max_retries"`
-	// RetryDelay is the wait, in seconds, before a row is retried.
+	// RetryDelay is accepted by the service but has no effect.
 	RetryDelay int `json:"retry_delay"`
 	// DelayBetweenBatches is the pause, in seconds, between batches.
 	DelayBetweenBatches int `json:"delay_between_batches"`
@@ -114,42 +118,30 @@ func (e NewEvaluation) LogValue() slog.Value {
 	)
 }
 
-// Evaluation statuses, carried as the value of Evaluation.Status and as
-// HumanEvaluation.Status.
-const (
-	EvaluationInitialized        = "EVALUATION_INITIALIZED"
-	EvaluationStarted            = "EVALUATION_STARTED"
-	EvaluationFinished           = "EVALUATION_FINISHED"
-	EvaluationFinishedWithErrors = "EVALUATION_FINISHED_WITH_ERRORS"
-	EvaluationFailed             = "EVALUATION_FAILED"
-)
-
 // Evaluation is one automatic evaluation run: one variant against one test set.
 type Evaluation struct {
-	ID                 string             `json:"id"`
-	AppID              string             `json:"app_id"`
-	UserID             string             `json:"user_id"`
-	UserUsername       string             `json:"user_username"`
-	VariantIDs         []string           `json:"variant_ids"`
-	VariantNames       []string           `json:"variant_names"`
-	VariantRevisionIDs []string           `json:"variant_revision_ids"`
-	Revisions          []string           `json:"revisions"`
-	TestsetID          string             `json:"testset_id,omitempty"`
-	TestsetName        string             `json:"testset_name,omitempty"`
-	Status             Result             `json:"status"`
-	AggregatedResults  []AggregatedResult `json:"aggregated_results"`
-	AverageCost        *Result            `json:"average_cost,omitempty"`
-	TotalCost          *Result            `json:"total_cost,omitempty"`
-	AverageLatency     *Result            `json:"average_latency,omitempty"`
-	CreatedAt          Timestamp          `json:"created_at"`
-	UpdatedAt          Timestamp          `json:"updated_at"`
-}
-
-// State returns the evaluation's status value, such as EvaluationStarted, or
-// "" when the status carries no text.
-func (e Evaluation) State() string {
-	s, _ := e.Status.Text()
-	return s
+	ID                 string   `json:"id"`
+	AppID              string   `json:"app_id"`
+	UserID             string   `json:"user_id"`
+	UserUsername       string   `json:"user_username"`
+	VariantIDs         []string `json:"variant_ids"`
+	VariantNames       []string `json:"variant_names"`
+	VariantRevisionIDs []string `json:"variant_revision_ids"`
+	Revisions          []string `json:"revisions"`
+	TestsetID          string   `json:"testset_id,omitempty"`
+	TestsetName        string   `json:"testset_name,omitempty"`
+	// Status is a Result of type "status" whose value is one of the
+	// Evaluation… constants: EVALUATION_INITIALIZED right after create,
+	// EVALUATION_STARTED while running, then FINISHED, FINISHED_WITH_ERRORS,
+	// FAILED (with Error.Message "Evaluation Failed") or
+	// AGGREGATION_FAILED. Terminal, Failed and Running read it.
+	Status            Result             `json:"status"`
+	AggregatedResults []AggregatedResult `json:"aggregated_results"`
+	AverageCost       *Result            `json:"average_cost,omitempty"`
+	TotalCost         *Result            `json:"total_cost,omitempty"`
+	AverageLatency    *Result            `json:"average_latency,omitempty"`
+	CreatedAt         Timestamp          `json:"created_at"`
+	UpdatedAt         Timestamp          `json:"updated_at"`
 }
 
 // AggregatedResult is one evaluator config's score over a whole evaluation.
@@ -214,14 +206,24 @@ type CorrectAnswer struct {
 	Value string `json:"value"`
 }
 
-// Aliases with the names the service's OpenAPI document uses.
+// Aliases with the names the service's OpenAPI document uses, kept so that
+// code written against that document compiles. Each is deprecated in favour
+// of the SDK's one name, so godoc shows one name per type.
 type (
 	// EvaluationScenarioInput is the OpenAPI name of Input.
+	//
+	// Deprecated: Use Input, the one name the SDK uses for this type.
 	EvaluationScenarioInput = Input
 	// EvaluationScenarioOutput is the OpenAPI name of Output.
+	//
+	// Deprecated: Use Output, the one name the SDK uses for this type.
 	EvaluationScenarioOutput = Output
 	// EvaluationScenarioResult is the OpenAPI name of ScenarioResult.
+	//
+	// Deprecated: Use ScenarioResult, the one name the SDK uses for this type.
 	EvaluationScenarioResult = ScenarioResult
 	// LLMRunRateLimit is the OpenAPI name of RateLimit.
+	//
+	// Deprecated: Use RateLimit, the one name the SDK uses for this type.
 	LLMRunRateLimit = RateLimit
 )

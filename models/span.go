@@ -77,6 +77,8 @@ type SpanVariant struct {
 }
 
 // SpanDetail is the OpenAPI name of the span the span operation returns.
+//
+// Deprecated: Use Span, the one name the SDK uses for this type.
 type SpanDetail = Span
 
 // DeployedEnvironment returns the span's environment from whichever place

@@ -53,4 +53,6 @@ func (a AddVariantFromBase) MarshalJSON() ([]byte, error) {
 }
 
 // AddVariantFromBasePayload is the OpenAPI name of AddVariantFromBase.
+//
+// Deprecated: Use AddVariantFromBase, the one name the SDK uses for this type.
 type AddVariantFromBasePayload = AddVariantFromBase

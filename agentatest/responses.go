@@ -1,0 +1,421 @@
+package agentatest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// Every answer the Server writes is built here: the service's JSON shapes,
+// with keys in its models' order and explicit nulls, and its timestamps.
+
+// evaluationWire renders an evaluation. fresh gives created objects'
+// zoned timestamps. Callers hold s.mu.
+func (s *Server) evaluationWire(run *evaluationRun, fresh bool) object {
+	ts := naiveTime
+	if fresh {
+		ts = zonedTime
+	}
+	aggregated := []any{}
+	var avgCost, totalCost, avgLatency any
+	if run.status == models.EvaluationFinished || run.status == models.EvaluationFinishedWithErrors {
+		for _, a := range run.aggregated {
+			aggregated = append(aggregated, object{{"evaluator_config", a.evaluator.wire()}, {"result", a.result.wire()}})
+		}
+		var costs, latencies []float64
+		for _, sc := range run.slots {
+			if sc.cost != nil {
+				costs = append(costs, *sc.cost)
+			}
+			if sc.latency != nil {
+				latencies = append(latencies, *sc.latency)
+			}
+		}
+		if len(costs) > 0 {
+			total := sum(costs)
+			totalCost = result{Type: "cost", Value: round(total, 10)}.wire()
+			avgCost = result{Type: "cost", Value: round(total/float64(len(costs)), 10)}.wire()
+		}
+		if len(latencies) > 0 {
+			avgLatency = result{Type: "latency", Value: round(sum(latencies)/float64(len(latencies)), 4)}.wire()
+		}
+	}
+	status := s.statusResult(run)
+	return object{
+		{"id", run.id},
+		{"app_id", run.appID},
+		{"user_id", s.user.ID},
+		{"user_username", s.user.Username},
+		{"variant_ids", []string{run.variantID}},
+		{"variant_names", []string{run.variantName}},
+		{"variant_revision_ids", []string{run.revisionID}},
+		{"revisions", []string{revisionString(run.revision)}},
+		{"testset_id", nullable(run.testsetID)},
+		{"testset_name", nullable(run.testsetName)},
+		{"status", status.wire()},
+		{"aggregated_results", aggregated},
+		{"average_cost", avgCost},
+		{"total_cost", totalCost},
+		{"average_latency", avgLatency},
+		{"created_at", ts(run.created)},
+		{"updated_at", ts(run.updated)},
+	}
+}
+
+func sum(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t
+}
+
+// statusResult is a run's status as the service stores it: a Result of
+// type status, carrying the error of a failed run. Callers hold s.mu.
+func (s *Server) statusResult(run *evaluationRun) result {
+	status := result{Type: "status", Value: run.status}
+	if run.failure != "" {
+		status.Err = &resultError{Message: run.failure}
+	}
+	return status
+}
+
+// scenarioWire renders a scenario. Callers hold s.mu.
+func (s *Server) scenarioWire(run *evaluationRun, sc *scenarioRecord) object {
+	inputs := make([]any, len(run.inputs))
+	for i, name := range run.inputs {
+		inputs[i] = object{{"name", name}, {"type", "text"}, {"value", sc.inputs[i]}}
+	}
+	var cost, latency any
+	if sc.cost != nil {
+		cost = *sc.cost
+	}
+	if sc.latency != nil {
+		latency = *sc.latency
+	}
+	results := make([]any, len(sc.results))
+	for i, r := range sc.results {
+		results[i] = object{{"evaluator_config", run.evaluators[i].id}, {"result", r.wire()}}
+	}
+	o := object{
+		{"id", sc.id},
+		{"evaluation_id", run.id},
+		{"inputs", inputs},
+		{"outputs", []any{object{{"result", sc.output.wire()}, {"cost", cost}, {"latency", latency}}}},
+		{"evaluation", nil},
+	}
+	if s.correctAnswers {
+		answers := []any{}
+		if sc.answer != nil {
+			answers = append(answers, object{{"key", run.answerColumn}, {"value", *sc.answer}})
+		}
+		o = append(o, field{"correct_answers", answers})
+	} else {
+		var answer any
+		if sc.answer != nil {
+			answer = *sc.answer
+		}
+		o = append(o, field{"correct_answer", answer})
+	}
+	return append(o,
+		field{"is_pinned", false},
+		field{"note", ""},
+		field{"results", results},
+	)
+}
+
+// variantWire is an AppVariantResponse. Callers hold s.mu.
+func (s *Server) variantWire(v *variantRecord) object {
+	app := s.apps[v.appID]
+	base := s.bases[v.baseID]
+	return object{
+		{"app_id", v.appID},
+		{"app_name", app.Name},
+		{"variant_id", v.id},
+		{"variant_name", base.Name + "." + v.configName},
+		{"parameters", nullableMap(v.parameters)},
+		{"previous_variant_name", nullable(v.previousVariantName)},
+		{"user_id", v.userID},
+		{"base_name", base.Name},
+		{"base_id", base.ID},
+		{"config_name", v.configName},
+		{"uri", nullable(base.URI)},
+		{"revision", v.revision},
+		{"organization_id", nullable(app.OrganizationID)},
+		{"workspace_id", nullable(app.WorkspaceID)},
+	}
+}
+
+func (e *evaluatorRecord) wire() object {
+	return object{
+		{"id", e.id},
+		{"name", e.name},
+		{"evaluator_key", e.key},
+		{"settings_values", nullableMap(e.settings)},
+		{"created_at", naiveTime(e.created)},
+		{"updated_at", naiveTime(e.updated)},
+	}
+}
+
+func (h *humanEvaluationRecord) wire() object {
+	return object{
+		{"id", h.ID},
+		{"app_id", h.AppID},
+		{"user_id", h.UserID},
+		{"user_username", h.UserUsername},
+		{"evaluation_type", h.EvaluationType},
+		{"variant_ids", h.VariantIDs},
+		{"variant_names", h.VariantNames},
+		{"variants_revision_ids", h.VariantsRevisionIDs},
+		{"revisions", h.Revisions},
+		{"testset_id", h.TestsetID},
+		{"testset_name", h.TestsetName},
+		{"status", h.Status},
+		{"created_at", naiveTime(h.CreatedAt.Time)},
+		{"updated_at", naiveTime(h.UpdatedAt.Time)},
+	}
+}
+
+// spanWire renders a span with its descendants. The span asked for carries
+// its config (the SpanDetail shape); its children, plain Spans, do not.
+// Callers hold s.mu.
+func (s *Server) spanWire(rec *spanRecord, detail bool, depth int) object {
+	sp := rec.span
+	variant := object{
+		{"variant_id", nullable(sp.Variant.VariantID)},
+		{"variant_name", nullable(sp.Variant.VariantName)},
+		{"revision", nullableInt(sp.Variant.Revision)},
+	}
+	if sp.Variant.Environment != "" {
+		variant = append(variant, field{"environment", sp.Variant.Environment})
+	}
+	var children any
+	if len(rec.children) > 0 && depth < maxSpanDepth {
+		list := make([]any, 0, len(rec.children))
+		for _, id := range rec.children {
+			if c, ok := s.spans[id]; ok {
+				list = append(list, s.spanWire(c, false, depth+1))
+			}
+		}
+		children = list
+	}
+	metadata := sp.Metadata
+	if metadata == nil {
+		metadata = map[string]any{}
+	}
+	content := sp.Content
+	if content == nil {
+		content = map[string]any{}
+	}
+	o := object{
+		{"id", sp.ID},
+		{"name", sp.Name},
+		{"parent_span_id", nullable(sp.ParentSpanID)},
+		{"created_at", naiveTime(sp.CreatedAt.Time)},
+		{"variant", variant},
+		{"environment", nullable(sp.Environment)},
+		{"spankind", string(sp.SpanKind)},
+		{"status", string(sp.Status)},
+		{"metadata", metadata},
+		{"trace_id", nullable(sp.TraceID)},
+		{"user_id", sp.UserID},
+		{"content", content},
+		{"children", children},
+	}
+	if detail {
+		o = append(o, field{"config", nullableMap(sp.Config)})
+	}
+	return o
+}
+
+// maxSpanDepth guards against a seeded cycle of spans.
+const maxSpanDepth = 256
+
+func nullableInt(n int) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+// revisionString is how evaluations list revisions: as strings.
+func revisionString(n int) string { return strconv.Itoa(n) }
+
+func (e validationError) wire(v pydanticVersion) object {
+	if v == pydanticV1 {
+		o := object{{"loc", e.Loc}, {"msg", e.Msg}, {"type", e.Type}}
+		if e.Ctx != nil {
+			o = append(o, field{"ctx", e.Ctx})
+		}
+		return o
+	}
+	o := object{{"type", e.Type}, {"loc", e.Loc}, {"msg", e.Msg}, {"input", e.Input}}
+	if e.Ctx != nil {
+		o = append(o, field{"ctx", e.Ctx})
+	}
+	return append(o, field{"url", pydanticV2Docs + e.Type})
+}
+
+// validationBody is a 422 answer's body.
+func validationBody(v pydanticVersion, errs []validationError) object {
+	items := make([]any, len(errs))
+	for i, e := range errs {
+		items[i] = e.wire(v)
+	}
+	return object{{"detail", items}}
+}
+
+// object is a JSON object whose keys keep the order the service's Pydantic
+// models declare them in, with explicit nulls where a value is nil.
+type object []field
+
+type field struct {
+	key   string
+	value any
+}
+
+// MarshalJSON writes the fields in order, without escaping HTML characters,
+// as Python's json module does.
+func (o object) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		if err := encodeValue(&buf, f.key); err != nil {
+			return nil, err
+		}
+		buf.WriteByte(':')
+		if err := encodeValue(&buf, f.value); err != nil {
+			return nil, fmt.Errorf("field %s: %w", f.key, err)
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+func encodeValue(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // Encode's newline
+	return nil
+}
+
+// answer is a whole response, built before any byte of it is written.
+type answer struct {
+	status int
+	header http.Header // extra headers; may be nil
+	body   []byte      // JSON, or nil for no body
+}
+
+// jsonAnswer encodes v as the answer's body.
+func jsonAnswer(status int, v any) answer {
+	var buf bytes.Buffer
+	if err := encodeValue(&buf, v); err != nil {
+		// Only a bad seed (say, a channel in a parameters map) gets here.
+		status = http.StatusInternalServerError
+		buf.Reset()
+		_ = encodeValue(&buf, object{{"detail", "agentatest: cannot encode the answer: " + err.Error()}})
+	}
+	return answer{status: status, body: buf.Bytes()}
+}
+
+// detailAnswer answers {"detail": message}, the service's shape for every
+// error other than a validation error.
+func detailAnswer(status int, message string) answer {
+	return jsonAnswer(status, object{{"detail", message}})
+}
+
+// write sends the answer.
+func (a answer) write(w http.ResponseWriter) {
+	h := w.Header()
+	for name, values := range a.header {
+		h[name] = values
+	}
+	if a.body != nil {
+		h.Set("Content-Type", "application/json")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	w.WriteHeader(a.status)
+	if len(a.body) > 0 {
+		_, _ = w.Write(a.body)
+	}
+}
+
+// naiveTime formats t as the service writes timestamps read back from
+// storage: UTC without a zone, with microseconds unless they are zero, as
+// Python's datetime.isoformat does.
+func naiveTime(t time.Time) string {
+	t = t.UTC()
+	s := t.Format("2006-01-02T15:04:05")
+	if us := t.Nanosecond() / 1000; us != 0 {
+		s += fmt.Sprintf(".%06d", us)
+	}
+	return s
+}
+
+// zonedTime formats t as the service writes freshly created objects: like
+// naiveTime, followed by +00:00.
+func zonedTime(t time.Time) string {
+	return naiveTime(t) + "+00:00"
+}
+
+// result is the service's Result: {"type", "value", "error"}, all three
+// always present.
+type result struct {
+	Type  string
+	Value any
+	Err   *resultError
+}
+
+type resultError struct {
+	Message    string
+	Stacktrace *string
+}
+
+func (r result) wire() object {
+	var e any
+	if r.Err != nil {
+		var st any
+		if r.Err.Stacktrace != nil {
+			st = *r.Err.Stacktrace
+		}
+		e = object{{"message", r.Err.Message}, {"stacktrace", st}}
+	}
+	return object{{"type", r.Type}, {"value", r.Value}, {"error", e}}
+}
+
+func (r result) failed() bool { return r.Type == "error" || r.Err != nil }
+
+func errorResult(message string, stacktrace string) result {
+	e := &resultError{Message: message}
+	if stacktrace != "" {
+		e.Stacktrace = &stacktrace
+	}
+	return result{Type: "error", Err: e}
+}
+
+// nullable returns nil for an empty string, so that it is sent as null.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// nullableMap returns nil for a nil map, so that it is sent as null.
+func nullableMap(m map[string]any) any {
+	if m == nil {
+		return nil
+	}
+	return m
+}

@@ -1,0 +1,308 @@
+package agenta
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"log/slog"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"reflect"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/go-querystring/query"
+	"github.com/hashicorp/go-retryablehttp"
+)
+
+// request describes one operation call for the engine.
+type request struct {
+	method string
+	path   string // escaped, relative to the base URL, starting with "/"
+	query  any    // a struct for go-querystring, or nil
+	body   any    // marshalled as JSON, or nil
+	// secrets are credential values in the body, scrubbed from errors.
+	secrets []string
+}
+
+// idempotent reports whether a request may be sent twice without harm.
+func (r *request) idempotent() bool {
+	return r.method == http.MethodGet || r.method == http.MethodHead
+}
+
+// call is the state of one operation call across its attempts. It rides in
+// the request's context, where the Client's retry hooks find it.
+type call struct {
+	c       *Client
+	r       request
+	path    string // the full escaped path, for errors and logs
+	attempt int
+	wrote   atomic.Bool // some of this attempt's request was written
+	last    error       // the last answer before a retry
+}
+
+// callKey is the context key of a call's state.
+type callKey struct{}
+
+// getOne runs a request whose answer is one JSON object.
+func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
+	st, resp, err := c.start(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	v, err := decodeObject[T](st, resp)
+	finish(resp.Body, err == nil)
+	return v, err
+}
+
+// getList runs a request whose answer is a JSON array and returns its
+// elements, read by decode.
+func getList[T any](ctx context.Context, c *Client, r *request, decode listDecoder[T]) ([]T, error) {
+	out := []T{}
+	for v, err := range streamList(ctx, c, r, decode) {
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// streamList runs a request whose answer is a JSON array and yields its
+// elements as decode reads them, so memory does not grow with the array.
+// Stopping the loop early closes the response at once.
+func streamList[T any](ctx context.Context, c *Client, r *request, decode listDecoder[T]) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		st, resp, err := c.start(ctx, r)
+		if err != nil {
+			var zero T
+			yield(zero, err)
+			return
+		}
+		complete := false
+		defer func() { finish(resp.Body, complete) }() // decode may replace resp.Body
+		complete = decode(st, resp, yield)
+	}
+}
+
+// start runs the request with retries. It returns a 2xx response, whose body
+// the caller must close, or an error: non-2xx answers become *APIError or
+// *ValidationError.
+func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, error) {
+	if ctx == nil {
+		return nil, nil, invalid("ctx", "is nil")
+	}
+	if c == nil || c.retry == nil {
+		return nil, nil, invalid("Client", "is nil or not made by NewClient")
+	}
+	target := c.base + r.path
+	// The path for errors and logs is the tail of target: no allocation.
+	path := target[len(c.base)-len(c.basePath):]
+	if err := ctx.Err(); err != nil {
+		// Send nothing for a context that has already ended.
+		return nil, nil, fmt.Errorf("agenta: %s %s: %w", r.method, path, err)
+	}
+	if r.query != nil {
+		values, err := query.Values(r.query)
+		if err != nil {
+			return nil, nil, fmt.Errorf("agenta: %s %s: encode query: %w", r.method, path, err)
+		}
+		if encoded := values.Encode(); encoded != "" {
+			target += "?" + encoded
+		}
+	}
+	var body any
+	if r.body != nil {
+		data, err := json.Marshal(r.body)
+		if err != nil {
+			// A value JSON cannot carry, such as NaN in Parameters.
+			return nil, nil, invalid(reflect.TypeOf(r.body).Name(), "cannot be sent as JSON: %v", err)
+		}
+		body = data
+	}
+
+	st := &call{c: c, r: *r, path: path}
+	ctx = context.WithValue(ctx, callKey{}, st)
+	if !r.idempotent() {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteHeaders: func() { st.wrote.Store(true) },
+		})
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, target, body)
+	if err != nil {
+		return nil, nil, fmt.Errorf("agenta: %s %s: build request: %w", r.method, path, err)
+	}
+	// Share the Client's header values instead of cloning them: net/http
+	// only reads them, and the capped capacity makes an Add copy, not write.
+	for name, values := range c.header {
+		req.Header[name] = values[:len(values):len(values)]
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+
+	resp, err := c.retry.Do(req)
+	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return nil, nil, st.transportError(err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, nil, st.readError(resp)
+	}
+	return st, resp, nil
+}
+
+// checkRetry is the Client's CheckRetry hook. It applies shouldRetry to the
+// attempt, plans the wait with backoff, logs the attempt, and then waits
+// itself: go-retryablehttp's Backoff hook sees neither the context nor, after
+// a transport error, the response, so it cannot find the call whose wait
+// it would have to return. A wait that would outlast the caller's deadline
+// is not started: it would only turn the last answer into a deadline error.
+func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	st := ctx.Value(callKey{}).(*call)
+	st.attempt++
+	wrote := st.wrote.Swap(false)
+	retry := ctx.Err() == nil && st.attempt <= c.maxRetries &&
+		shouldRetry(st.r.idempotent(), wrote, resp, err)
+	var wait time.Duration
+	if retry {
+		wait = backoff(c.waitMin, c.waitMax, st.attempt-1, resp, time.Now())
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+			retry = false
+		}
+	}
+	if retry && resp != nil {
+		// Keep what the server said, in case the context ends while we wait.
+		st.last = st.readError(resp)
+	}
+	st.log(ctx, resp, err, retry, wait)
+	if !retry || wait <= 0 {
+		return retry, nil
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-timer.C:
+		return true, nil
+	}
+}
+
+// noWait is the Client's Backoff hook: checkRetry has already waited.
+func noWait(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
+
+func (st *call) log(ctx context.Context, resp *http.Response, err error, retry bool, wait time.Duration) {
+	l := st.c.logger
+	if l == nil {
+		return
+	}
+	level := slog.LevelInfo
+	attrs := make([]slog.Attr, 0, 6)
+	attrs = append(attrs,
+		slog.String("method", st.r.method),
+		slog.String("path", st.path),
+		slog.Int("attempt", st.attempt))
+	if resp != nil {
+		attrs = append(attrs, slog.Int("status", resp.StatusCode))
+		if resp.StatusCode >= 400 {
+			level = slog.LevelWarn
+		}
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", unwrapURLError(err).Error()))
+		level = slog.LevelWarn
+	}
+	if retry {
+		attrs = append(attrs, slog.Duration("wait", wait))
+	}
+	l.LogAttrs(ctx, level, "agenta request", attrs...)
+}
+
+func (st *call) transportError(err error) error {
+	err = unwrapURLError(err)
+	suffix := ""
+	if st.attempt > 1 {
+		suffix = " (after " + strconv.Itoa(st.attempt) + " attempts)"
+	}
+	if st.last != nil {
+		// An earlier attempt had an answer: keep it for errors.As.
+		return fmt.Errorf("agenta: %s %s: %w%s; last answer: %w", st.r.method, st.path, err, suffix, st.last)
+	}
+	return fmt.Errorf("agenta: %s %s: %w%s", st.r.method, st.path, err, suffix)
+}
+
+// readError turns a non-2xx answer into an error, keeping up to
+// maxErrorBody of its body with credentials scrubbed, and closes the body.
+func (st *call) readError(resp *http.Response) error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	return newAPIError(resp.StatusCode, st.r.method, st.path, st.scrub(body))
+}
+
+// scrub replaces every credential the request carried with [REDACTED], in
+// case the server echoes one (FastAPI echoes refused input).
+func (st *call) scrub(body []byte) []byte {
+	for _, list := range [][]string{st.c.secrets, st.r.secrets} {
+		for _, secret := range list {
+			body = redact(body, secret)
+			if quoted, err := json.Marshal(secret); err == nil {
+				if escaped := string(quoted[1 : len(quoted)-1]); escaped != secret {
+					body = redact(body, escaped)
+				}
+			}
+		}
+	}
+	return body
+}
+
+// redact replaces secret in body with [REDACTED]. A long secret is replaced
+// wherever it occurs; a short one (a test key such as "k") only where it
+// stands alone, so that it cannot mangle the words around it.
+func redact(body []byte, secret string) []byte {
+	if secret == "" || !bytes.Contains(body, []byte(secret)) {
+		return body
+	}
+	const long = 12
+	var out []byte
+	rest := body
+	for {
+		i := bytes.Index(rest, []byte(secret))
+		if i < 0 {
+			break
+		}
+		end := i + len(secret)
+		alone := len(secret) >= long ||
+			(i == 0 || !wordByte(rest[i-1])) && (end == len(rest) || !wordByte(rest[end]))
+		if alone {
+			out = append(out, rest[:i]...)
+			out = append(out, "[REDACTED]"...)
+		} else {
+			out = append(out, rest[:end]...)
+		}
+		rest = rest[end:]
+	}
+	return append(out, rest...)
+}
+
+func wordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+}
+
+// unwrapURLError drops net/http's *url.Error wrapper, whose message repeats
+// the full URL with its query.
+func unwrapURLError(err error) error {
+	var uerr *url.Error
+	if errors.As(err, &uerr) && uerr.Err != nil {
+		return uerr.Err
+	}
+	return err
+}

@@ -1,0 +1,147 @@
+package agenta
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// newTransport returns the pooled transport of a Client built without
+// WithHTTPClient, sized for many concurrent calls to one host: up to 64
+// connections per host, all kept idle between calls. Beyond 64 concurrent
+// calls to one host, a call waits for a free connection rather than open
+// and then discard extra ones (without the cap, 64 busy workers opened up
+// to 100 connections on loopback). Each Client has its own, so that one
+// Client's long streams never hold up another's calls.
+func newTransport() *http.Transport {
+	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64,
+		MaxConnsPerHost:       64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// poolKeeper forwards RoundTrip only, so that go-retryablehttp cannot empty
+// the idle pool.
+type poolKeeper struct{ next http.RoundTripper }
+
+func (p poolKeeper) RoundTrip(r *http.Request) (*http.Response, error) { return p.next.RoundTrip(r) }
+
+// stripCredentialsOnRedirect drops credential headers from any redirected
+// request whose origin (scheme, host and port) differs from the original
+// request's. net/http alone keeps them across ports of one host. It ends a
+// redirect loop, and refuses a redirect to a scheme other than http and
+// https once the caller's policy (next) has accepted it.
+func stripCredentialsOnRedirect(names []string, next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return errTooManyRedirects
+		}
+		if !sameOrigin(req.URL, via[0].URL) {
+			for _, name := range names {
+				req.Header.Del(name)
+			}
+		}
+		if next != nil {
+			if err := next(req, via); err != nil {
+				if err == http.ErrUseLastResponse {
+					return err
+				}
+				return &redirectRefused{err}
+			}
+		}
+		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+			// net/http would refuse it with an error that has no type.
+			return &redirectRefused{fmt.Errorf("unsupported protocol scheme %q", req.URL.Scheme)}
+		}
+		return nil
+	}
+}
+
+// errTooManyRedirects ends a redirect loop; it is never retried.
+var errTooManyRedirects = errors.New("stopped after 10 redirects")
+
+// redirectRefused marks a redirect refused by the caller's redirect policy,
+// or to a scheme other than http and https, which another attempt would
+// only repeat: it is never retried.
+type redirectRefused struct{ err error }
+
+func (e *redirectRefused) Error() string { return e.err.Error() }
+func (e *redirectRefused) Unwrap() error { return e.err }
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) &&
+		strings.EqualFold(a.Hostname(), b.Hostname()) &&
+		effectivePort(a) == effectivePort(b)
+}
+
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
+// credentialParts returns the secrets in a header's value: the whole value,
+// the token after a scheme such as "Bearer", and each cookie's value, so
+// that a server echoing only a part of it is scrubbed too. Parts shorter
+// than 8 bytes are not secrets worth scrubbing everywhere, and neither is a
+// short whole value unless the header is a known credential header.
+func credentialParts(value string, credential bool) []string {
+	var parts []string
+	if credential || len(value) >= 8 {
+		parts = append(parts, value)
+	}
+	add := func(part string) {
+		if part = strings.Trim(strings.TrimSpace(part), `"`); len(part) >= 8 && part != value {
+			parts = append(parts, part)
+		}
+	}
+	if _, token, ok := strings.Cut(value, " "); ok {
+		add(token)
+	}
+	for _, cookie := range strings.Split(value, ";") {
+		if _, v, ok := strings.Cut(cookie, "="); ok {
+			add(v)
+		}
+	}
+	return parts
+}
+
+// credentialHeader reports headers whose values are credentials.
+func credentialHeader(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Authorization", "Cookie", "Proxy-Authorization", "X-Api-Key":
+		return true
+	}
+	return false
+}
+
+// credentialNames lists the headers to drop on a cross-origin redirect: the
+// credential headers, and every header the caller added, which may carry a
+// session.
+func credentialNames(h http.Header) []string {
+	names := []string{"Authorization", "Cookie", "Proxy-Authorization"}
+	for name := range h {
+		switch name {
+		case "Accept", "User-Agent", "Authorization", "Cookie", "Proxy-Authorization":
+		default:
+			names = append(names, name)
+		}
+	}
+	return names
+}
