@@ -117,7 +117,7 @@ func FuzzHostileErrorPath(f *testing.F) {
 	f.Add(uint16(401), "", []byte(`{"detail":{"message":""}}`), uint8(6), uint16(22), uint8(0))
 	f.Add(uint16(200), "", []byte(`[{"id":"s-1","evaluation_id":""}]`), uint8(7), uint16(30), uint8(3))
 	f.Add(uint16(101), "Upgrade: x", []byte(`x`), uint8(0), uint16(0), uint8(0))
-	f.Skip("issue 12 items 5 and 10: fix pending")
+
 	f.Fuzz(func(t *testing.T, status uint16, headers string, body []byte, encoding uint8, at uint16, how uint8) {
 		echo := fuzzEncodings[int(encoding)%len(fuzzEncodings)](fuzzKey)
 		header := http.Header{}

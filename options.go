@@ -23,6 +23,7 @@ type settings struct {
 	waitMin    time.Duration
 	waitMax    time.Duration
 	logger     *slog.Logger
+	limits     ResponseLimits
 }
 
 // WithAPIKey sets the credential sent, verbatim, as the Authorization header.
