@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"reflect"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -23,10 +22,11 @@ import (
 
 // request describes one operation call for the engine.
 type request struct {
-	method string
-	path   string // escaped, relative to the base URL, starting with "/"
-	query  any    // a struct for go-querystring, or nil
-	body   any    // marshalled as JSON, or nil
+	operation string // the Client method, for APIError.Operation
+	method    string
+	path      string // escaped, relative to the base URL, starting with "/"
+	query     any    // a struct for go-querystring, or nil
+	body      any    // marshalled as JSON, or nil
 	// secrets are credential values in the body, scrubbed from errors.
 	secrets []string
 	// whole names the ResponseLimits field that bounds the whole answer:
@@ -132,7 +132,7 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 		data, err := json.Marshal(r.body)
 		if err != nil {
 			// A value JSON cannot carry, such as NaN in Parameters.
-			return nil, nil, invalid(reflect.TypeOf(r.body).Name(), "cannot be sent as JSON: %v", err)
+			return nil, nil, unencodableError(r.body, err)
 		}
 		body = data
 	}
@@ -295,6 +295,7 @@ func (st *call) readError(resp *http.Response) error {
 	err := newAPIError(resp.StatusCode, st.r.method, st.path, st.scrubCut(body, maxErrorBody))
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
+		apiErr.Operation = st.r.operation
 		apiErr.Message = st.text(apiErr.Message, 4*maxMessage)
 		if location := resp.Header.Get("Location"); location != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
 			note := "redirect to " + st.text(location, maxMessage) + " not followed"

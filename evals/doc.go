@@ -27,6 +27,7 @@
 //	err = report.Check(
 //		evals.MinMean("Exact match", 0.9),
 //		evals.NoSignificantRegression("Exact match", 0.05),
+//		evals.MaxWorseRows("Edit distance", 0),
 //		evals.MaxAppErrors(0),
 //	)
 //	report.WriteMarkdown(os.Stdout)

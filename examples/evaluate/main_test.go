@@ -3,64 +3,186 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
+	"encoding/xml"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/evals"
 )
+
+// Not parallel: the program reads and sets AGENTA_HOST.
 
 func TestEvaluateEmbedded(t *testing.T) {
 	t.Setenv("AGENTA_HOST", "")
+	dir := t.TempDir()
+	junitPath, csvPath := filepath.Join(dir, "report.xml"), filepath.Join(dir, "report.csv")
 	var out, progress bytes.Buffer
-	if err := evaluate(context.Background(), nil, &out, &progress); err != nil {
-		t.Fatal(err)
+	if err := evaluate(context.Background(), []string{"-junit", junitPath, "-csv", csvPath}, &out, &progress); err != nil {
+		t.Fatalf("the demo's candidate must pass the demo's gates, got %v\n%s", err, out.String())
 	}
 	for _, want := range []string{
-		"candidate  capitals.precise, forked with model=\"gpt-4o-mini\" temperature=0",
-		"Exact match    capitals.default    62.5%",
-		"capitals.precise   100.0%",
-		"Australia    Sydney  Canberra  Exact match",
-		"worst rows of capitals.precise:\n  none",
+		"### `capitals.precise` against `capitals.default`\n",
+		"| Exact match | 62.5% (30.6% – 86.3%) | 100.0% (67.6% – 100.0%) | +37.5 pts | 3 / 0 / 5 | 0.25 |\n",
+		"| Edit distance (lower is better) | 2.125 (-0.3806 – 4.631) | 0 (0 – 0) | -2.125 | 3 / 0 / 5 | 0.25 |\n",
+		"| `Exact match >= 0.9` | 1 | ✅ pass |\n",
+		"| `regression_p(Exact match) >= 0.05` | 1 | ✅ pass |\n",
+		"| `worse(Edit distance) <= 0` | 0 | ✅ pass |\n",
+		"| `app_errors <= 0` | 0 | ✅ pass |\n",
 	} {
 		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, out.String())
+			t.Errorf("the Markdown report lacks %q:\n%s", want, out.String())
 		}
 	}
-	if !strings.Contains(progress.String(), "capitals.default 8/8, capitals.precise 8/8") {
-		t.Errorf("progress does not reach 8/8: %q", progress.String())
+	for _, want := range []string{"capitals.default: EVALUATION_FINISHED\n", "capitals.precise: EVALUATION_FINISHED\n"} {
+		if !strings.Contains(progress.String(), want) {
+			t.Errorf("the progress lacks %q:\n%s", want, progress.String())
+		}
+	}
+
+	// JUnit: a suite per variant with a case per row, and one for the gates.
+	var junit struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Name     string `xml:"name,attr"`
+			Failures int    `xml:"failures,attr"`
+			Cases    []struct {
+				Name    string    `xml:"name,attr"`
+				Failure *struct{} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(readFile(t, junitPath), &junit); err != nil {
+		t.Fatalf("-junit wrote no valid XML: %v", err)
+	}
+	suites := map[string]string{}
+	for _, s := range junit.Suites {
+		suites[s.Name] = fmt.Sprintf("%d cases, %d failed", len(s.Cases), s.Failures)
+	}
+	wantSuites := map[string]string{
+		"capitals.default": "8 cases, 3 failed", // Australia, Nigeria, Switzerland: the largest city
+		"capitals.precise": "8 cases, 0 failed",
+		"gates":            "4 cases, 0 failed",
+	}
+	if fmt.Sprint(suites) != fmt.Sprint(wantSuites) {
+		t.Errorf("JUnit suites = %v, want %v", suites, wantSuites)
+	}
+
+	// CSV: a header, then one line per row of each variant.
+	records, err := csv.NewReader(bytes.NewReader(readFile(t, csvPath))).ReadAll()
+	if err != nil {
+		t.Fatalf("-csv wrote no valid CSV: %v", err)
+	}
+	if len(records) != 17 {
+		t.Fatalf("CSV has %d lines, want a header and 2×8 rows", len(records))
+	}
+	header := strings.Join(records[0], ",")
+	if want := "variant,row,input.country,expected,output,app_error,cost,latency,Edit distance,Exact match,Terse answer"; header != want {
+		t.Errorf("CSV header = %s, want %s", header, want)
+	}
+	if got, want := strings.Join(records[4][:5], ","), "capitals.default,4,Australia,Canberra,Sydney"; got != want {
+		t.Errorf("CSV line 4 starts %s, want %s", got, want)
 	}
 }
 
+func TestEvaluateGateFails(t *testing.T) {
+	t.Setenv("AGENTA_HOST", "")
+	var out, progress bytes.Buffer
+	err := evaluate(context.Background(), []string{"-set", "temperature=1", "-name", "warm"}, &out, &progress)
+	if !errors.Is(err, evals.ErrGateFailed) {
+		t.Fatalf("a warmer candidate names the largest city more often: want a gate failure, got %v", err)
+	}
+	if code := exitCode(err); code != 1 {
+		t.Errorf("exit code %d for a failed gate, want 1", code)
+	}
+	var gateErr *evals.GateError
+	if !errors.As(err, &gateErr) {
+		t.Fatalf("error %T, want a *evals.GateError", err)
+	}
+	var failed []string
+	for _, g := range gateErr.Failed {
+		failed = append(failed, fmt.Sprintf("%s: %v", g.Gate, g.Measured))
+	}
+	if got, want := strings.Join(failed, "; "), "Exact match >= 0.9: 0.375; worse(Edit distance) <= 0: 2"; got != want {
+		t.Errorf("failed gates %q, want %q", got, want)
+	}
+	// The report is written all the same, for the person who reads the CI log.
+	for _, want := range []string{"### `capitals.warm` against `capitals.default`", "| `Exact match >= 0.9` | 0.375 | ❌ fail |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestEvaluateAgainstAHost points AGENTA_HOST at a fake, as a user would at
+// their server, with the ids and gates passed in.
 func TestEvaluateAgainstAHost(t *testing.T) {
-	srv := agentatest.NewTestServer(t, agentatest.WithManualEvaluations())
+	srv := agentatest.NewTestServer(t, agentatest.WithAPIKey("key.secret"))
 	d := agentatest.SeedDemo(srv)
 	t.Setenv("AGENTA_HOST", srv.URL())
-	// This server runs nothing by itself: drive it while the example polls.
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			default:
-				srv.AdvanceEvaluations(1)
-				time.Sleep(time.Millisecond)
-			}
-		}
-	}()
+	t.Setenv("AGENTA_API_KEY", "key.secret")
+
 	var out, progress bytes.Buffer
 	err := evaluate(context.Background(), []string{
-		"-app", d.AppID, "-testset", d.TestsetID, "-rows", "8", "-name", "hot",
-		"-evaluators", "Exact=" + d.ExactMatchID + ",Distance=" + d.EditDistanceID,
-		"-set", "temperature=1.0", "-set", `prompt_system="Be chatty."`,
+		"-app", d.AppID, "-testset", d.TestsetID, "-name", "chatty",
+		"-evaluators", d.ExactMatchID + "," + d.EditDistanceID,
+		"-set", "temperature=0", "-set", `prompt_system="Be chatty."`,
+		"-gate", "Exact match >= 50%",
 	}, &out, &progress)
+	var gateErr *evals.GateError
+	if !errors.As(err, &gateErr) || len(gateErr.Failed) != 1 || gateErr.Failed[0].Measured != 0 {
+		t.Fatalf("a chatty candidate never matches exactly: want Exact match failing at 0, got %v", err)
+	}
+	if !regexp.MustCompile("### `capitals\\.chatty-[0-9]+` against `capitals\\.default`").MatchString(out.String()) {
+		t.Errorf("a real server gets a candidate named with a timestamp:\n%s", out.String())
+	}
+	if n := len(srv.RequestsFor(agentatest.OpCreateEvaluation)); n != 1 {
+		t.Errorf("%d creates, want one for both variants", n)
+	}
+
+	before := len(srv.Requests())
+	err = evaluate(context.Background(), []string{"-app", d.AppID, "-testset", d.TestsetID, "-evaluators", d.ExactMatchID}, &out, &progress)
+	if err == nil || !strings.Contains(err.Error(), "-gate") {
+		t.Errorf("without -gate on a real server: want a refusal naming -gate, got %v", err)
+	}
+	if exitCode(err) != 2 {
+		t.Errorf("exit code %d for a refused run, want 2", exitCode(err))
+	}
+	if n := len(srv.Requests()) - before; n != 0 {
+		t.Errorf("a refused run sent %d requests, want none", n)
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	tests := []struct {
+		err  error
+		want int
+	}{
+		{nil, 0},
+		{flag.ErrHelp, 0},
+		{fmt.Errorf("judging: %w", &evals.GateError{Total: 1}), 1},
+		{errors.New("create evaluation: 500"), 2},
+	}
+	for _, tt := range tests {
+		if got := exitCode(tt.err); got != tt.want {
+			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`capitals\.hot\s+0\.0%`).MatchString(out.String()) {
-		t.Errorf("a chatty variant never matches exactly:\n%s", out.String())
-	}
+	return b
 }

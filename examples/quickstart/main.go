@@ -1,5 +1,6 @@
-// Command quickstart calls each of the SDK's seven operations once and prints
-// what came back.
+// Command quickstart calls each of the SDK's seven operations once, waits
+// for the evaluation it starts (WaitEvaluation, which reads the evaluation's
+// status and then the finished evaluation), and prints what came back.
 //
 // Run as is, it starts an embedded fake of the service (package agentatest)
 // loaded with demo data, so it needs no server and no account:
@@ -10,16 +11,18 @@
 // then pass the ids of your own objects:
 //
 //	AGENTA_HOST=https://cloud.agenta.ai AGENTA_API_KEY=... go run ./examples/quickstart \
-//	    -app ID -base ID -testset ID -evaluators ID,ID -span ID
+//	    -app ID -testset ID -evaluators ID,ID -span ID
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"sort"
 	"strings"
@@ -27,7 +30,7 @@ import (
 	"time"
 
 	"github.com/agenta-go/agenta"
-	"github.com/agenta-go/agenta/examples/internal/demo"
+	"github.com/agenta-go/agenta/agentatest"
 	"github.com/agenta-go/agenta/models"
 )
 
@@ -35,7 +38,7 @@ import (
 type config struct {
 	appID, baseID, testsetID, spanID string
 	environment                      string
-	evaluators                       []demo.Evaluator
+	evaluatorIDs                     []string
 }
 
 func main() {
@@ -50,22 +53,39 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var cfg config
 	var evaluators string
 	fs.StringVar(&cfg.appID, "app", "", "app id (AGENTA_HOST only)")
-	fs.StringVar(&cfg.baseID, "base", "", "base id to fork a variant from (AGENTA_HOST only)")
+	fs.StringVar(&cfg.baseID, "base", "", "base id to fork a variant from (default: the deployed variant's)")
 	fs.StringVar(&cfg.testsetID, "testset", "", "test set id (AGENTA_HOST only)")
-	fs.StringVar(&evaluators, "evaluators", "", "evaluator config ids, comma-separated, each optionally as name=id (AGENTA_HOST only)")
+	fs.StringVar(&evaluators, "evaluators", "", "evaluator config ids, comma-separated (AGENTA_HOST only)")
 	fs.StringVar(&cfg.spanID, "span", "", "span id (AGENTA_HOST only)")
 	fs.StringVar(&cfg.environment, "env", models.EnvironmentProduction, "environment to read the deployed variant from")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg.evaluators = demo.ParseEvaluators(evaluators)
+	cfg.evaluatorIDs = strings.FieldsFunc(evaluators, func(r rune) bool { return r == ',' || r == ' ' })
 
-	client, configName, stop, err := connect(&cfg, out)
+	// Without AGENTA_HOST, an embedded fake loaded with the demo data stands
+	// in for the service. Its worker takes 60 ms per step, so that the wait
+	// below sees the run start and finish, as it would on a real server.
+	demo, stop := agentatest.StartDemoUnlessHost(agentatest.WithEvaluationPace(60 * time.Millisecond))
+	defer stop()
+	configName, poll := "quickstart", 100*time.Millisecond
+	if demo != nil {
+		cfg.appID, cfg.testsetID, cfg.spanID = demo.AppID, demo.TestsetID, demo.SpanID
+		cfg.evaluatorIDs = demo.EvaluatorConfigIDs()
+		fmt.Fprintln(out, "Agenta quickstart against the embedded demo server (set AGENTA_HOST to use yours)")
+	} else if cfg.appID == "" || cfg.testsetID == "" || len(cfg.evaluatorIDs) == 0 || cfg.spanID == "" {
+		return errors.New("with AGENTA_HOST set, pass -app, -testset, -evaluators and -span")
+	} else {
+		// A real server keeps what earlier runs created; its web page polls
+		// every 2 s, and so does WaitEvaluation by default.
+		configName, poll = fmt.Sprintf("quickstart-%d", time.Now().Unix()), 0
+		fmt.Fprintf(out, "Agenta quickstart against %s\n", os.Getenv("AGENTA_HOST"))
+	}
+	client, err := agenta.NewClientFromEnv() // AGENTA_HOST, and AGENTA_API_KEY when set
 	if err != nil {
 		return err
 	}
-	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 
 	// 1. Which variant serves production?
@@ -86,16 +106,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	// 3. Fork a variant from the same base with other parameters.
 	section(out, "AddVariantFromBase: a new variant with temperature 0 and gpt-4o-mini")
-	params := map[string]any{}
-	for k, v := range variant.Parameters {
-		params[k] = v
-	}
+	params := maps.Clone(variant.Parameters)
 	params["temperature"] = 0.0
 	params["model"] = "gpt-4o-mini"
-	baseID := cfg.baseID
-	if baseID == "" {
-		baseID = variant.BaseID
-	}
+	baseID := cmp.Or(cfg.baseID, variant.BaseID)
 	forked, err := client.AddVariantFromBase(ctx, models.AddVariantFromBase{
 		BaseID: baseID, NewVariantName: configName, NewConfigName: configName, Parameters: params,
 	})
@@ -104,32 +118,49 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	printVariant(out, forked)
 
-	// 4. Evaluate the new variant against the test set.
+	// 4. Evaluate the new variant against the test set. The service answers
+	// at once; a worker runs the evaluation afterwards.
 	section(out, "CreateEvaluation: evaluate the new variant on the test set")
 	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
 		AppID:              cfg.appID,
 		VariantIDs:         []string{forked.VariantID},
-		EvaluatorConfigIDs: demo.IDs(cfg.evaluators),
+		EvaluatorConfigIDs: cfg.evaluatorIDs,
 		TestsetID:          cfg.testsetID,
 		RateLimit:          models.DefaultRateLimit(),
 	})
 	if err != nil {
 		return err
 	}
-	for _, ev := range evaluations {
-		fmt.Fprintf(out, "evaluation %s of %s on test set %q: %s\n",
-			ev.ID, strings.Join(ev.VariantNames, ", "), ev.TestsetName, ev.State())
+	evaluation := evaluations[0]
+	fmt.Fprintf(out, "evaluation %s of %s on test set %q: %s\n",
+		evaluation.ID, strings.Join(evaluation.VariantNames, ", "), evaluation.TestsetName, evaluation.State())
+
+	// 5. Wait for it: WaitEvaluation reads the status (FetchEvaluationStatus)
+	// until the run ends, then returns the finished evaluation
+	// (FetchEvaluation), with its evaluator configs and aggregated results.
+	section(out, "WaitEvaluation: the status until the run ends, then the finished evaluation")
+	finished, err := client.WaitEvaluation(ctx, evaluation.ID, &agenta.WaitOptions{
+		Interval: poll,
+		OnStatus: func(status models.Result) { fmt.Fprintf(out, "status %s\n", status.String()) },
+	})
+	if err != nil {
+		return err // a failed run matches agenta.ErrEvaluationFailed
+	}
+	names := map[string]string{}
+	for _, r := range finished.AggregatedResults {
+		names[r.EvaluatorConfig.ID] = r.EvaluatorConfig.Name
+		fmt.Fprintf(out, "%-14s %s\n", r.EvaluatorConfig.Name, r.Result.String())
 	}
 
-	// 5. Its scenarios: one per test-set row, with each evaluator's verdict.
+	// 6. Its scenarios: one per test-set row, with each evaluator's result.
 	section(out, "FetchEvaluationScenarios: one scenario per test-set row")
-	scenarios, err := firstScenarios(ctx, client, evaluations[0].ID)
+	scenarios, err := client.FetchEvaluationScenarios(ctx, evaluation.ID)
 	if err != nil {
 		return err
 	}
-	printScenarios(out, scenarios, cfg.evaluators)
+	printScenarios(out, scenarios, cfg.evaluatorIDs, names)
 
-	// 6. A trace of one call to the app.
+	// 7. A trace of one call to the app.
 	section(out, "GetSpan: a trace of one call to the app")
 	span, err := client.GetSpan(ctx, cfg.spanID, nil)
 	if err != nil {
@@ -149,7 +180,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		span.Variant.VariantName, span.Variant.Revision, seconds(latency), count, errorsSeen)
 	fmt.Fprintln(out, "(go run ./examples/trace prints the whole tree)")
 
-	// 7. The app's human evaluations.
+	// 8. The app's human evaluations.
 	section(out, "ListHumanEvaluations: the app's human evaluations")
 	humans, err := client.ListHumanEvaluations(ctx, cfg.appID)
 	if err != nil {
@@ -162,50 +193,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			h.TestsetName, h.Status, h.CreatedAt.UTC().Format("2006-01-02 15:04 MST"))
 	}
 	return tw.Flush()
-}
-
-// connect returns a client for AGENTA_HOST, or else for an embedded fake
-// loaded with the demo data, whose ids then fill in cfg. It also returns the
-// config name to give the forked variant, unique on a real server.
-func connect(cfg *config, out io.Writer) (*agenta.Client, string, func(), error) {
-	target := demo.Connect()
-	if d := target.Demo; d != nil {
-		cfg.appID, cfg.baseID, cfg.testsetID, cfg.spanID = d.AppID, d.BaseID, d.TestsetID, d.SpanID
-		cfg.evaluators = demo.Evaluators(*d)
-		fmt.Fprintln(out, "Agenta quickstart against the embedded demo server (set AGENTA_HOST to use yours)")
-	} else if cfg.appID == "" || cfg.testsetID == "" || len(cfg.evaluators) == 0 || cfg.spanID == "" {
-		return nil, "", nil, errors.New("with AGENTA_HOST set, pass -app, -testset, -evaluators and -span")
-	} else {
-		fmt.Fprintf(out, "Agenta quickstart against %s\n", target.URL)
-	}
-
-	// The base URL ends in /api; the API key goes with every request.
-	var opts []agenta.Option
-	if target.APIKey != "" {
-		opts = append(opts, agenta.WithAPIKey(target.APIKey))
-	}
-	client, err := agenta.NewClient(target.URL, opts...)
-	if err != nil {
-		target.Close()
-		return nil, "", nil, err
-	}
-	return client, target.UniqueName("quickstart"), target.Close, nil
-}
-
-// firstScenarios waits until the evaluation has scenarios. The embedded
-// server fills them in at once; a real one runs the app on each row first.
-func firstScenarios(ctx context.Context, client *agenta.Client, id string) ([]models.EvaluationScenario, error) {
-	for {
-		scenarios, err := client.FetchEvaluationScenarios(ctx, id)
-		if err != nil || len(scenarios) > 0 {
-			return scenarios, err
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(2 * time.Second):
-		}
-	}
 }
 
 func section(out io.Writer, title string) {
@@ -236,35 +223,25 @@ func printVariant(out io.Writer, v *models.AppVariantResponse) {
 	_ = tw.Flush()
 }
 
-func printScenarios(out io.Writer, scenarios []models.EvaluationScenario, evaluators []demo.Evaluator) {
-	names := map[string]string{}
-	for _, e := range evaluators {
-		names[e.ID] = e.Name
-	}
+// printScenarios writes one line per scenario: the inputs, the app's
+// answer, the expected answer and each evaluator's result, by name.
+func printScenarios(out io.Writer, scenarios []models.EvaluationScenario, evaluatorIDs []string, names map[string]string) {
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	header := []string{"INPUT", "ANSWER", "EXPECTED"}
-	if len(scenarios) > 0 {
-		for _, r := range scenarios[0].Results {
-			header = append(header, strings.ToUpper(nameOr(names, r.EvaluatorConfig)))
-		}
+	for _, id := range evaluatorIDs {
+		header = append(header, strings.ToUpper(cmp.Or(names[id], id)))
 	}
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, sc := range scenarios {
-		row := []string{demo.Inputs(sc), demo.Answer(sc), demo.Expected(sc)}
-		for _, r := range sc.Results {
-			row = append(row, r.Result.String())
+		row := []string{sc.InputsText(), sc.OutputText(), sc.ExpectedAnswer()}
+		for _, id := range evaluatorIDs {
+			r, _ := sc.Result(id)
+			row = append(row, r.String())
 		}
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	_ = tw.Flush()
 	fmt.Fprintf(out, "%d scenarios\n", len(scenarios))
-}
-
-func nameOr(names map[string]string, id string) string {
-	if n, ok := names[id]; ok {
-		return n
-	}
-	return id
 }
 
 func seconds(s float64) string {

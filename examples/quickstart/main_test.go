@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -17,16 +18,30 @@ func TestQuickstartEmbedded(t *testing.T) {
 	}
 	for _, want := range []string{
 		"== GetVariantByEnvironment", "== GetVariant", "== AddVariantFromBase", "== CreateEvaluation",
-		"== FetchEvaluationScenarios", "== GetSpan", "== ListHumanEvaluations",
-		"capitals.default (66a0c0de0000000000000c01), revision 3",
-		"capitals.quickstart", "EVALUATION_STARTED", "8 scenarios",
-		"Australia    Canberra  Canberra  true",
+		"== WaitEvaluation", "== FetchEvaluationScenarios", "== GetSpan", "== ListHumanEvaluations",
+		"capitals.default (", "), revision 3",
+		"capitals.quickstart",
+		"status EVALUATION_FINISHED\nExact match    1\nEdit distance  0\nTerse answer   1\n",
+		"INPUT                ANSWER    EXPECTED  EXACT MATCH  EDIT DISTANCE  TERSE ANSWER",
+		"country=Australia    Canberra  Canberra  true         0              true", "8 scenarios",
 		"6 spans, 1 with an error",
 		"human_a_b_testing  capitals.default vs capitals.verbose",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+	// The statuses the wait saw, in the order of the lifecycle; which of
+	// the running ones it saw depends on timing, the end does not.
+	statuses := regexp.MustCompile(`(?m)^status (\S+)$`).FindAllStringSubmatch(out.String(), -1)
+	order := map[string]int{"EVALUATION_INITIALIZED": 0, "EVALUATION_STARTED": 1, "EVALUATION_FINISHED": 2}
+	for i, s := range statuses {
+		if i > 0 && order[s[1]] <= order[statuses[i-1][1]] {
+			t.Errorf("status %s after %s: the wait must print each change once, in lifecycle order", s[1], statuses[i-1][1])
+		}
+	}
+	if n := len(statuses); n == 0 || statuses[n-1][1] != "EVALUATION_FINISHED" {
+		t.Errorf("statuses %v, want them to end with EVALUATION_FINISHED", statuses)
 	}
 }
 
@@ -40,16 +55,26 @@ func TestQuickstartAgainstAHost(t *testing.T) {
 	var out bytes.Buffer
 	err := run(context.Background(), []string{
 		"-app", d.AppID, "-base", d.BaseID, "-testset", d.TestsetID, "-span", d.SpanID,
-		"-evaluators", "Exact=" + d.ExactMatchID + "," + d.EditDistanceID,
+		"-evaluators", d.ExactMatchID + "," + d.EditDistanceID,
 	}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "capitals.quickstart-") {
-		t.Errorf("a real server gets a unique config name:\n%s", out.String())
+	for _, want := range []string{
+		"Agenta quickstart against " + strings.TrimSuffix(srv.URL(), "/api"),
+		"capitals.quickstart-", // a real server gets a unique config name
+		"INPUT                ANSWER    EXPECTED  EXACT MATCH  EDIT DISTANCE\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
 	}
-	if len(srv.Requests()) != 7 {
-		t.Errorf("%d requests, want one per operation", len(srv.Requests()))
+	// The seven operations once each, and the two evaluation reads.
+	for _, op := range agentatest.Operations() {
+		n := len(srv.RequestsFor(op))
+		if op == agentatest.OpFetchEvaluationStatus && n < 1 || op != agentatest.OpFetchEvaluationStatus && n != 1 {
+			t.Errorf("%s requested %d times, want once (the status at least once)", op, n)
+		}
 	}
 
 	t.Setenv("AGENTA_API_KEY", "")

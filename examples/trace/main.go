@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/agenta-go/agenta"
-	"github.com/agenta-go/agenta/examples/internal/demo"
+	"github.com/agenta-go/agenta/agentatest"
 	"github.com/agenta-go/agenta/models"
 )
 
@@ -40,21 +40,16 @@ func trace(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 
-	target := demo.Connect()
-	defer target.Close()
-	if target.Demo != nil && *spanID == "" {
-		*spanID = target.Demo.SpanID
+	// Without AGENTA_HOST, an embedded fake with the demo data stands in.
+	demo, stop := agentatest.StartDemoUnlessHost()
+	defer stop()
+	if demo != nil && *spanID == "" {
+		*spanID = demo.SpanID
 	}
 	if *spanID == "" {
 		return errors.New("with AGENTA_HOST set, pass -span")
 	}
-
-	// The base URL ends in /api; the API key goes with every request.
-	var opts []agenta.Option
-	if target.APIKey != "" {
-		opts = append(opts, agenta.WithAPIKey(target.APIKey))
-	}
-	client, err := agenta.NewClient(target.URL, opts...)
+	client, err := agenta.NewClientFromEnv()
 	if err != nil {
 		return err
 	}
