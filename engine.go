@@ -269,8 +269,10 @@ func (st *call) reason(err error) error {
 	case dialFailure(err):
 		return &failure{text: "no answer from the server: " + text, errs: []error{ErrNoResponse, err}}
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
+		// The cause's text varies with where net/http noticed the
+		// timeout; the cause stays wrapped for errors.As.
 		return &failure{
-			text: "the per-attempt timeout (WithTimeout, " + st.c.http.Timeout.String() + ") expired: " + text,
+			text: "the per-attempt timeout (WithTimeout, " + st.c.http.Timeout.String() + ") expired",
 			errs: []error{ErrAttemptTimeout, err},
 		}
 	case errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
