@@ -23,6 +23,7 @@ type settings struct {
 	waitMin    time.Duration
 	waitMax    time.Duration
 	logger     *slog.Logger
+	limits     ResponseLimits
 }
 
 // WithBaseURL replaces the base URL, such as "https://cloud.agenta.ai/api".
