@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"runtime"
@@ -166,8 +167,20 @@ func basePathOf(base string) string {
 }
 
 func parseBaseURL(raw string) (string, error) {
-	if strings.TrimSpace(raw) == "" {
+	trimmed := strings.TrimSpace(raw)
+	switch {
+	case trimmed == "":
 		return "", invalid("baseURL", "is empty")
+	case trimmed != raw:
+		// A trailing space would be escaped into the path (/api%20), a
+		// leading one breaks parsing with a confusing message.
+		return "", invalid("baseURL", "has leading or trailing spaces; remove them")
+	case !strings.Contains(raw, "://") && hostAndPort(raw):
+		scheme := "https://"
+		if local(raw) {
+			scheme = "http://"
+		}
+		return "", invalid("baseURL", "has no scheme; did you mean %s%s?", scheme, raw)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -190,4 +203,40 @@ func parseBaseURL(raw string) (string, error) {
 		return "", invalid("baseURL", "must not have a fragment")
 	}
 	return u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), nil
+}
+
+// hostAndPort reports a scheme-less base URL that starts with a host name
+// or address and an optional port, such as "127.0.0.1:8080/api" or
+// "cloud.agenta.ai/api", so that the error can suggest the URL meant. It
+// holds no "@", query or fragment, so the suggestion never echoes
+// credentials.
+func hostAndPort(raw string) bool {
+	if strings.ContainsAny(raw, "@?#") || hasControl(raw) {
+		return false
+	}
+	hostPort, _, _ := strings.Cut(raw, "/")
+	host, port, hasPort := strings.Cut(hostPort, ":")
+	if host == "" || hasPort && port == "" {
+		return false
+	}
+	for _, r := range port {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	for _, r := range host {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '.' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// local reports a scheme-less base URL for this machine or a private
+// network, which is most likely served over plain http.
+func local(raw string) bool {
+	host, _, _ := strings.Cut(raw, "/")
+	host, _, _ = strings.Cut(host, ":")
+	ip := net.ParseIP(host)
+	return strings.EqualFold(host, "localhost") || ip != nil && (ip.IsLoopback() || ip.IsPrivate())
 }

@@ -940,3 +940,31 @@ func TestClientsHaveTheirOwnTransport(t *testing.T) {
 	assert.NotSame(t, ta, tb)
 	assert.Equal(t, 64, ta.(*http.Transport).MaxConnsPerHost)
 }
+
+// A base URL with spaces around it or without a scheme is refused with a
+// message that says what to fix.
+func TestBaseURLRefusalsSayWhy(t *testing.T) {
+	for _, tc := range []struct {
+		base string
+		want string
+	}{
+		{"http://127.0.0.1:8080/api ", "agenta: invalid argument baseURL: has leading or trailing spaces; remove them"},
+		{" http://127.0.0.1:8080/api", "agenta: invalid argument baseURL: has leading or trailing spaces; remove them"},
+		{"https://cloud.agenta.ai/api\t", "agenta: invalid argument baseURL: has leading or trailing spaces; remove them"},
+		{"127.0.0.1:8080/api", "agenta: invalid argument baseURL: has no scheme; did you mean http://127.0.0.1:8080/api?"},
+		{"localhost:8080", "agenta: invalid argument baseURL: has no scheme; did you mean http://localhost:8080?"},
+		{"192.168.1.20/api", "agenta: invalid argument baseURL: has no scheme; did you mean http://192.168.1.20/api?"},
+		{"cloud.agenta.ai/api", "agenta: invalid argument baseURL: has no scheme; did you mean https://cloud.agenta.ai/api?"},
+		{"user:pw@agenta.test/api", "agenta: invalid argument baseURL: "},
+		{"agenta.test/api?key=x", "agenta: invalid argument baseURL: "},
+	} {
+		t.Run(tc.base, func(t *testing.T) {
+			c, err := NewClient(tc.base)
+			require.Error(t, err, "NewClient(%q) = %v, want an error", tc.base, c)
+			assert.True(t, errors.Is(err, ErrInvalidArgument), "expected ErrInvalidArgument, got %v", err)
+			assert.True(t, strings.HasPrefix(err.Error(), tc.want), "error %q, want it to start with %q", err, tc.want)
+			assert.NotContains(t, err.Error(), "pw", "no credentials echoed")
+			assert.NotContains(t, err.Error(), "key=x", "no query echoed")
+		})
+	}
+}

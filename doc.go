@@ -66,6 +66,30 @@
 // change these; the context bounds the whole call, and a wait that would
 // outlast its deadline is skipped in favour of returning the last answer.
 //
+// # Evaluations
+//
+// An automatic evaluation runs in the service's background worker:
+// CreateEvaluation answers at once with one Evaluation per variant, each in
+// EVALUATION_INITIALIZED, and the scenarios stay empty until the run is
+// over. Wait for it, then read the rows:
+//
+//	created, err := client.CreateEvaluation(ctx, newEvaluation)
+//	// ...
+//	ev, err := client.WaitEvaluation(ctx, created[0].ID, nil) // polls the status every 2 s
+//	if errors.Is(err, agenta.ErrEvaluationFailed) {
+//		// FAILED or AGGREGATION_FAILED: ev is set, and it has no scenarios
+//	}
+//	scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
+//
+// A run goes INITIALIZED, STARTED, then FINISHED, FINISHED_WITH_ERRORS (some
+// rows failed, which is no error), FAILED or AGGREGATION_FAILED; the
+// models.Evaluation… constants name them, and models.EvaluationStatus's
+// Terminal, Failed and Running read them. A run that stays INITIALIZED
+// usually means no worker runs on the server: bound the wait with ctx, and
+// the error names the status and how long it held. FetchEvaluation reads the
+// evaluation with its aggregated results; FetchEvaluationStatus reads the
+// status alone.
+//
 // # Layout
 //
 // For maintainers, each file of this package and the one thing it holds:

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"reflect"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -23,10 +22,11 @@ import (
 
 // request describes one operation call for the engine.
 type request struct {
-	method string
-	path   string // escaped, relative to the base URL, starting with "/"
-	query  any    // a struct for go-querystring, or nil
-	body   any    // marshalled as JSON, or nil
+	operation string // the Client method, for APIError.Operation
+	method    string
+	path      string // escaped, relative to the base URL, starting with "/"
+	query     any    // a struct for go-querystring, or nil
+	body      any    // marshalled as JSON, or nil
 	// secrets are credential values in the body, scrubbed from errors.
 	secrets []string
 }
@@ -122,7 +122,7 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 		data, err := json.Marshal(r.body)
 		if err != nil {
 			// A value JSON cannot carry, such as NaN in Parameters.
-			return nil, nil, invalid(reflect.TypeOf(r.body).Name(), "cannot be sent as JSON: %v", err)
+			return nil, nil, unencodableError(r.body, err)
 		}
 		body = data
 	}
@@ -245,7 +245,12 @@ func (st *call) transportError(err error) error {
 func (st *call) readError(resp *http.Response) error {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
-	return newAPIError(resp.StatusCode, st.r.method, st.path, st.scrub(body))
+	err := newAPIError(resp.StatusCode, st.r.method, st.path, st.scrub(body))
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		apiErr.Operation = st.r.operation
+	}
+	return err
 }
 
 // scrub replaces every credential the request carried with [REDACTED], in

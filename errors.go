@@ -30,6 +30,22 @@ var (
 	ErrInvalidArgument = errors.New("agenta: invalid argument")  // refused before sending
 )
 
+// ErrRouteNotFound matches FastAPI's answer for a path the server has no
+// route for, exactly 404 {"detail":"Not Found"}: the base URL lacks the
+// service's prefix (usually /api), or the server's version lacks the
+// operation (today's servers removed these routes in 2026). It also matches
+// ErrNotFound, and errors.Is(ErrRouteNotFound, ErrNotFound) holds.
+var ErrRouteNotFound error = &narrowerSentinel{"agenta: route not found", ErrNotFound}
+
+// narrowerSentinel is a sentinel that is a case of a broader one.
+type narrowerSentinel struct {
+	text    string
+	broader error
+}
+
+func (e *narrowerSentinel) Error() string { return e.text }
+func (e *narrowerSentinel) Unwrap() error { return e.broader }
+
 // maxErrorBody is how much of an error answer is kept: enough for any real
 // error document, bounded against a misbehaving server or proxy.
 const maxErrorBody = 1 << 20
@@ -47,12 +63,20 @@ type APIError struct {
 	// Path is the escaped URL path the request was sent to, including the
 	// base URL's prefix. It never includes the query.
 	Path string
-	// Message is the server's "detail" string, or the trimmed text of a
-	// body that is not JSON, such as a proxy's HTML page.
+	// Message is the server's "detail" string (or "detail.message", as
+	// newer servers send it), without a prefix that repeats the status
+	// ("404: App not found" becomes "App not found"), or the trimmed text of
+	// a body that is not JSON, such as a proxy's HTML page. It is at most
+	// 200 characters, a cut marked with "…".
 	Message string
 	// Body is the raw answer, cut at 1 MiB. Credentials the request carried
 	// are replaced by [REDACTED] should the server echo them.
 	Body []byte
+	// Operation is the Client method that got the answer, such as
+	// "GetVariant". With StatusCode and Message it tells the service's
+	// not-found answers that come as 500 (which match ErrNotFound) from
+	// other server errors.
+	Operation string
 }
 
 func (e *APIError) Error() string {
@@ -67,14 +91,56 @@ func (e *APIError) Error() string {
 		b.WriteByte(' ')
 		b.WriteString(text)
 	}
-	if e.Message != "" {
+	if e.Message != "" && !e.repeatsStatus() {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
+	}
+	if e.routeNotFound() {
+		b.WriteString(": the server has no route for this path; check that the base URL ends in the service's prefix, usually /api, and that the server's version has ")
+		if e.Operation != "" {
+			b.WriteString(e.Operation)
+		} else {
+			b.WriteString("this operation")
+		}
+	}
+	if missing, ok := e.notFoundAs500(); ok {
+		b.WriteString(" (the service's answer when ")
+		b.WriteString(missing)
+		b.WriteString(" does not exist)")
 	}
 	return b.String()
 }
 
-// Is matches the sentinel of the error's status code.
+// repeatsStatus reports a Message that only repeats the status, as a
+// default error page does ("Internal Server Error", "502 Bad Gateway"), so
+// that Error() says it once.
+func (e *APIError) repeatsStatus() bool {
+	text := http.StatusText(e.StatusCode)
+	if text == "" {
+		return false
+	}
+	m := strings.TrimPrefix(e.Message, strconv.Itoa(e.StatusCode)+" ")
+	return strings.EqualFold(m, text)
+}
+
+// routeNotFound reports FastAPI's answer for an unknown path: 404 with a
+// body of exactly {"detail":"Not Found"}, give or take whitespace.
+func (e *APIError) routeNotFound() bool {
+	if e.StatusCode != http.StatusNotFound || len(e.Body) > 64 {
+		return false
+	}
+	var doc map[string]any
+	if json.Unmarshal(e.Body, &doc) != nil || len(doc) != 1 {
+		return false
+	}
+	return doc["detail"] == "Not Found"
+}
+
+// Is matches the sentinel of the error's status code. ErrNotFound also
+// matches the service's not-found answers that come as 500 on the operation
+// that sends them, such as GetVariant's "'NoneType' object has no attribute
+// 'base_id'"; ErrServer matches those too. ErrRouteNotFound matches
+// FastAPI's 404 for an unknown path.
 func (e *APIError) Is(target error) bool {
 	switch target {
 	case ErrBadRequest:
@@ -83,7 +149,12 @@ func (e *APIError) Is(target error) bool {
 		return e.StatusCode == http.StatusUnauthorized
 	case ErrForbidden:
 		return e.StatusCode == http.StatusForbidden
+	case ErrRouteNotFound:
+		return e.routeNotFound()
 	case ErrNotFound:
+		if _, ok := e.notFoundAs500(); ok {
+			return true
+		}
 		return e.StatusCode == http.StatusNotFound
 	case ErrValidation:
 		return e.StatusCode == http.StatusUnprocessableEntity
@@ -226,7 +297,7 @@ func invalidField(name, field, format string, args ...any) error {
 func newAPIError(status int, method, path string, body []byte) error {
 	apiErr := &APIError{StatusCode: status, Method: method, Path: path, Body: body}
 	details, message := parseErrorBody(body)
-	apiErr.Message = message
+	apiErr.Message = dropStatusPrefix(message, status)
 	if status == http.StatusUnprocessableEntity {
 		verr := &ValidationError{APIError: apiErr, Details: details}
 		if len(details) > 0 {
@@ -262,6 +333,10 @@ func parseErrorBody(body []byte) ([]ValidationDetail, string) {
 			if s, ok := jsonText(doc.Detail); ok {
 				return nil, clip(s, maxMessage)
 			}
+			if s, ok := detailMessage(doc.Detail); ok {
+				// Newer servers: {"detail":{"message":"Unauthorized"}}.
+				return nil, clip(s, maxMessage)
+			}
 			var details []ValidationDetail
 			if len(doc.Detail) > 0 && doc.Detail[0] == '[' && json.Unmarshal(doc.Detail, &details) == nil {
 				return details, ""
@@ -278,6 +353,36 @@ func parseErrorBody(body []byte) ([]ValidationDetail, string) {
 		}
 	}
 	return nil, clip(plainText(trimmed), maxMessage)
+}
+
+// detailMessage returns the message of a detail object, as newer servers
+// send it: {"message": "..."}.
+func detailMessage(detail json.RawMessage) (string, bool) {
+	if len(detail) == 0 || detail[0] != '{' {
+		return "", false
+	}
+	var doc struct {
+		Message json.RawMessage `json:"message"`
+	}
+	if json.Unmarshal(detail, &doc) != nil {
+		return "", false
+	}
+	return jsonText(doc.Message)
+}
+
+// dropStatusPrefix removes the status the service puts in front of a
+// re-raised text ("404: App not found"), when it is the answer's own status:
+// the error string says it already.
+func dropStatusPrefix(message string, status int) string {
+	code := strconv.Itoa(status)
+	if rest, ok := strings.CutPrefix(message, code); ok {
+		if rest, ok := strings.CutPrefix(rest, ":"); ok {
+			if rest = strings.TrimSpace(rest); rest != "" {
+				return rest
+			}
+		}
+	}
+	return message
 }
 
 // jsonText returns raw as a string when it is a non-empty JSON string.

@@ -11,10 +11,13 @@ import (
 // FetchEvaluationScenarios returns every scenario (test-set row) of an
 // evaluation, with the variant's outputs and each evaluator's results.
 //
-// An evaluation is filled in as it runs, so polling this shows progress. For
-// very large evaluations, StreamEvaluationScenarios avoids holding every row.
+// The service writes all of a run's scenarios in one burst at its end, so
+// the list is empty until then, and stays empty for a run that failed: wait
+// for the run with WaitEvaluation rather than polling this, which reads
+// about 1 kB per row. For very large evaluations,
+// StreamEvaluationScenarios avoids holding every row.
 func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID string) ([]models.EvaluationScenario, error) {
-	r, err := scenariosRequest(evaluationID)
+	r, err := scenariosRequest("FetchEvaluationScenarios", evaluationID)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +39,7 @@ func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID stri
 // reading the whole answer, time spent in the loop body included: for a
 // long stream with slow work per row, raise it and bound the call with ctx.
 func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID string) iter.Seq2[models.EvaluationScenario, error] {
-	r, err := scenariosRequest(evaluationID)
+	r, err := scenariosRequest("StreamEvaluationScenarios", evaluationID)
 	if err != nil {
 		return func(yield func(models.EvaluationScenario, error) bool) {
 			yield(models.EvaluationScenario{}, err)
@@ -45,12 +48,12 @@ func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID str
 	return streamList(ctx, c, r, scenarioList)
 }
 
-func scenariosRequest(evaluationID string) (*request, error) {
+func scenariosRequest(operation, evaluationID string) (*request, error) {
 	id, err := segment("evaluationID", "evaluation_id", evaluationID)
 	if err != nil {
 		return nil, err
 	}
-	return &request{method: http.MethodGet, path: "/evaluations/" + id + "/evaluation_scenarios"}, nil
+	return &request{operation: operation, method: http.MethodGet, path: "/evaluations/" + id + "/evaluation_scenarios"}, nil
 }
 
 // FetchEvaluation returns one evaluation with its status, its aggregated
@@ -61,7 +64,7 @@ func (c *Client) FetchEvaluation(ctx context.Context, evaluationID string) (*mod
 	if err != nil {
 		return nil, err
 	}
-	return getOne[models.Evaluation](ctx, c, &request{method: http.MethodGet, path: "/evaluations/" + id})
+	return getOne[models.Evaluation](ctx, c, &request{operation: "FetchEvaluation", method: http.MethodGet, path: "/evaluations/" + id})
 }
 
 // FetchEvaluationStatus returns an evaluation's status, a Result such as
@@ -74,7 +77,7 @@ func (c *Client) FetchEvaluationStatus(ctx context.Context, evaluationID string)
 	if err != nil {
 		return nil, err
 	}
-	answer, err := getOne[statusAnswer](ctx, c, &request{method: http.MethodGet, path: "/evaluations/" + id + "/status"})
+	answer, err := getOne[statusAnswer](ctx, c, &request{operation: "FetchEvaluationStatus", method: http.MethodGet, path: "/evaluations/" + id + "/status"})
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +113,7 @@ func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) 
 		secrets = append(secrets, v)
 	}
 	return getList(ctx, c, &request{
-		method: http.MethodPost, path: "/evaluations", body: ev, secrets: secrets,
+		operation: "CreateEvaluation", method: http.MethodPost, path: "/evaluations", body: ev, secrets: secrets,
 	}, jsonList[models.Evaluation])
 }
 

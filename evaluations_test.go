@@ -354,7 +354,10 @@ func TestFetchEvaluationNotFound(t *testing.T) {
 	assert.Nil(t, ev)
 	assert.True(t, errors.Is(err, ErrNotFound), "expected ErrNotFound, got %v", err)
 	apiErr := requireAPIError(t, err, 404, "GET", "/api/evaluations/"+waitEvalID)
-	assert.Equal(t, "404: Evaluation with id "+waitEvalID+" not found", apiErr.Message)
+	// The status prefix the service re-raises with is dropped from Message
+	// (the error says 404 already) and kept in Body.
+	assert.Equal(t, "Evaluation with id "+waitEvalID+" not found", apiErr.Message)
+	assert.Contains(t, string(apiErr.Body), `"404: Evaluation with id `)
 }
 
 func TestFetchEvaluationStatus(t *testing.T) {

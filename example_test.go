@@ -41,8 +41,9 @@ func demoClient() (*agenta.Client, agentatest.Demo, func()) {
 }
 
 // startEvaluation starts an evaluation of the demo's default variant, as in
-// ExampleClient_CreateEvaluation, and returns its id. On the fake, its
-// scenarios are all filled in when it returns.
+// ExampleClient_CreateEvaluation, and returns its id once the run has
+// written its scenarios. As on the service, create answers before the run
+// starts, and a run writes all its scenarios at once at its end.
 func startEvaluation(client *agenta.Client, demo agentatest.Demo, evaluatorConfigIDs ...string) string {
 	evaluations, err := client.CreateEvaluation(context.Background(), models.NewEvaluation{
 		AppID:              demo.AppID,
@@ -54,7 +55,17 @@ func startEvaluation(client *agenta.Client, demo agentatest.Demo, evaluatorConfi
 	if err != nil {
 		log.Fatal(err)
 	}
-	return evaluations[0].ID
+	id := evaluations[0].ID
+	for {
+		scenarios, err := client.FetchEvaluationScenarios(context.Background(), id)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if len(scenarios) > 0 {
+			return id
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func ExampleNewClient() {
@@ -119,12 +130,16 @@ func ExampleClient_GetVariant() {
 	fmt.Println(v.VariantName, "of app", v.AppName, "from base", v.BaseName)
 	fmt.Println("prompt:", v.Parameters["prompt_user"])
 
-	_, err = client.GetVariant(ctx, "66a0c0de00000000000000ff")
-	fmt.Println("unknown id:", errors.Is(err, agenta.ErrNotFound))
+	// The service has no 404 here: an unknown variant is a 500.
+	_, err = client.GetVariant(ctx, "0190b5a2-0000-7000-8000-0000000000ff")
+	var apiErr *agenta.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println("unknown id:", apiErr.StatusCode, apiErr.Message)
+	}
 	// Output:
 	// capitals.verbose of app capitals from base capitals
 	// prompt: Which city is the capital of {country}?
-	// unknown id: true
+	// unknown id: 500 'NoneType' object has no attribute 'base_id'
 }
 
 func ExampleClient_AddVariantFromBase() {
@@ -167,14 +182,14 @@ func ExampleClient_CreateEvaluation() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// One evaluation per variant, each just started: poll its scenarios
-	// to follow it.
+	// One evaluation per variant, in the order of VariantIDs, each waiting
+	// for the service's worker to start it.
 	for _, ev := range evaluations {
 		fmt.Println(ev.ID, ev.VariantNames[0], ev.State(), ev.CreatedAt.Format(time.RFC3339))
 	}
 	// Output:
-	// 66a0c0de0000000000000103 capitals.default EVALUATION_STARTED 2024-07-01T09:30:00Z
-	// 66a0c0de0000000000000104 capitals.verbose EVALUATION_STARTED 2024-07-01T09:30:00Z
+	// 01906da1-35c0-7000-8000-000000000003 capitals.default EVALUATION_INITIALIZED 2024-07-01T09:30:00Z
+	// 01906da1-35c0-7000-8000-000000000004 capitals.verbose EVALUATION_INITIALIZED 2024-07-01T09:30:00Z
 }
 
 func ExampleClient_FetchEvaluationScenarios() {
@@ -194,7 +209,7 @@ func ExampleClient_FetchEvaluationScenarios() {
 		exact, _ := sc.Results[0].Result.Bool()
 		distance, _ := sc.Results[1].Result.Float64()
 		fmt.Printf("%-9s %-9s want %-9s exact=%-5t distance=%v\n",
-			country, sc.Outputs[0].Result, sc.CorrectAnswer, exact, distance)
+			country, sc.Outputs[0].Result, sc.ExpectedAnswer(), exact, distance)
 	}
 	fmt.Println(len(scenarios), "scenarios")
 	// Output:
@@ -266,4 +281,90 @@ func ExampleClient_ListHumanEvaluations() {
 	// Output:
 	// human_a_b_testing capitals.default vs capitals.verbose EVALUATION_FINISHED 2024-06-20 09:15:02
 	// single_model_test capitals.default EVALUATION_STARTED 2024-06-25 16:40:11
+}
+
+func ExampleClient_WaitEvaluation() {
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
+	// Bound the wait: a run that no worker of the server picks up stays
+	// EVALUATION_INITIALIZED for ever.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// An evaluation of capitals.default, started as in the CreateEvaluation example.
+	evaluationID := startEvaluation(client, demo, demo.ExactMatchID, demo.EditDistanceID)
+
+	// The fake runs the 8 rows in well under a second, so poll often; the
+	// default, right for a real server, is every 2 s.
+	ev, err := client.WaitEvaluation(ctx, evaluationID, &agenta.WaitOptions{Interval: 50 * time.Millisecond})
+	switch {
+	case errors.Is(err, agenta.ErrEvaluationFailed):
+		log.Fatalf("the run failed: %v", err) // ev holds the failed evaluation
+	case err != nil:
+		log.Fatal(err) // ctx ended (the error names the last status), or a read failed
+	}
+	fmt.Println(ev.State(), "terminal:", ev.Terminal(), "failed:", ev.Failed())
+	for _, agg := range ev.AggregatedResults {
+		fmt.Printf("%s: %s\n", agg.EvaluatorConfig.Name, agg.Result)
+	}
+	// Output:
+	// EVALUATION_FINISHED terminal: true failed: false
+	// Exact match: 0.625
+	// Edit distance: 2.125
+}
+
+// waitEvaluation waits for an evaluation's run to end, as in
+// ExampleClient_WaitEvaluation.
+func waitEvaluation(client *agenta.Client, evaluationID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := client.WaitEvaluation(ctx, evaluationID, &agenta.WaitOptions{Interval: 50 * time.Millisecond}); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func ExampleClient_FetchEvaluation() {
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
+	ctx := context.Background()
+	// An evaluation of capitals.default, started as in the CreateEvaluation
+	// example, whose run has ended, as in the WaitEvaluation example.
+	evaluationID := startEvaluation(client, demo, demo.ExactMatchID)
+	waitEvaluation(client, evaluationID)
+
+	ev, err := client.FetchEvaluation(ctx, evaluationID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ev.VariantNames[0], "on", ev.TestsetName+":", ev.State())
+	// One aggregated result per evaluator config: the mean over the rows.
+	for _, agg := range ev.AggregatedResults {
+		fmt.Printf("%s (%s): %s\n", agg.EvaluatorConfig.Name, agg.EvaluatorConfig.EvaluatorKey, agg.Result)
+	}
+	// Output:
+	// capitals.default on capitals: EVALUATION_FINISHED
+	// Exact match (auto_exact_match): 0.625
+}
+
+func ExampleClient_FetchEvaluationStatus() {
+	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
+	defer stop()
+	ctx := context.Background()
+	// An evaluation of capitals.default, started as in the CreateEvaluation example.
+	evaluationID := startEvaluation(client, demo, demo.ExactMatchID)
+
+	// A status read is about 100 bytes: poll it, never the scenario list.
+	// WaitEvaluation runs this loop for you.
+	for {
+		status, err := client.FetchEvaluationStatus(ctx, evaluationID)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if s := status.EvaluationStatus(); s.Terminal() {
+			fmt.Println(s, "failed:", s.Failed())
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// Output:
+	// EVALUATION_FINISHED failed: false
 }

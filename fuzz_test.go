@@ -227,3 +227,90 @@ func fuzzCheckOne[T any](t *testing.T, body []byte, got *T, err error) {
 	require.False(t, refErr != nil || ref == nil, "body %q: the SDK decoded %#v, encoding/json gives %v, %v", body, got, ref, refErr)
 	require.False(t, !reflect.DeepEqual(*got, *ref), "body %q: the SDK decoded %#v, encoding/json %#v", body, *got, *ref)
 }
+
+// fuzzClient returns a client whose every call is answered 200 with body.
+func fuzzClient(t *testing.T, body []byte) *Client {
+	c, err := NewClient("http://fuzz.invalid/api", WithAPIKey("k"), WithMaxRetries(0),
+		WithHTTPClient(&http.Client{Transport: &fuzzBodyTransport{body: body}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// FuzzFetchEvaluationAnswer feeds any 200 body to FetchEvaluation. It must
+// give what encoding/json decodes from the body, or a *DecodeError.
+func FuzzFetchEvaluationAnswer(f *testing.F) {
+	f.Add([]byte(evaluationBody(models.EvaluationFinished)))
+	f.Add([]byte(evaluationBody(models.EvaluationFailed)))
+	// An older server: ObjectIds, naive timestamps, no costs.
+	f.Add([]byte(`{"id":"6677e9a1f0c2d4b6a8e0c1f3","app_id":"6672a5d2e7b8c0f9a1b2c3d4","user_id":"u","user_username":"ana",` +
+		`"variant_ids":["6672a5d2e7b8c0f9a1b2c3d5"],"variant_names":["app.default"],"variant_revision_ids":[],"revisions":["1"],` +
+		`"testset_id":"t","testset_name":"faq","status":{"type":"status","value":"EVALUATION_STARTED","error":null},` +
+		`"aggregated_results":[],"created_at":"2024-06-26T12:22:31.775000","updated_at":"2024-06-26T12:22:31.775000"}`))
+	// Aggregates the service cannot compute are error Results.
+	f.Add([]byte(`{"id":"e","status":{"type":"status","value":"EVALUATION_FINISHED_WITH_ERRORS","error":null},"aggregated_results":[` +
+		`{"evaluator_config":{"id":"c"},"result":{"type":"error","value":null,"error":{"message":"unsupported operand type(s) for +: 'int' and 'NoneType'","stacktrace":"T"}}}],` +
+		`"average_cost":{"type":"error","value":null,"error":{"message":"No valid values found for cost aggregation.","stacktrace":""}},` +
+		`"total_cost":null,"average_latency":{"type":"latency","value":1.5,"error":null}}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`{"detail":"404: Evaluation with id x not found"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fuzzAnswerMu.Lock()
+		defer fuzzAnswerMu.Unlock()
+		got, err := fuzzClient(t, body).FetchEvaluation(context.Background(), "e-1")
+		fuzzCheckOne(t, body, got, err)
+	})
+}
+
+// FuzzFetchEvaluationStatusAnswer feeds any 200 body to FetchEvaluationStatus.
+// It must give the Result in "status" (a bare string as a status Result), or
+// a *DecodeError; and it must succeed whenever "status" is an object that
+// decodes as a Result, or a string.
+func FuzzFetchEvaluationStatusAnswer(f *testing.F) {
+	for _, s := range []string{models.EvaluationInitialized, models.EvaluationStarted, models.EvaluationFinished,
+		models.EvaluationFinishedWithErrors, models.EvaluationFailed, models.EvaluationAggregationFailed} {
+		f.Add([]byte(statusBody(s)))
+	}
+	f.Add([]byte(`{"status":"EVALUATION_STARTED"}`))
+	f.Add([]byte(`{"status":{"type":"status","value":"EVALUATION_QUEUED","error":null,"new":1}}`))
+	f.Add([]byte(`{"status":null}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","x-stoplight":{}}`)) // prism -d
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fuzzAnswerMu.Lock()
+		defer fuzzAnswerMu.Unlock()
+		got, err := fuzzClient(t, body).FetchEvaluationStatus(context.Background(), "e-1")
+
+		var ref struct {
+			Status json.RawMessage `json:"status"`
+		}
+		var want *models.Result
+		var doc *json.RawMessage
+		if json.NewDecoder(bytes.NewReader(body)).Decode(&doc) == nil && doc != nil && json.Unmarshal(*doc, &ref) == nil {
+			switch s := ref.Status; {
+			case len(s) > 0 && s[0] == '"':
+				want = &models.Result{Type: models.ResultTypeStatus, Value: s}
+			case len(s) > 0 && s[0] == '{':
+				var r models.Result
+				if json.Unmarshal(s, &r) == nil {
+					want = &r
+				}
+			}
+		}
+		if err != nil {
+			fuzzCheckDecodeError(t, body, err)
+			if want != nil {
+				t.Fatalf("body %q: the SDK refused it (%v), but it holds the status %#v", body, err, *want)
+			}
+			return
+		}
+		if want == nil {
+			t.Fatalf("body %q: the SDK decoded %#v from an answer without a status", body, *got)
+		}
+		if got.Type != want.Type || !fuzzSameRaw(got.Value, want.Value) || !reflect.DeepEqual(got.Error, want.Error) {
+			t.Fatalf("body %q: the SDK decoded %#v, want %#v", body, *got, *want)
+		}
+	})
+}

@@ -16,9 +16,10 @@ func (c *Client) ListHumanEvaluations(ctx context.Context, appID string) ([]mode
 		return nil, err
 	}
 	return getList(ctx, c, &request{
-		method: http.MethodGet,
-		path:   "/human-evaluations",
-		query:  humanEvaluationsQuery{AppID: appID},
+		operation: "ListHumanEvaluations",
+		method:    http.MethodGet,
+		path:      "/human-evaluations",
+		query:     humanEvaluationsQuery{AppID: appID},
 	}, jsonList[models.HumanEvaluation])
 }
 

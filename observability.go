@@ -25,7 +25,7 @@ func (c *Client) GetSpan(ctx context.Context, spanID string, opts *GetSpanOption
 	if err != nil {
 		return nil, err
 	}
-	r := &request{method: http.MethodGet, path: "/observability/spans/" + id + "/"}
+	r := &request{operation: "GetSpan", method: http.MethodGet, path: "/observability/spans/" + id + "/"}
 	if opts != nil {
 		r.query = opts
 	}

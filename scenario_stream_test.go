@@ -84,7 +84,7 @@ func streamOnceFailing(t testing.TB, body []byte, chunk int, slow bool, fail err
 		WithHTTPClient(&http.Client{Transport: chunkedTransport{status: 200, body: body, chunk: chunk, fail: fail}}))
 	require.NoError(t, err)
 	var out streamOutcome
-	r, err := scenariosRequest("ev-1")
+	r, err := scenariosRequest("StreamEvaluationScenarios", "ev-1")
 	require.NoError(t, err)
 	for s, err := range streamList(context.Background(), c, r, decode) {
 		out.Pairs++

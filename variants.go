@@ -13,7 +13,7 @@ func (c *Client) GetVariant(ctx context.Context, variantID string) (*models.AppV
 	if err != nil {
 		return nil, err
 	}
-	return getOne[models.AppVariantResponse](ctx, c, &request{method: http.MethodGet, path: "/variants/" + id})
+	return getOne[models.AppVariantResponse](ctx, c, &request{operation: "GetVariant", method: http.MethodGet, path: "/variants/" + id})
 }
 
 // GetVariantByEnvironment returns the variant of an app deployed to an
@@ -35,9 +35,10 @@ func (c *Client) GetVariantByEnvironment(ctx context.Context, appID, environment
 		return nil, err
 	}
 	return getOne[models.AppVariantResponse](ctx, c, &request{
-		method: http.MethodGet,
-		path:   "/apps/get_variant_by_env",
-		query:  variantByEnvQuery{AppID: appID, Environment: environment},
+		operation: "GetVariantByEnvironment",
+		method:    http.MethodGet,
+		path:      "/apps/get_variant_by_env",
+		query:     variantByEnvQuery{AppID: appID, Environment: environment},
 	})
 }
 
@@ -63,5 +64,5 @@ func (c *Client) AddVariantFromBase(ctx context.Context, v models.AddVariantFrom
 	if err := required("AddVariantFromBase.NewConfigName", "new_config_name", v.NewConfigName); err != nil {
 		return nil, err
 	}
-	return getOne[models.AppVariantResponse](ctx, c, &request{method: http.MethodPost, path: "/variants/from-base", body: v})
+	return getOne[models.AppVariantResponse](ctx, c, &request{operation: "AddVariantFromBase", method: http.MethodPost, path: "/variants/from-base", body: v})
 }

@@ -42,8 +42,9 @@ type WaitOptions struct {
 // that wraps ctx.Err() and names the last status seen and how long it held.
 // A run that stays EVALUATION_INITIALIZED usually means no worker is
 // running on the server. Each status read is retried like every GET (a 503,
-// a dropped connection); an error that is not transient ends the wait and
-// is returned as it is. opts may be nil.
+// a dropped connection); an error the retries do not cure (a 500, a 401,
+// a 503 that outlasts them) ends the wait and is returned as it is. opts
+// may be nil.
 func (c *Client) WaitEvaluation(ctx context.Context, evaluationID string, opts *WaitOptions) (*models.Evaluation, error) {
 	if _, err := segment("evaluationID", "evaluation_id", evaluationID); err != nil {
 		return nil, err

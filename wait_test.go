@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -376,4 +377,33 @@ func TestWaitEvaluationLeavesNoGoroutine(t *testing.T) {
 		buf := make([]byte, 1<<16)
 		t.Errorf("expected at most %d goroutines, got %d:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
+}
+
+// Error strings built from a server's status and message stay short,
+// whatever the server sends.
+func TestWaitErrorsAreBounded(t *testing.T) {
+	huge := strings.Repeat("X", 1<<20)
+	for _, err := range []error{
+		&WaitError{EvaluationID: waitEvalID, Status: models.EvaluationStatus(huge), Held: time.Second, Err: context.DeadlineExceeded},
+		&EvaluationFailedError{EvaluationID: waitEvalID, Status: models.EvaluationStatus(huge), Message: clip(huge, maxMessage)},
+	} {
+		if n := len(err.Error()); n > 2*1024 {
+			t.Errorf("%T: a %d-byte status gave a %d-byte error string; want at most 2 kB", err, len(huge), n)
+		}
+	}
+}
+
+// The failure's message is cut like every message from the server.
+func TestWaitEvaluationFailureMessageIsBounded(t *testing.T) {
+	long := strings.Repeat("Evaluation Failed ", 10_000)
+	s := newWaitServer(t, "", answer{http.StatusOK, `{"status":{"type":"status","value":"EVALUATION_FAILED","error":{"message":"` + long + `"}}}`})
+	c := waitClient(t, s)
+
+	ev, err := c.WaitEvaluation(context.Background(), waitEvalID, nil)
+
+	require.NotNil(t, ev)
+	var failed *EvaluationFailedError
+	require.True(t, errors.As(err, &failed), "expected *EvaluationFailedError, got %T %v", err, err)
+	assert.LessOrEqual(t, len([]rune(failed.Message)), maxMessage+1, "message runes")
+	assert.True(t, strings.HasPrefix(long, strings.TrimSuffix(failed.Message, "…")), "the message is the start of the service's")
 }

@@ -3,6 +3,7 @@ package agentatest
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -63,8 +64,9 @@ func renderTemplate(tmpl string, inputs map[string]string) string {
 
 // inputNames returns the inputs a variant reads: parameters["inputs"] as the
 // service's templates declare them ([{"name": "country"}, ...]), or else the
-// placeholders of its prompts, or else every column but the answer column.
-func inputNames(parameters map[string]any, rows []map[string]string, answerColumn string) []string {
+// placeholders of its prompts, or else every column but the columns the
+// evaluators read as correct answers.
+func inputNames(parameters map[string]any, rows []map[string]string, answerKeys []string) []string {
 	var names []string
 	seen := map[string]bool{}
 	addName := func(n string) {
@@ -97,7 +99,7 @@ func inputNames(parameters map[string]any, rows []map[string]string, answerColum
 		return names
 	}
 	for col := range rows[0] {
-		if col != answerColumn {
+		if !slices.Contains(answerKeys, col) {
 			names = append(names, col)
 		}
 	}

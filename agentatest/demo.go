@@ -38,14 +38,21 @@ type Demo struct {
 	TraceID, SpanID string
 }
 
+// VariantIDs returns the demo's variants, the one deployed to production
+// first: capitals.default, then capitals.verbose.
+func (d Demo) VariantIDs() []string {
+	return []string{d.VariantID, d.VerboseVariantID}
+}
+
 // EvaluatorConfigIDs returns the evaluator configs the fake runs for real:
 // exact match, edit distance and terse answer.
 func (d Demo) EvaluatorConfigIDs() []string {
 	return []string{d.ExactMatchID, d.EditDistanceID, d.TerseAnswerID}
 }
 
-// demoID makes the fixed ids of the demo data, shaped like the service's.
-func demoID(n int) string { return fmt.Sprintf("66a0c0de%016x", n) }
+// demoID makes the fixed ids of the demo data: UUIDv7 values of the time
+// the demo was stored, marked so that no generated id can equal one.
+func demoID(n int) string { return uuid7(demoTime, demoMark, uint64(n)) }
 
 // demoTime is when the demo data was stored.
 var demoTime = time.Date(2024, 6, 26, 12, 22, 31, 775000000, time.UTC)

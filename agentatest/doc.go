@@ -2,12 +2,13 @@
 // variant service, for trying the SDK without a server and for testing code
 // that uses it.
 //
-// A Server speaks real HTTP on 127.0.0.1 and answers the seven operations as
-// the service does: the same JSON shapes with explicit nulls, naive
-// timestamps on stored objects and zoned ones on created objects, FastAPI's
-// 422 bodies with exact locations, {"detail": "..."} for other errors, the
-// same status codes for unknown ids, and the span operation's 307 to its
-// slashed path.
+// A Server speaks real HTTP on 127.0.0.1 and answers the seven operations
+// and the two evaluation reads as the mid-2024 service does: the same JSON
+// shapes with explicit nulls, UUIDv7 ids, the service's three timestamp
+// forms, FastAPI's 422 bodies in Pydantic 2's dialect, {"detail": "..."}
+// for other errors with the service's statuses and texts (an unknown
+// variant is a 500, a malformed id "badly formed hexadecimal UUID string"),
+// and the span operation's 307 to its slashed path.
 //
 //	srv := agentatest.NewServer()
 //	defer srv.Close()
@@ -19,18 +20,43 @@
 // AddTestset, AddEvaluatorConfig, AddHumanEvaluation and AddTrace, or load
 // the demo data with SeedDemo.
 //
-// Evaluations really run. CreateEvaluation answers one EVALUATION_STARTED
-// evaluation per variant; the Server then fills in one scenario per test-set
-// row, computing each variant's answer with its base's Application (by
-// default, the variant's prompt template filled in with the row) and scoring
-// it with the evaluators the service computes locally: exact match,
-// contains, starts and ends with, regex, Levenshtein distance and more (see
-// SupportedEvaluators). By default the scenarios are filled in before
-// CreateEvaluation answers; WithEvaluationPace fills them in the background
-// so that polling shows progress, and WithManualEvaluations leaves it to the
-// test (AdvanceEvaluations).
+// # The life of an evaluation
+//
+// Evaluations really run, in the background, as on the service.
+// CreateEvaluation answers at once with one EVALUATION_INITIALIZED
+// evaluation per variant, in the order of variant_ids, and a scenario fetch
+// right after it answers []. The fake's worker then picks the run up, sets
+// EVALUATION_STARTED and calls the variant's Application on every test-set
+// row (by default the variant's prompt template filled in with the row),
+// and only then writes every scenario at once, scores them with the
+// evaluators the service computes locally (see SupportedEvaluators),
+// aggregates, and sets the final status: EVALUATION_FINISHED,
+// EVALUATION_FINISHED_WITH_ERRORS when any result is an error, or
+// EVALUATION_FAILED with {"message": "Evaluation Failed"} and no scenarios
+// when the run breaks, for example on a test set whose columns do not match
+// the app's inputs. Read the status with GET /evaluations/{id}/status
+// (Client.WaitEvaluation polls it) and the aggregates with GET
+// /evaluations/{id}, or with Server.Evaluation.
+//
+// By default the worker picks a run up 100 ms after create and spends 5 ms
+// on each row, so the demo's runs end about 140 ms after create.
+// WithEvaluationPace changes that pace. A test makes runs finish
+// deterministically in one of two ways:
+//
+//   - after create, call Server.WaitEvaluations (or Client.WaitEvaluation),
+//     which returns once every run has its final status;
+//   - with WithManualEvaluations no worker runs: evaluations stay
+//     INITIALIZED until the test calls AdvanceEvaluations(n), which makes n
+//     rows' app calls, the last row of a run writing its scenarios and
+//     finishing it.
+//
+// WithOlderServer answers as the servers before July 2024 did (naive
+// timestamps, Pydantic 1 errors, scenarios with correct_answer), so that a
+// client can be tested on what they send.
 //
 // For testing a client's resilience, InjectFault makes the next calls to an
 // operation fail with a status (say, 503 with Retry-After), stall, or drop
-// the connection, and Requests records what each request carried.
+// the connection, and Requests records what each request carried. A client
+// that stops reading an answer holds up no other request, no seeding and
+// not Close.
 package agentatest

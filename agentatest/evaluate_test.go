@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -61,6 +60,7 @@ func TestEvaluationVariantsDiffer(t *testing.T) {
 	appID, testsetID, variants, evaluators := seedEcho(srv, nil, "auto_exact_match")
 	c := newClient(t, srv)
 	evs := create(t, c, appID, testsetID, variants, evaluators)
+	waitRuns(t, srv)
 
 	outputs := func(id string) []string {
 		scenarios, err := c.FetchEvaluationScenarios(context.Background(), id)
@@ -97,17 +97,23 @@ func TestEvaluationManualProgress(t *testing.T) {
 		require.NoError(t, err)
 		return len(scenarios)
 	}
-	assert.Equal(t, 0, count(evs[0].ID), "nothing runs until the test advances")
+	assert.Equal(t, models.EvaluationInitialized, state(t, srv, evs[0].ID), "without a worker nothing starts")
+	assert.Equal(t, 0, count(evs[0].ID))
+
 	assert.Equal(t, 2, srv.AdvanceEvaluations(2))
-	assert.Equal(t, 2, count(evs[0].ID))
 	assert.Equal(t, models.EvaluationStarted, state(t, srv, evs[0].ID))
+	assert.Equal(t, 0, count(evs[0].ID), "scenarios are written only after every row's app call")
+
 	assert.Equal(t, 2, srv.AdvanceEvaluations(2), "oldest evaluation first, then the next")
-	assert.Equal(t, 3, count(evs[0].ID))
-	assert.Equal(t, 1, count(evs[1].ID))
 	assert.Equal(t, models.EvaluationFinished, state(t, srv, evs[0].ID))
+	assert.Equal(t, 3, count(evs[0].ID), "all scenarios at once")
+	assert.Equal(t, models.EvaluationStarted, state(t, srv, evs[1].ID))
+	assert.Equal(t, 0, count(evs[1].ID))
+
 	assert.Equal(t, 2, srv.AdvanceEvaluations(10), "only two rows were left")
 	assert.Equal(t, 0, srv.AdvanceEvaluations(1))
 	assert.Equal(t, models.EvaluationFinished, state(t, srv, evs[1].ID))
+	assert.Equal(t, 3, count(evs[1].ID))
 	require.NoError(t, srv.WaitEvaluations(context.Background()))
 }
 
@@ -115,13 +121,14 @@ func TestEvaluationPaced(t *testing.T) {
 	srv, demo, c := newDemo(t, agentatest.WithEvaluationPace(time.Millisecond))
 	evs := create(t, c, demo.AppID, demo.TestsetID, []string{demo.VariantID, demo.VerboseVariantID}, demo.EvaluatorConfigIDs())
 
-	// Poll as a user would; the count never goes down.
-	seen := 0
-	for seen < 8 {
+	// Poll as a user would: no scenario until all of them.
+	for {
 		scenarios, err := c.FetchEvaluationScenarios(context.Background(), evs[0].ID)
 		require.NoError(t, err)
-		require.GreaterOrEqual(t, len(scenarios), seen)
-		seen = len(scenarios)
+		if len(scenarios) > 0 {
+			require.Len(t, scenarios, 8, "the scenarios are written all at once")
+			break
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -157,6 +164,7 @@ func TestEvaluationFinishedWithErrors(t *testing.T) {
 	appID, testsetID, variants, evaluators := seedEcho(srv, failing, "auto_exact_match", "auto_webhook_test")
 	c := newClient(t, srv)
 	evs := create(t, c, appID, testsetID, variants[:1], evaluators)
+	waitRuns(t, srv)
 	scenarios, err := c.FetchEvaluationScenarios(context.Background(), evs[0].ID)
 	require.NoError(t, err)
 	require.Len(t, scenarios, 3)
@@ -170,7 +178,8 @@ func TestEvaluationFinishedWithErrors(t *testing.T) {
 	require.NotNil(t, bad.Outputs[0].Result.Error)
 	assert.Equal(t, "rate limited by the provider", bad.Outputs[0].Result.Error.Message)
 	assert.Nil(t, bad.Outputs[0].Cost, "sent as null")
-	assert.True(t, bad.Results[0].Result.Failed(), "evaluators cannot judge a failed output")
+	assert.Equal(t, bad.Outputs[0].Result, bad.Results[0].Result, "each evaluator's result is a copy of the app's error")
+	assert.Empty(t, bad.CorrectAnswers, "a failed row has no correct answers")
 	assert.Contains(t, scenarios[2].Outputs[0].Result.Error.Message, "bug in the app")
 
 	assert.Equal(t, models.EvaluationFinishedWithErrors, state(t, srv, evs[0].ID))
@@ -180,11 +189,13 @@ func TestEvaluationFailsOnUnknownEvaluatorConfig(t *testing.T) {
 	srv := agentatest.NewTestServer(t)
 	appID, testsetID, variants, _ := seedEcho(srv, nil)
 	c := newClient(t, srv)
-	evs := create(t, c, appID, testsetID, variants[:1], []string{"66a0c0de00000000000e0404"})
-	assert.Equal(t, models.EvaluationStarted, evs[0].State(), "the service accepts the request")
+	evs := create(t, c, appID, testsetID, variants[:1], []string{"0190b5a2-0000-7000-8000-000000000404"})
+	assert.Equal(t, models.EvaluationInitialized, evs[0].State(), "the service accepts the request")
+	waitRuns(t, srv)
 	ev, _ := srv.Evaluation(evs[0].ID)
 	assert.Equal(t, models.EvaluationFailed, ev.State())
 	require.NotNil(t, ev.Status.Error)
+	assert.Equal(t, "Evaluation Failed", ev.Status.Error.Message)
 	scenarios, err := c.FetchEvaluationScenarios(context.Background(), evs[0].ID)
 	require.NoError(t, err)
 	assert.Empty(t, scenarios)
@@ -193,7 +204,6 @@ func TestEvaluationFailsOnUnknownEvaluatorConfig(t *testing.T) {
 func TestEvaluationCreateRefusals(t *testing.T) {
 	srv := agentatest.NewTestServer(t)
 	appID, testsetID, variants, _ := seedEcho(srv, nil)
-	other := srv.AddTestset(agentatest.Testset{AppID: appID, Rows: []map[string]string{{"text": "x"}}})
 	c := newClient(t, srv)
 	ctx := context.Background()
 	try := func(ev models.NewEvaluation) *agenta.APIError {
@@ -204,49 +214,83 @@ func TestEvaluationCreateRefusals(t *testing.T) {
 	}
 	base := models.NewEvaluation{AppID: appID, VariantIDs: variants, EvaluatorConfigIDs: []string{"e"},
 		TestsetID: testsetID, RateLimit: models.DefaultRateLimit()}
+	unknown := "0190b5a2-0000-7000-8000-000000000404"
+
+	for _, tc := range []struct {
+		name    string
+		edit    func(*models.NewEvaluation)
+		status  int
+		message string
+	}{
+		{"unknown app", func(ev *models.NewEvaluation) { ev.AppID = unknown }, 404, "App not found"}, // the SDK drops the re-raised status prefix from Message
+		{"unknown test set", func(ev *models.NewEvaluation) { ev.TestsetID = unknown }, 500, "'NoneType' object has no attribute 'id'"},
+		{"unknown variant", func(ev *models.NewEvaluation) { ev.VariantIDs = []string{unknown} }, 500, "'NoneType' object has no attribute 'id'"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ev := base
+			tc.edit(&ev)
+			e := try(ev)
+			assert.Equal(t, tc.status, e.StatusCode)
+			assert.Equal(t, tc.message, e.Message)
+		})
+	}
+	assert.Empty(t, srv.EvaluationIDs(), "no evaluation was started by a refused request")
 
 	ev := base
-	ev.TestsetID = other
-	e := try(ev)
-	assert.Equal(t, 400, e.StatusCode)
-	assert.Equal(t, "columns in the test set should match the names of the inputs in the variant", e.Message)
-
-	ev = base
-	ev.TestsetID = "66a0c0de0000000000000404"
+	ev.VariantIDs = []string{variants[0], unknown}
 	assert.Equal(t, 500, try(ev).StatusCode)
-
-	ev = base
-	ev.VariantIDs = []string{variants[0], "66a0c0de0000000000000404"}
-	assert.Equal(t, 500, try(ev).StatusCode)
-	assert.Empty(t, srv.EvaluationIDs(), "no evaluation was started by a refused request")
+	assert.Len(t, srv.EvaluationIDs(), 1, "not atomic: the run of the variant before the unknown one has started")
 }
 
-func TestEvaluationCorrectAnswerColumn(t *testing.T) {
+func TestEvaluationReadsCorrectAnswerKey(t *testing.T) {
 	srv := agentatest.NewTestServer(t)
 	appID := srv.AddApp(agentatest.App{Name: "echo"})
 	base := srv.AddBase(agentatest.Base{AppID: appID})
 	variant := srv.AddVariant(agentatest.Variant{BaseID: base, Parameters: map[string]any{"prompt_user": "{q}"}})
 	testset := srv.AddTestset(agentatest.Testset{AppID: appID, Rows: []map[string]string{{"q": "a", "expected": "a"}}})
-	exact := srv.AddEvaluatorConfig(models.EvaluatorConfig{EvaluatorKey: "auto_exact_match"})
 	c := newClient(t, srv)
 
-	for column, want := range map[string]bool{"": false, "expected": true} {
-		evs, err := c.CreateEvaluation(context.Background(), models.NewEvaluation{
-			AppID: appID, VariantIDs: []string{variant}, EvaluatorConfigIDs: []string{exact},
-			TestsetID: testset, RateLimit: models.DefaultRateLimit(), CorrectAnswerColumn: column,
+	for _, tc := range []struct {
+		name     string
+		settings map[string]any
+		column   string // correct_answer_column, which the service ignores
+		verdict  bool   // an exact match; false means an error Result
+		message  string
+		answers  []models.CorrectAnswer
+	}{
+		{"key given", map[string]any{"correct_answer_key": "expected"}, "", true, "",
+			[]models.CorrectAnswer{{Key: "expected", Value: "a"}}},
+		{"key given, column ignored", map[string]any{"correct_answer_key": "expected"}, "q", true, "",
+			[]models.CorrectAnswer{{Key: "expected", Value: "a"}}},
+		{"no key", nil, "expected", false, "No correct answer keys provided.", []models.CorrectAnswer{}},
+		{"key of a missing column", map[string]any{"correct_answer_key": "nope"}, "", false,
+			"Correct answer column 'nope' not found in the test set.", []models.CorrectAnswer{{Key: "nope", Value: ""}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			exact := srv.AddEvaluatorConfig(models.EvaluatorConfig{EvaluatorKey: "auto_exact_match", SettingsValues: tc.settings})
+			evs, err := c.CreateEvaluation(context.Background(), models.NewEvaluation{
+				AppID: appID, VariantIDs: []string{variant}, EvaluatorConfigIDs: []string{exact},
+				TestsetID: testset, RateLimit: models.DefaultRateLimit(), CorrectAnswerColumn: tc.column,
+			})
+			require.NoError(t, err)
+			waitRuns(t, srv)
+			scenarios, err := c.FetchEvaluationScenarios(context.Background(), evs[0].ID)
+			require.NoError(t, err)
+			require.Len(t, scenarios, 1)
+			r := scenarios[0].Results[0].Result
+			if tc.verdict {
+				v, ok := r.Bool()
+				assert.True(t, ok && v, "want a true bool, got %s", r)
+			} else {
+				assert.True(t, r.Failed(), "want an error Result, got %s", r)
+				assert.False(t, r.HasValue(), "an error Result's value is null")
+			}
+			if tc.message != "" {
+				require.NotNil(t, r.Error)
+				assert.Equal(t, tc.message, r.Error.Message)
+			}
+			assert.Equal(t, tc.answers, scenarios[0].CorrectAnswers)
 		})
-		require.NoError(t, err)
-		scenarios, err := c.FetchEvaluationScenarios(context.Background(), evs[0].ID)
-		require.NoError(t, err)
-		r := scenarios[0].Results[0].Result
-		if want {
-			v, _ := r.Bool()
-			assert.True(t, v, "column %q", column)
-			assert.Equal(t, "a", scenarios[0].CorrectAnswer)
-		} else {
-			assert.True(t, r.Failed(), "the default column correct_answer is missing")
-			assert.True(t, strings.Contains(r.Error.Message, "'correct_answer' not found"), r.Error.Message)
-		}
 	}
 }
 
@@ -261,6 +305,7 @@ func TestEvaluationWithRevision(t *testing.T) {
 	assert.Equal(t, 4, v.Revision)
 	evs := create(t, c, demo.AppID, demo.TestsetID, []string{demo.VariantID}, []string{demo.ExactMatchID})
 	assert.Equal(t, []string{"4"}, evs[0].Revisions)
+	waitRuns(t, srv)
 	ev, _ := srv.Evaluation(evs[0].ID)
 	score, _ := ev.AggregatedResults[0].Result.Float64()
 	assert.Equal(t, 1.0, score, "the new revision answers every capital right")

@@ -4,10 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/agenta-go/agenta/models"
 )
+
+// An evaluation's life, as the mid-2024 service lives it: create stores one
+// run per variant in EVALUATION_INITIALIZED and hands it to the worker (the
+// scheduler). The worker sets EVALUATION_STARTED, calls the app on every
+// row, and only then writes every scenario at once, aggregates, and sets
+// the final status. A run that breaks ends EVALUATION_FAILED without a
+// single scenario.
 
 // evaluationRun is one evaluation: one variant against one test set.
 type evaluationRun struct {
@@ -21,14 +30,27 @@ type evaluationRun struct {
 	rows                   []map[string]string
 	inputs                 []string
 	evaluators             []*evaluatorRecord
-	answerColumn           string
-	created, updated       time.Time
-	status                 string
-	failure                string // why the run failed, when it did
-	slots                  []*scenarioRecord
-	claimed, completed     int
-	aggregated             []aggregate
-	done                   chan struct{}
+	// answerKeys are the evaluator configs' correct_answer keys, one per
+	// config that has one, in config order: what each scenario's
+	// correct_answers lists.
+	answerKeys []string
+	// attempts is rate_limit.max_retries: how often the app is called for
+	// a row before the row fails. 0 means never.
+	attempts         int
+	created, updated time.Time
+	status           string
+	statusError      *resultError
+	// breakage, when set, is the traceback with which the run will break
+	// once its app calls are done: it then ends FAILED without scenarios.
+	breakage string
+	// computed holds the rows whose app call is done; nobody sees them
+	// until every row is done and they become the scenarios.
+	computed           []*scenarioRecord
+	claimed, completed int
+	scenarios          []*scenarioRecord
+	aggregated         []aggregate
+	costs              [3]*result // average cost, total cost, average latency
+	done               chan struct{}
 }
 
 type scenarioRecord struct {
@@ -37,17 +59,29 @@ type scenarioRecord struct {
 	output  result
 	cost    *float64
 	latency *float64
-	answer  *string
+	answers []correctAnswer
 	results []result // in the order of run.evaluators
 }
+
+type correctAnswer struct{ key, value string }
 
 type aggregate struct {
 	evaluator *evaluatorRecord
 	result    result
 }
 
-// runRow computes one scenario. It reads only what the run owns, so it
-// needs no lock.
+// finished reports whether the run has reached its final status.
+func (run *evaluationRun) finished() bool {
+	select {
+	case <-run.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// runRow calls the app on one row and evaluates its answer. It reads only
+// what the run owns, so it needs no lock.
 func (run *evaluationRun) runRow(i int) *scenarioRecord {
 	row := run.rows[i]
 	inputs := make(map[string]string, len(run.inputs))
@@ -56,86 +90,146 @@ func (run *evaluationRun) runRow(i int) *scenarioRecord {
 		inputs[name] = row[name]
 		sc.inputs = append(sc.inputs, row[name])
 	}
-	if a, ok := row[run.answerColumn]; ok {
-		sc.answer = &a
+	// The service's verdict on a row whose app it never called
+	// successfully within rate_limit.max_retries attempts.
+	failure, failed := "Max retries reached", true
+	var answer string
+	if run.attempts > 0 {
+		// The fake's applications are deterministic, so a retry would
+		// fail again: one call stands for every attempt.
+		var err error
+		answer, err = callApplication(run.application, run.parameters, inputs)
+		if failed = err != nil; failed {
+			failure = err.Error()
+		}
 	}
-	output, err := callApplication(run.application, run.parameters, inputs)
-	if err != nil {
-		sc.output = errorResult(err.Error(), "")
+	if failed {
+		// A failed row: an error output without cost or latency, no
+		// correct answers, and each evaluator's result a copy of the error.
+		sc.output = errorResult(failure, "")
+		sc.answers = []correctAnswer{}
 		for range run.evaluators {
-			sc.results = append(sc.results, errorResult("Error during evaluation: the application failed: "+err.Error(), ""))
+			sc.results = append(sc.results, sc.output)
 		}
 		return sc
 	}
-	cost, latency := usage(run.parameters, inputs, output)
-	sc.output, sc.cost, sc.latency = result{Type: "text", Value: output}, &cost, &latency
+	cost, latency := usage(run.parameters, inputs, answer)
+	sc.output, sc.cost, sc.latency = result{Type: "text", Value: answer}, &cost, &latency
+	for _, key := range run.answerKeys {
+		sc.answers = append(sc.answers, correctAnswer{key: key, value: row[key]})
+	}
 	for _, e := range run.evaluators {
-		sc.results = append(sc.results, evaluate(e.key, e.settings, output, row, run.answerColumn))
+		sc.results = append(sc.results, evaluate(e.key, e.settings, answer, row))
 	}
 	return sc
 }
 
-// finish sets a run's final status and aggregates. Callers hold s.mu.
+// finish writes every scenario at once, aggregates, and sets the final
+// status. Callers hold s.mu.
 func (s *Server) finish(run *evaluationRun) {
-	if run.failure != "" {
+	defer close(run.done)
+	run.updated = s.clock()
+	if run.breakage != "" {
 		run.status = models.EvaluationFailed
-	} else {
-		run.status = models.EvaluationFinished
-		for _, sc := range run.slots {
-			if sc.output.failed() {
+		run.statusError = &resultError{Message: "Evaluation Failed", Stacktrace: &run.breakage}
+		run.computed = nil
+		return
+	}
+	run.status = models.EvaluationFinished
+	for _, sc := range run.computed {
+		sc.id = s.newID()
+		for _, r := range append([]result{sc.output}, sc.results...) {
+			if r.failed() {
 				run.status = models.EvaluationFinishedWithErrors
 			}
-			for _, r := range sc.results {
-				if r.failed() {
-					run.status = models.EvaluationFinishedWithErrors
-				}
-			}
-		}
-		for i, e := range run.evaluators {
-			run.aggregated = append(run.aggregated, aggregate{evaluator: e, result: aggregateResults(run.slots, i)})
 		}
 	}
-	run.updated = s.clock()
-	close(run.done)
+	run.scenarios, run.computed = run.computed, nil
+	for i, e := range run.evaluators {
+		if r, ok := aggregateResults(run.scenarios, i); ok {
+			run.aggregated = append(run.aggregated, aggregate{evaluator: e, result: r})
+		}
+	}
+	var costs, latencies []float64
+	for _, sc := range run.scenarios {
+		if sc.cost != nil {
+			costs = append(costs, *sc.cost)
+		}
+		if sc.latency != nil {
+			latencies = append(latencies, *sc.latency)
+		}
+	}
+	run.costs = [3]*result{
+		averageOf("cost", costs, true),
+		averageOf("cost", costs, false),
+		averageOf("latency", latencies, true),
+	}
 }
 
-// aggregateResults averages one evaluator's verdicts: booleans as the share
-// of true, numbers as their mean.
-func aggregateResults(slots []*scenarioRecord, i int) result {
-	sum, n := 0.0, 0
-	for _, sc := range slots {
-		if i >= len(sc.results) || sc.results[i].failed() {
+// aggregateResults is the service's aggregate of one evaluator: the mean
+// of its values over the rows whose app call succeeded (a bool counts 1 or
+// 0), not rounded. One error among them makes the aggregate an error, as
+// Python's sum meets None; without such rows there is no aggregate.
+func aggregateResults(scenarios []*scenarioRecord, i int) (result, bool) {
+	total, n := 0.0, 0
+	for _, sc := range scenarios {
+		if sc.output.failed() || i >= len(sc.results) {
 			continue
 		}
+		n++
 		switch v := sc.results[i].Value.(type) {
 		case bool:
 			if v {
-				sum++
+				total++
 			}
-			n++
 		case int:
-			sum += float64(v)
-			n++
+			total += float64(v)
 		case float64:
-			sum += v
-			n++
+			total += v
+		case string:
+			return errorResult("unsupported operand type(s) for +: 'int' and 'str'", aggregationTraceback), true
+		default:
+			return errorResult("unsupported operand type(s) for +: 'int' and 'NoneType'", aggregationTraceback), true
 		}
 	}
 	if n == 0 {
-		return errorResult("Failed to compute the average score", "no scenario has a usable result")
+		return result{}, false
 	}
-	return result{Type: "number", Value: round(sum/float64(n), 5)}
+	return result{Type: "number", Value: total / float64(n)}, true
 }
 
-// Evaluation returns an evaluation's current state, as the service stores
-// it: its status, and once finished its aggregated results, costs and
-// latency. No operation of the SDK reads these; tests can.
+const aggregationTraceback = "Traceback (most recent call last):\n" +
+	"  File \"/app/agenta_backend/services/aggregation_service.py\", line 32, in aggregate_ai_critique\n" +
+	"    average_value = sum(result.value for result in results) / len(results)\n"
+
+// averageOf is the service's cost or latency aggregate: the mean (or,
+// with mean false, the sum) of the rows that have a value, or an error
+// Result when none has.
+func averageOf(kind string, values []float64, mean bool) *result {
+	if len(values) == 0 {
+		r := errorResult(fmt.Sprintf("No valid values found for %s aggregation.", kind),
+			fmt.Sprintf("ValueError: No valid values found for %s aggregation.", kind))
+		return &r
+	}
+	total := 0.0
+	for _, v := range values {
+		total += v
+	}
+	if mean {
+		total /= float64(len(values))
+	}
+	return &result{Type: kind, Value: total}
+}
+
+// Evaluation returns an evaluation's current state, as GET
+// /evaluations/{id} answers it: its status, and once finished its
+// aggregated results, costs and latency.
 func (s *Server) Evaluation(id string) (models.Evaluation, bool) {
 	s.mu.Lock()
 	run, ok := s.evaluations[id]
 	var w object
 	if ok {
-		w = s.evaluationWire(run, false)
+		w = s.evaluationWire(run)
 	}
 	s.mu.Unlock()
 	if !ok {
@@ -156,88 +250,130 @@ func (s *Server) EvaluationIDs() []string {
 	return append([]string(nil), s.evalOrder...)
 }
 
-// createRuns creates and starts the runs of a valid request and returns
-// the answer to send.
-func (s *Server) createRuns(appID string, variantIDs, configIDs []string, testsetID string, providerKeys map[string]string, answerColumn string) (int, string, []any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	status, message, runs := s.newRuns(appID, variantIDs, configIDs, testsetID, providerKeys, answerColumn)
-	if status != http.StatusOK {
-		return status, message, nil
-	}
-	answer := make([]any, len(runs))
-	for i, run := range runs {
-		answer[i] = s.evaluationWire(run, true)
-		s.evaluations[run.id] = run
-		s.evalOrder = append(s.evalOrder, run.id)
-	}
-	for _, run := range runs {
-		s.start(run)
-	}
-	return http.StatusOK, "", answer
+// newEvaluationRequest is a create request that passed validation.
+type newEvaluationRequest struct {
+	appID        string
+	variantIDs   []string
+	configIDs    []string
+	testsetID    string
+	providerKeys map[string]string
+	attempts     int
 }
 
-// newRuns checks a create request against the stored state and builds one
-// run per variant. Callers hold s.mu.
-func (s *Server) newRuns(appID string, variantIDs, configIDs []string, testsetID string, providerKeys map[string]string, answerColumn string) (int, string, []*evaluationRun) {
-	if _, ok := s.apps[appID]; !ok {
-		return http.StatusNotFound, "App not found", nil
+// createRuns checks a create request against the stored state in the
+// service's order, and stores and schedules one run per variant, in the
+// order of variant_ids. Like the service it is not atomic: when a later
+// variant fails, the runs of those before it are already scheduled.
+func (s *Server) createRuns(req newEvaluationRequest) answer {
+	for _, id := range append([]string{req.appID, req.testsetID}, req.variantIDs...) {
+		if !s.wellFormed(id) {
+			return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.apps[req.appID]; !ok {
+		return detailAnswer(http.StatusNotFound, "404: App not found")
 	}
 	var evaluators []*evaluatorRecord
-	failure := ""
-	for _, id := range configIDs {
+	breakage := ""
+	for _, id := range req.configIDs {
 		e, ok := s.evaluators[id]
 		if !ok {
-			// The service accepts the request; the run then fails.
-			if failure == "" {
-				failure = fmt.Sprintf("Evaluator config %s not found", id)
+			// The service accepts the request; the worker then breaks
+			// on the missing config.
+			if breakage == "" {
+				breakage = traceback("AttributeError: 'NoneType' object has no attribute 'settings_values'")
 			}
 			continue
 		}
-		if e.key == "auto_ai_critique" && len(providerKeys) == 0 {
-			return http.StatusBadRequest, "Missing LM provider Key", nil
+		if e.key == "auto_ai_critique" && len(req.providerKeys) == 0 {
+			return detailAnswer(http.StatusBadRequest, "Missing LM provider Key")
 		}
 		copied := *e
 		copied.settings, _ = copyParameters(e.settings)
 		evaluators = append(evaluators, &copied)
 	}
-	testset, ok := s.testsets[testsetID]
-	if !ok {
-		return http.StatusInternalServerError, fmt.Sprintf("Testset %s not found", testsetID), nil
-	}
-	now := s.clock()
-	var runs []*evaluationRun
-	for _, id := range variantIDs {
-		v, ok := s.variants[id]
-		if !ok {
-			return http.StatusInternalServerError, fmt.Sprintf("App variant %s not found", id), nil
+	keys := answerKeys(evaluators)
+	created := []any{}
+	for _, id := range req.variantIDs {
+		v, okV := s.variants[id]
+		testset, okT := s.testsets[req.testsetID]
+		if !okV || !okT {
+			return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'id'")
 		}
-		base := s.bases[v.baseID]
-		names := inputNames(v.parameters, testset.Rows, answerColumn)
+		run := s.newRun(req, v, testset, evaluators, keys, breakage)
+		s.evaluations[run.id] = run
+		s.evalOrder = append(s.evalOrder, run.id)
+		s.schedule(run)
+		created = append(created, s.createdEvaluationWire(run))
+	}
+	return jsonAnswer(http.StatusOK, created)
+}
+
+// newRun builds the run of one variant. Callers hold s.mu.
+func (s *Server) newRun(req newEvaluationRequest, v *variantRecord, testset *testsetRecord, evaluators []*evaluatorRecord, keys []string, breakage string) *evaluationRun {
+	base := s.bases[v.baseID]
+	names := inputNames(v.parameters, testset.Rows, keys)
+	if breakage == "" {
+	rows:
 		for _, row := range testset.Rows {
 			for _, name := range names {
 				if _, ok := row[name]; !ok {
-					return http.StatusBadRequest, "columns in the test set should match the names of the inputs in the variant", nil
+					// The worker reads row[name] when it writes the
+					// scenarios, after every app call.
+					breakage = traceback(fmt.Sprintf("KeyError: '%s'", name))
+					break rows
 				}
 			}
 		}
-		app := base.Application
-		if app == nil {
-			app = TemplateApplication
-		}
-		params, _ := copyParameters(v.parameters)
-		rows := make([]map[string]string, len(testset.Rows))
-		copy(rows, testset.Rows) // rows are never modified after seeding
-		runs = append(runs, &evaluationRun{
-			id: s.newID(), appID: appID,
-			variantID: v.id, variantName: base.Name + "." + v.configName,
-			revisionID: v.revisionIDs[v.revision], revision: v.revision,
-			parameters: params, application: app,
-			testsetID: testset.ID, testsetName: testset.Name,
-			rows: rows, inputs: names, evaluators: evaluators, answerColumn: answerColumn,
-			created: now, updated: now, status: models.EvaluationStarted, failure: failure,
-			slots: make([]*scenarioRecord, len(rows)), done: make(chan struct{}),
-		})
 	}
-	return http.StatusOK, "", runs
+	app := base.Application
+	if app == nil {
+		app = TemplateApplication
+	}
+	params, _ := copyParameters(v.parameters)
+	rows := make([]map[string]string, len(testset.Rows))
+	copy(rows, testset.Rows) // rows are never modified after seeding
+	now := s.clock()
+	return &evaluationRun{
+		id: s.newID(), appID: req.appID,
+		variantID: v.id, variantName: base.Name + "." + v.configName,
+		revisionID: v.revisionIDs[v.revision], revision: v.revision,
+		parameters: params, application: app,
+		testsetID: testset.ID, testsetName: testset.Name,
+		rows: rows, inputs: names, evaluators: evaluators, answerKeys: keys,
+		attempts: req.attempts, created: now, updated: now,
+		status: models.EvaluationInitialized, breakage: breakage,
+		computed: make([]*scenarioRecord, len(rows)), done: make(chan struct{}),
+	}
+}
+
+// answerKeys lists the columns the scenarios' correct_answers name: the
+// value of every settings key starting with correct_answer, config by
+// config, as the service's worker gathers them.
+func answerKeys(evaluators []*evaluatorRecord) []string {
+	var keys []string
+	for _, e := range evaluators {
+		var names []string
+		for name := range e.settings {
+			if strings.HasPrefix(name, "correct_answer") {
+				names = append(names, name)
+			}
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if col, ok := e.settings[name].(string); ok {
+				keys = append(keys, col)
+			}
+		}
+	}
+	return keys
+}
+
+// traceback is how the service's worker records why a run broke.
+func traceback(last string) string {
+	return "Traceback (most recent call last):\n" +
+		"  File \"/app/agenta_backend/tasks/evaluations.py\", line 196, in evaluate\n" +
+		last + "\n"
 }

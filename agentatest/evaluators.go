@@ -32,11 +32,12 @@ var knownEvaluators = map[string]bool{
 
 // evaluate runs one evaluator on one output, reading settings_values as the
 // service's evaluators do.
-func evaluate(key string, settings map[string]any, output string, row map[string]string, answerColumn string) result {
+func evaluate(key string, settings map[string]any, output string, row map[string]string) result {
 	correct := func() (string, *result) {
-		col := answerColumn
-		if k, ok := settings["correct_answer_key"].(string); ok {
-			col = k
+		col, ok := settings["correct_answer_key"].(string)
+		if !ok {
+			r := errorResult("No correct answer keys provided.", "")
+			return "", &r
 		}
 		v, ok := row[col]
 		if !ok {
@@ -93,8 +94,7 @@ func evaluate(key string, settings map[string]any, output string, row map[string
 		return result{Type: "bool", Value: all}
 	case "auto_starts_with":
 		out, n := fold(output, text("prefix"))
-		// The service really reports this one with type "text".
-		return result{Type: "text", Value: strings.HasPrefix(out, n[0])}
+		return result{Type: "bool", Value: strings.HasPrefix(out, n[0])}
 	case "auto_ends_with":
 		out, n := fold(output, text("suffix"))
 		return result{Type: "bool", Value: strings.HasSuffix(out, n[0])}
@@ -121,8 +121,7 @@ func evaluate(key string, settings map[string]any, output string, row map[string
 		d := levenshtein(output, want)
 		if raw, ok := settings["threshold"]; ok {
 			threshold, _ := raw.(float64)
-			// The service reports the verdict with type "number".
-			return result{Type: "number", Value: float64(d) <= threshold}
+			return result{Type: "bool", Value: float64(d) <= threshold}
 		}
 		return result{Type: "number", Value: d}
 	case "auto_similarity_match":

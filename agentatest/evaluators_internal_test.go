@@ -3,6 +3,7 @@ package agentatest
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -21,8 +22,10 @@ func TestEvaluators(t *testing.T) {
 		value    any
 		errMsg   string
 	}{
-		{"exact match", "auto_exact_match", nil, "Brasília", "bool", true, ""},
-		{"exact match is exact", "auto_exact_match", nil, "brasília", "bool", false, ""},
+		{"exact match", "auto_exact_match", map[string]any{}, "Brasília", "bool", true, ""},
+		{"exact match without correct_answer_key", "auto_exact_match", nil, "Brasília", "error", nil, "No correct answer keys provided."},
+		{"levenshtein without correct_answer_key", "auto_levenshtein_distance", nil, "Brasília", "error", nil, "No correct answer keys provided."},
+		{"exact match is exact", "auto_exact_match", map[string]any{}, "brasília", "bool", false, ""},
 		{"exact match on another column", "auto_exact_match", byKey, "Rio", "bool", true, ""},
 		{"exact match on a missing column", "auto_exact_match", map[string]any{"correct_answer_key": "nope"}, "x", "error", nil,
 			"Correct answer column 'nope' not found in the test set."},
@@ -31,16 +34,16 @@ func TestEvaluators(t *testing.T) {
 		{"contains folds case on request", "auto_contains", map[string]any{"substring": "CAPITAL", "case_sensitive": false}, "the capital", "bool", true, ""},
 		{"contains any", "auto_contains_any", map[string]any{"substrings": "Rio, Brasília"}, "It is Brasília", "bool", true, ""},
 		{"contains all", "auto_contains_all", map[string]any{"substrings": "Rio, Brasília"}, "It is Brasília", "bool", false, ""},
-		{"starts with, reported as text", "auto_starts_with", map[string]any{"prefix": "The"}, "The capital", "text", true, ""},
-		{"starts with folds case", "auto_starts_with", map[string]any{"prefix": "the", "case_sensitive": false}, "The capital", "text", true, ""},
+		{"starts with", "auto_starts_with", map[string]any{"prefix": "The"}, "The capital", "bool", true, ""},
+		{"starts with folds case", "auto_starts_with", map[string]any{"prefix": "the", "case_sensitive": false}, "The capital", "bool", true, ""},
 		{"ends with", "auto_ends_with", map[string]any{"suffix": "."}, "Brasília", "bool", false, ""},
 		{"regex ignores case", "auto_regex_test", map[string]any{"regex_pattern": "^bras", "regex_should_match": true}, "Brasília", "bool", true, ""},
 		{"regex should not match", "auto_regex_test", map[string]any{"regex_pattern": "[.!?]", "regex_should_match": false}, "Brasília.", "bool", false, ""},
 		{"regex without settings", "auto_regex_test", nil, "x", "error", nil, "Error during Auto Regex evaluation"},
 		{"regex that does not compile", "auto_regex_test", map[string]any{"regex_pattern": "(", "regex_should_match": true}, "x", "error", nil, "Error during Auto Regex evaluation"},
-		{"levenshtein counts characters", "auto_levenshtein_distance", nil, "Brasilia", "number", 1, ""},
-		{"levenshtein distance", "auto_levenshtein_distance", nil, "São Paulo", "number", 9, ""},
-		{"levenshtein threshold", "auto_levenshtein_distance", map[string]any{"threshold": 2.0}, "Brasilia", "number", true, ""},
+		{"levenshtein counts characters", "auto_levenshtein_distance", map[string]any{}, "Brasilia", "number", 1, ""},
+		{"levenshtein distance", "auto_levenshtein_distance", map[string]any{}, "São Paulo", "number", 9, ""},
+		{"levenshtein threshold is a verdict", "auto_levenshtein_distance", map[string]any{"threshold": 2.0}, "Brasilia", "bool", true, ""},
 		{"levenshtein on an empty answer fails", "auto_levenshtein_distance", map[string]any{"correct_answer_key": "empty"}, "x", "error", nil,
 			"Error during Levenshtein threshold evaluation"},
 		{"similarity", "auto_similarity_match", map[string]any{"similarity_threshold": 0.4, "correct_answer_key": "alt"}, "Rio today", "bool", true, ""},
@@ -57,7 +60,7 @@ func TestEvaluators(t *testing.T) {
 			if tc.settings == nil {
 				settings = map[string]any{}
 			}
-			r := evaluate(tc.key, settings, tc.output, row, "correct_answer")
+			r := evaluate(tc.key, settings, tc.output, row)
 			assert.Equal(t, tc.typ, r.Type)
 			assert.Equal(t, tc.value, r.Value)
 			if tc.errMsg != "" {
@@ -94,10 +97,10 @@ func TestTemplateApplication(t *testing.T) {
 func TestInputNames(t *testing.T) {
 	rows := []map[string]string{{"q": "x", "z": "y", "correct_answer": "a"}}
 	assert.Equal(t, []string{"country", "lang"}, inputNames(map[string]any{
-		"inputs": []any{map[string]any{"name": "country"}, "lang"}}, rows, "correct_answer"))
+		"inputs": []any{map[string]any{"name": "country"}, "lang"}}, rows, []string{"correct_answer"}))
 	assert.Equal(t, []string{"tone", "q"}, inputNames(map[string]any{
-		"prompt_system": "Be {tone}.", "prompt_user": "{q} {q}"}, rows, "correct_answer"))
-	assert.Equal(t, []string{"q", "z"}, inputNames(map[string]any{"model": "m"}, rows, "correct_answer"))
+		"prompt_system": "Be {tone}.", "prompt_user": "{q} {q}"}, rows, []string{"correct_answer"}))
+	assert.Equal(t, []string{"q", "z"}, inputNames(map[string]any{"model": "m"}, rows, []string{"correct_answer"}))
 }
 
 func TestUsageIsDeterministicAndDependsOnTheModel(t *testing.T) {
@@ -121,7 +124,12 @@ func TestCallApplicationRecoversPanics(t *testing.T) {
 func TestTimestamps(t *testing.T) {
 	at := time.Date(2024, 6, 26, 12, 22, 31, 775000999, time.FixedZone("", 7200))
 	assert.Equal(t, "2024-06-26T10:22:31.775000", naiveTime(at))
-	assert.Equal(t, "2024-06-26T10:22:31.775000+00:00", zonedTime(at))
+	mid2024, older := &Server{}, &Server{older: true}
+	assert.Equal(t, "2024-06-26T10:22:31.775000Z", mid2024.evaluationTime(at))
+	assert.Equal(t, "2024-06-26 10:22:31.775000+00:00", mid2024.pythonTime(at))
+	assert.Equal(t, "2024-06-26 10:22:31+00:00", mid2024.pythonTime(at.Truncate(time.Second)), "Python writes no zero fraction")
+	assert.Equal(t, "2024-06-26T10:22:31.775000", older.evaluationTime(at))
+	assert.Equal(t, "2024-06-26T10:22:31.775000", older.pythonTime(at))
 	assert.Equal(t, "2024-06-26T10:22:31", naiveTime(at.Truncate(time.Second)))
 }
 
@@ -133,4 +141,22 @@ func TestPythonNumbers(t *testing.T) {
 	} {
 		assert.Equal(t, want, pythonNumber(json.Number(in)), in)
 	}
+}
+
+func TestPythonConstantsLeaveStringsAlone(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":"NaN"}`, `{"a":"NaN"}`},
+		{`{"a":"x\"NaN\\","b":NaN}`, `{"a":"x\"NaN\\","b":"\u0000py:NaN"}`},
+		{`[Infinity,-Infinity,"Infinity"]`, `["\u0000py:Infinity","\u0000py:-Infinity","Infinity"]`},
+		{`{"NaN":1}`, `{"NaN":1}`},
+	} {
+		assert.Equal(t, tc.want, string(pythonConstants([]byte(tc.in))), tc.in)
+	}
+	v, err := decodeOrdered(pythonConstants([]byte(`[NaN, -Infinity, "NaN"]`)))
+	assert.NoError(t, err)
+	list := v.([]any)
+	f, ok := list[0].(pyFloat)
+	assert.True(t, ok && math.IsNaN(float64(f)), "NaN reads as a float NaN, got %#v", list[0])
+	assert.Equal(t, pyFloat(math.Inf(-1)), list[1])
+	assert.Equal(t, "NaN", list[2], "a string stays a string")
 }

@@ -81,9 +81,9 @@ func ExampleServer_InjectFault() {
 	fmt.Println(errors.Is(err, agenta.ErrServer), len(srv.RequestsFor(agentatest.OpAddVariantFromBase)))
 	// Output:
 	// capitals.default
-	// GET /api/variants/66a0c0de0000000000000c01 503 true
-	// GET /api/variants/66a0c0de0000000000000c01 503 true
-	// GET /api/variants/66a0c0de0000000000000c01 200 false
+	// GET /api/variants/0190547f-5e5f-7de0-8000-000000000c01 503 true
+	// GET /api/variants/0190547f-5e5f-7de0-8000-000000000c01 503 true
+	// GET /api/variants/0190547f-5e5f-7de0-8000-000000000c01 200 false
 	// true 1
 }
 
@@ -114,13 +114,54 @@ func ExampleWithManualEvaluations() {
 		ev, _ := srv.Evaluation(evs[0].ID)
 		fmt.Printf("%d/%d %s\n", len(scenarios), demo.TestsetRows, ev.State())
 	}
-	progress()
+	progress() // no worker: the run waits, as on a service whose worker is down
 	srv.AdvanceEvaluations(3)
-	progress()
+	progress() // three app calls made; scenarios are written only after the last
 	srv.AdvanceEvaluations(5)
-	progress()
+	progress() // the last app call writes every scenario, aggregates and finishes
 	// Output:
+	// 0/8 EVALUATION_INITIALIZED
 	// 0/8 EVALUATION_STARTED
-	// 3/8 EVALUATION_STARTED
 	// 8/8 EVALUATION_FINISHED
+}
+
+// A test makes the fake's background runs finish deterministically by
+// waiting for them after create.
+func ExampleServer_WaitEvaluations() {
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	evs, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID:              demo.AppID,
+		VariantIDs:         demo.VariantIDs(),
+		EvaluatorConfigIDs: []string{demo.ExactMatchID},
+		TestsetID:          demo.TestsetID,
+		RateLimit:          models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("created:", evs[0].State(), evs[1].State())
+
+	if err := srv.WaitEvaluations(ctx); err != nil {
+		log.Fatal(err)
+	}
+	for _, ev := range evs {
+		finished, _ := srv.Evaluation(ev.ID)
+		score, _ := finished.AggregatedResults[0].Result.Float64()
+		scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(finished.VariantNames[0], finished.State(), len(scenarios), "scenarios, exact match", score)
+	}
+	// Output:
+	// created: EVALUATION_INITIALIZED EVALUATION_INITIALIZED
+	// capitals.default EVALUATION_FINISHED 8 scenarios, exact match 0.625
+	// capitals.verbose EVALUATION_FINISHED 8 scenarios, exact match 0
 }

@@ -37,11 +37,12 @@ func TestFaultStatusThenRecovery(t *testing.T) {
 func TestFaultAnswerHasRetryAfterAndDetail(t *testing.T) {
 	srv := agentatest.NewTestServer(t)
 	srv.InjectFault(agentatest.OpListHumanEvaluations, 1, agentatest.Fault{Status: 429, RetryAfter: "7"})
-	r := get(t, http.DefaultClient, srv.URL()+"/human-evaluations?app_id=a")
+	appID := "0190b5a2-0000-7000-8000-00000000a0a0"
+	r := get(t, http.DefaultClient, srv.URL()+"/human-evaluations?app_id="+appID)
 	assert.Equal(t, 429, r.status)
 	assert.Equal(t, "7", r.header.Get("Retry-After"))
 	assert.Equal(t, "Too Many Requests", detail(t, r))
-	r = get(t, http.DefaultClient, srv.URL()+"/human-evaluations?app_id=a")
+	r = get(t, http.DefaultClient, srv.URL()+"/human-evaluations?app_id="+appID)
 	assert.Equal(t, 200, r.status, "used up after one call")
 }
 
@@ -149,8 +150,8 @@ func TestFaultAnyOperationAndOrder(t *testing.T) {
 	srv.InjectFault(agentatest.OpGetVariant, 1, agentatest.Fault{Status: 418})
 	assert.Equal(t, 504, get(t, http.DefaultClient, srv.URL()+"/nothing").status, "any request, even unrouted")
 	assert.Equal(t, 418, get(t, http.DefaultClient, srv.URL()+"/variants/x").status)
-	assert.Equal(t, 404, get(t, http.DefaultClient, srv.URL()+"/variants/x").status)
+	assert.Equal(t, 500, get(t, http.DefaultClient, srv.URL()+"/variants/x").status, "the fake's own answer")
 
-	srv.InjectFault(agentatest.OpGetVariant, 0, agentatest.Fault{Status: 500})
-	assert.Equal(t, 404, get(t, http.DefaultClient, srv.URL()+"/variants/x").status, "zero calls inject nothing")
+	srv.InjectFault(agentatest.OpGetVariant, 0, agentatest.Fault{Status: 418})
+	assert.Equal(t, 500, get(t, http.DefaultClient, srv.URL()+"/variants/x").status, "zero calls inject nothing")
 }

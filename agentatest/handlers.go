@@ -43,15 +43,11 @@ func (s *Server) handleFetchScenarios(c *call) answer {
 	defer s.mu.Unlock()
 	run, ok := s.evaluations[c.id]
 	if !ok {
-		// The service does not check for a missing evaluation: the lookup
-		// fails further down and the router turns that into a 500.
-		return detailAnswer(http.StatusInternalServerError, fmt.Sprintf("Evaluation %s not found", c.id))
+		return s.evaluationNotFound(c.id)
 	}
 	list := []any{}
-	for _, sc := range run.slots {
-		if sc != nil {
-			list = append(list, s.scenarioWire(run, sc))
-		}
+	for _, sc := range run.scenarios {
+		list = append(list, s.scenarioWire(run, sc))
 	}
 	return jsonAnswer(http.StatusOK, list)
 }
@@ -61,21 +57,18 @@ func (s *Server) handleCreateEvaluation(c *call) answer {
 	if !ok {
 		return refused
 	}
-	appID := in["app_id"].(string)
-	variantIDs := in["variant_ids"].([]string)
-	configIDs := in["evaluators_configs"].([]string)
-	testsetID := in["testset_id"].(string)
+	rateLimit := in["rate_limit"].(map[string]any)
 	providerKeys, _ := in["lm_providers_keys"].(map[string]string)
-	answerColumn := "correct_answer"
-	if c, ok := in["correct_answer_column"].(string); ok {
-		answerColumn = c
-	}
-
-	status, message, created := s.createRuns(appID, variantIDs, configIDs, testsetID, providerKeys, answerColumn)
-	if status != http.StatusOK {
-		return detailAnswer(status, message)
-	}
-	return jsonAnswer(http.StatusOK, created)
+	// correct_answer_column is accepted and ignored, as by the service:
+	// evaluators read settings_values.correct_answer_key.
+	return s.createRuns(newEvaluationRequest{
+		appID:        in["app_id"].(string),
+		variantIDs:   in["variant_ids"].([]string),
+		configIDs:    in["evaluators_configs"].([]string),
+		testsetID:    in["testset_id"].(string),
+		providerKeys: providerKeys,
+		attempts:     int(rateLimit["max_retries"].(int64)),
+	})
 }
 
 func (s *Server) handleGetVariantByEnv(c *call) answer {
@@ -84,7 +77,7 @@ func (s *Server) handleGetVariantByEnv(c *call) answer {
 		return refused
 	}
 	appID, environment := q["app_id"], q["environment"]
-	if strings.TrimSpace(appID) == "" {
+	if strings.TrimSpace(appID) == "" || !s.wellFormed(appID) {
 		// The service parses the id first; its ValueError becomes a 400.
 		return detailAnswer(http.StatusBadRequest, badlyFormedUUID)
 	}
@@ -110,11 +103,14 @@ func (s *Server) handleAddVariantFromBase(c *call) answer {
 	configName := in["new_config_name"].(string)
 	parameters := in["parameters"].(map[string]any)
 
+	if !s.wellFormed(baseID) {
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	base, ok := s.bases[baseID]
 	if !ok {
-		return detailAnswer(http.StatusInternalServerError, fmt.Sprintf("Base %s not found", baseID))
+		return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'base_name'")
 	}
 	var previous *variantRecord
 	for _, other := range s.variants {
@@ -150,8 +146,13 @@ func (s *Server) handleGetVariant(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.variants[c.id]
-	if !ok {
-		return detailAnswer(http.StatusNotFound, fmt.Sprintf("Variant with ID '%s' not found", c.id))
+	switch {
+	case !ok && !s.wellFormed(c.id):
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	case !ok:
+		// The service has no 404 here: reading base_id from the missing
+		// variant raises, and the router answers 500.
+		return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'base_id'")
 	}
 	return jsonAnswer(http.StatusOK, s.variantWire(v))
 }
@@ -178,7 +179,7 @@ func (s *Server) handleListHumanEvaluations(c *call) answer {
 		return refused
 	}
 	appID := q["app_id"]
-	if strings.TrimSpace(appID) == "" {
+	if strings.TrimSpace(appID) == "" || !s.wellFormed(appID) {
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
 	s.mu.Lock()
@@ -186,7 +187,7 @@ func (s *Server) handleListHumanEvaluations(c *call) answer {
 	list := []any{}
 	for i := range s.humanEvals {
 		if s.humanEvals[i].AppID == appID {
-			list = append(list, s.humanEvals[i].wire())
+			list = append(list, s.humanEvaluationWire(&s.humanEvals[i]))
 		}
 	}
 	return jsonAnswer(http.StatusOK, list)
@@ -198,13 +199,19 @@ func (s *Server) handleFetchEvaluation(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	run, ok := s.evaluations[c.id]
-	switch {
-	case ok:
-		return jsonAnswer(http.StatusOK, s.evaluationWire(run, false))
-	case !wellFormedUUID(c.id):
+	if !ok {
+		return s.evaluationNotFound(c.id)
+	}
+	return jsonAnswer(http.StatusOK, s.evaluationWire(run))
+}
+
+// evaluationNotFound is the service's answer for an evaluation it does not
+// hold: a 500 for an id that is not a UUID, else the re-raised 404.
+func (s *Server) evaluationNotFound(id string) answer {
+	if !s.wellFormed(id) {
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
-	return detailAnswer(http.StatusNotFound, fmt.Sprintf("404: Evaluation with id %s not found", c.id))
+	return detailAnswer(http.StatusNotFound, fmt.Sprintf("404: Evaluation with id %s not found", id))
 }
 
 // handleFetchEvaluationStatus answers {"status": <Result>}. The service
@@ -217,7 +224,7 @@ func (s *Server) handleFetchEvaluationStatus(c *call) answer {
 	switch {
 	case ok:
 		return jsonAnswer(http.StatusOK, object{{"status", s.statusResult(run).wire()}})
-	case !wellFormedUUID(c.id):
+	case !s.wellFormed(c.id):
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
 	return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")

@@ -3,6 +3,7 @@ package agentatest_test
 // Helpers the tests of several files share.
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -32,6 +33,15 @@ func newClient(t *testing.T, srv *agentatest.Server, opts ...agenta.Option) *age
 	c, err := agenta.NewClient(srv.URL(), opts...)
 	require.NoError(t, err)
 	return c
+}
+
+// waitRuns waits until every evaluation created so far has reached its
+// final status: how a test makes runs finish deterministically.
+func waitRuns(t *testing.T, srv *agentatest.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	require.NoError(t, srv.WaitEvaluations(ctx), "the evaluations did not finish")
 }
 
 func newEvaluation(d agentatest.Demo, variants ...string) models.NewEvaluation {

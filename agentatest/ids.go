@@ -3,11 +3,58 @@ package agentatest
 import (
 	"fmt"
 	"strings"
+	"time"
 )
+
+// Ids are UUIDv7 strings, as the service's since July 2024. A generated id
+// holds a sequence number in its random bits and, in its time bits, the
+// clock given WithClock or else the fixed idEpoch, so that a test's ids are
+// the same on every run and still sort in the order they were made. Their
+// rand_a bits are always generatedMark and the demo's never are, so a
+// generated id can never take a demo id.
+
+// idEpoch is the time in generated ids without WithClock.
+var idEpoch = time.Date(2024, 7, 15, 10, 52, 51, 0, time.UTC)
+
+const (
+	generatedMark = 0x000
+	demoMark      = 0xde0
+)
+
+// uuid7 lays out a UUIDv7: 48 bits of Unix milliseconds, the version, 12
+// bits of rand_a, the variant, and 62 bits of rand_b.
+func uuid7(t time.Time, randA uint16, randB uint64) string {
+	ms := uint64(t.UnixMilli()) & (1<<48 - 1)
+	return fmt.Sprintf("%08x-%04x-7%03x-%04x-%012x",
+		ms>>16, ms&0xffff, randA&0xfff, 0x8000|(randB>>48)&0x3fff, randB&(1<<48-1))
+}
+
+// newID returns a fresh identifier, never one in use. Callers hold s.mu.
+func (s *Server) newID() string {
+	for {
+		s.nextID++
+		id := uuid7(s.idClock(), generatedMark, s.nextID)
+		if !s.usedIDs[id] {
+			s.usedIDs[id] = true
+			return id
+		}
+	}
+}
+
+// useID records an id chosen by a seed, so that newID never hands it out.
+// Callers hold s.mu.
+func (s *Server) useID(id string) { s.usedIDs[id] = true }
 
 // badlyFormedUUID is Python's uuid.UUID error for an id it cannot parse,
 // which the service answers with a 500.
 const badlyFormedUUID = "badly formed hexadecimal UUID string"
+
+// wellFormed reports whether the service would parse id. Older servers
+// took ObjectIds and any other string, so under WithOlderServer every id
+// is well formed and an unknown one is simply not found.
+func (s *Server) wellFormed(id string) bool {
+	return s.older || wellFormedUUID(id)
+}
 
 // wellFormedUUID reports whether Python's uuid.UUID would parse id: 32 hex
 // digits once braces, a "urn:uuid:" prefix and hyphens are removed.
@@ -25,12 +72,4 @@ func wellFormedUUID(id string) bool {
 		}
 	}
 	return true
-}
-
-// newID returns a fresh identifier shaped like the service's MongoDB
-// ObjectIds. Identifiers are sequential, so a test's output is stable.
-// Callers hold s.mu.
-func (s *Server) newID() string {
-	s.nextID++
-	return fmt.Sprintf("66a0c0de%016x", s.nextID)
 }

@@ -1,10 +1,13 @@
 package agentatest_test
 
-// Tests that pin the contract README's "The life of an evaluation", read
-// with plain net/http so that they hold whatever the SDK does.
+// Tests that pin each fact of the contract README's "The life of an
+// evaluation", read with plain net/http so that they hold whatever the SDK
+// does.
 
 import (
-	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -12,50 +15,265 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/models"
 )
 
-// createDemoEvaluation starts one evaluation of capitals.default through the
-// SDK and returns its id.
-func createDemoEvaluation(t *testing.T, srv *agentatest.Server, d agentatest.Demo) string {
+// createRaw posts a NewEvaluation and returns the answer.
+func createRaw(t *testing.T, srv *agentatest.Server, appID, testsetID string, variants, evaluators []string, maxRetries int) rawResponse {
 	t.Helper()
-	evs, err := newClient(t, srv).CreateEvaluation(context.Background(), newEvaluation(d, d.VariantID))
-	require.NoError(t, err)
-	require.Len(t, evs, 1)
-	return evs[0].ID
+	list := func(ids []string) string {
+		if ids == nil {
+			ids = []string{}
+		}
+		b, _ := json.Marshal(ids)
+		return string(b)
+	}
+	body := fmt.Sprintf(`{"app_id":%q,"variant_ids":%s,"evaluators_configs":%s,"testset_id":%q,
+		"rate_limit":{"batch_size":10,"max_retries":%d,"retry_delay":3,"delay_between_batches":5}}`,
+		appID, list(variants), list(evaluators), testsetID, maxRetries)
+	return post(t, srv.URL()+"/evaluations", "application/json", body)
 }
 
-func TestEvaluationReads(t *testing.T) {
+// created returns the evaluations of a 200 create answer.
+func created(t *testing.T, r rawResponse) []map[string]any {
+	t.Helper()
+	require.Equal(t, 200, r.status, "create: %s", r.body)
+	var out []map[string]any
+	require.NoError(t, json.Unmarshal(r.body, &out), "create: %s", r.body)
+	return out
+}
+
+// statusOf reads GET /evaluations/{id}/status and returns the Result.
+func statusOf(t *testing.T, srv *agentatest.Server, id string) map[string]any {
+	t.Helper()
+	r := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+id+"/status")
+	require.Equal(t, 200, r.status, "status: %s", r.body)
+	doc := r.json(t).(map[string]any)
+	require.Len(t, doc, 1, `the answer is {"status": <Result>}: %s`, r.body)
+	return doc["status"].(map[string]any)
+}
+
+func statusValue(t *testing.T, srv *agentatest.Server, id string) string {
+	t.Helper()
+	v, _ := statusOf(t, srv, id)["value"].(string)
+	return v
+}
+
+func evaluationOf(t *testing.T, srv *agentatest.Server, id string) map[string]any {
+	t.Helper()
+	r := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+id)
+	require.Equal(t, 200, r.status, "evaluation: %s", r.body)
+	return r.json(t).(map[string]any)
+}
+
+func scenariosOf(t *testing.T, srv *agentatest.Server, id string) []any {
+	t.Helper()
+	r := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+id+"/evaluation_scenarios")
+	require.Equal(t, 200, r.status, "scenarios: %s", r.body)
+	return r.json(t).([]any)
+}
+
+// "POST /evaluations answers at once with one Evaluation per variant, in
+// status EVALUATION_INITIALIZED ... Right after create, the scenarios are
+// []." With the default pace, on any machine.
+func TestLifeCreateAnswersInitializedAtOnce(t *testing.T) {
 	srv := agentatest.NewTestServer(t)
 	d := agentatest.SeedDemo(srv)
-	id := createDemoEvaluation(t, srv, d)
-	require.NoError(t, srv.WaitEvaluations(context.Background()))
+	variants := []string{d.VerboseVariantID, d.VariantID} // not the seeding order
+	evs := created(t, createRaw(t, srv, d.AppID, d.TestsetID, variants, d.EvaluatorConfigIDs(), 3))
+	require.Len(t, evs, 2, "one evaluation per variant")
+	for i, ev := range evs {
+		assert.Equal(t, []any{variants[i]}, ev["variant_ids"], "in the order of variant_ids")
+		assert.Equal(t, map[string]any{"type": "status", "value": "EVALUATION_INITIALIZED", "error": nil}, ev["status"])
+		assert.Regexp(t, uuid7, ev["id"])
+		assert.Regexp(t, zuluStamp, ev["created_at"])
+		assert.Empty(t, ev["aggregated_results"])
+		assert.Empty(t, scenariosOf(t, srv, ev["id"].(string)), "right after create the scenarios are []")
+	}
+	waitRuns(t, srv)
+	for _, ev := range evs {
+		assert.Equal(t, "EVALUATION_FINISHED", statusValue(t, srv, ev["id"].(string)))
+	}
+}
 
-	r := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+id)
-	require.Equal(t, 200, r.status, "GET /evaluations/{id}: %s", r.body)
-	doc := r.json(t).(map[string]any)
-	assert.Equal(t, id, doc["id"])
-	assert.Len(t, doc["aggregated_results"], len(d.EvaluatorConfigIDs()), "one aggregate per evaluator config")
-	for _, name := range []string{"average_cost", "total_cost", "average_latency", "status"} {
-		assert.Contains(t, doc, name)
+// "With no worker running, the status stays INITIALIZED." Then: "The
+// worker sets EVALUATION_STARTED, calls the app for every row ..., and only
+// then writes one scenario per row, in row order, in one quick burst. Then
+// it aggregates and sets the final status."
+func TestLifeRunStepByStep(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithManualEvaluations())
+	d := agentatest.SeedDemo(srv)
+	id := created(t, createRaw(t, srv, d.AppID, d.TestsetID, []string{d.VariantID}, d.EvaluatorConfigIDs(), 3))[0]["id"].(string)
+
+	assert.Equal(t, "EVALUATION_INITIALIZED", statusValue(t, srv, id), "no worker: nothing starts")
+	assert.Empty(t, scenariosOf(t, srv, id))
+
+	for row := 1; row < d.TestsetRows; row++ {
+		require.Equal(t, 1, srv.AdvanceEvaluations(1))
+		assert.Equal(t, "EVALUATION_STARTED", statusValue(t, srv, id), "after %d app calls", row)
+		assert.Empty(t, scenariosOf(t, srv, id), "no scenario before every row's app call, after %d", row)
+		ev := evaluationOf(t, srv, id)
+		assert.Empty(t, ev["aggregated_results"], "no aggregate before the end")
+		assert.Nil(t, ev["average_cost"])
+	}
+	require.Equal(t, 1, srv.AdvanceEvaluations(1), "the last row")
+	assert.Equal(t, "EVALUATION_FINISHED", statusValue(t, srv, id))
+	scenarios := scenariosOf(t, srv, id)
+	require.Len(t, scenarios, d.TestsetRows, "every scenario at once")
+	var countries []string
+	for _, sc := range scenarios {
+		inputs := sc.(map[string]any)["inputs"].([]any)
+		countries = append(countries, inputs[0].(map[string]any)["value"].(string))
+	}
+	assert.Equal(t, []string{"France", "Japan", "Brazil", "Australia", "Canada", "Nigeria", "Switzerland", "Türkiye"},
+		countries, "in row order")
+	assert.Len(t, evaluationOf(t, srv, id)["aggregated_results"], 3, "aggregated at the end")
+	assert.Equal(t, 0, srv.AdvanceEvaluations(1), "nothing left to run")
+}
+
+// The final statuses: FINISHED, FINISHED_WITH_ERRORS "when any scenario
+// result has type error", FAILED "with error {message: Evaluation Failed,
+// stacktrace} when the run broke, for example when the test set's columns
+// do not match the app's inputs: then there are 0 scenarios, ever", and
+// max_retries 0: "every row fails with Max retries reached".
+func TestLifeFinalStatuses(t *testing.T) {
+	failing := func(params map[string]any, inputs map[string]string) (string, error) {
+		if inputs["word"] == "beta" {
+			return "", errors.New("the provider is down")
+		}
+		return agentatest.TemplateApplication(params, inputs)
+	}
+	srv := agentatest.NewTestServer(t)
+	appID, testsetID, variants, evaluators := seedEcho(srv, nil, "auto_exact_match")
+	failingApp, failingTestset, failingVariants, failingEvaluators := seedEcho(srv, failing, "auto_exact_match")
+	mismatch := srv.AddTestset(agentatest.Testset{AppID: appID, Rows: []map[string]string{{"text": "x", "correct_answer": "x"}}})
+
+	for _, tc := range []struct {
+		name                 string
+		app, testset         string
+		variant, evaluator   string
+		maxRetries           int
+		status               string
+		scenarios            int
+		failure, rowFailures string
+	}{
+		{"every row good", appID, testsetID, variants[0], evaluators[0], 3, "EVALUATION_FINISHED", 3, "", ""},
+		{"one app call fails", failingApp, failingTestset, failingVariants[0], failingEvaluators[0], 3,
+			"EVALUATION_FINISHED_WITH_ERRORS", 3, "", "the provider is down"},
+		{"max_retries 0: the app is never called", appID, testsetID, variants[0], evaluators[0], 0,
+			"EVALUATION_FINISHED_WITH_ERRORS", 3, "", "Max retries reached"},
+		{"columns that do not match the inputs", appID, mismatch, variants[0], evaluators[0], 3,
+			"EVALUATION_FAILED", 0, "Evaluation Failed", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := created(t, createRaw(t, srv, tc.app, tc.testset, []string{tc.variant}, []string{tc.evaluator}, tc.maxRetries))[0]["id"].(string)
+			waitRuns(t, srv)
+			status := statusOf(t, srv, id)
+			assert.Equal(t, tc.status, status["value"])
+			if tc.failure != "" {
+				e, _ := status["error"].(map[string]any)
+				require.NotNil(t, e, "a failed run's status carries an error: %v", status)
+				assert.Equal(t, tc.failure, e["message"])
+				assert.NotEmpty(t, e["stacktrace"])
+			} else {
+				assert.Nil(t, status["error"])
+			}
+			scenarios := scenariosOf(t, srv, id)
+			assert.Len(t, scenarios, tc.scenarios)
+			if tc.rowFailures == "" {
+				return
+			}
+			failed := 0
+			for _, sc := range scenarios {
+				sc := sc.(map[string]any)
+				out := sc["outputs"].([]any)[0].(map[string]any)
+				if e, _ := out["result"].(map[string]any)["error"].(map[string]any); e != nil {
+					failed++
+					assert.Equal(t, tc.rowFailures, e["message"])
+					assert.Nil(t, out["cost"], "a failed row has no cost")
+					assert.Nil(t, out["latency"], "nor latency")
+					assert.Equal(t, []any{}, sc["correct_answers"], "nor correct answers")
+					result := sc["results"].([]any)[0].(map[string]any)["result"]
+					assert.Equal(t, out["result"], result, "each evaluator result is a copy of the app's error")
+				}
+			}
+			assert.Positive(t, failed)
+		})
+	}
+}
+
+// Aggregation: "the mean of the values over the rows whose app call
+// succeeded (bool counts 1 and 0), not rounded. If any of those values is
+// an error, the aggregate is an error Result ...; an evaluator with no such
+// rows has no entry at all. average_latency, average_cost, total_cost are
+// Results of type latency/cost, or an error Result (No valid values found
+// for cost aggregation.) when no row has a value."
+func TestLifeAggregation(t *testing.T) {
+	down := func(map[string]any, map[string]string) (string, error) { return "", errors.New("down") }
+	srv := agentatest.NewTestServer(t)
+	appID, testsetID, variants, evaluators := seedEcho(srv, nil, "auto_exact_match")
+	broken := srv.AddEvaluatorConfig(models.EvaluatorConfig{EvaluatorKey: "auto_exact_match", SettingsValues: map[string]any{"correct_answer_key": "nope"}})
+	downApp, downTestset, downVariants, downEvaluators := seedEcho(srv, down, "auto_exact_match")
+
+	id := created(t, createRaw(t, srv, appID, testsetID, variants[:1], []string{evaluators[0], broken}, 3))[0]["id"].(string)
+	allDown := created(t, createRaw(t, srv, downApp, downTestset, downVariants[:1], downEvaluators, 3))[0]["id"].(string)
+	waitRuns(t, srv)
+
+	ev := evaluationOf(t, srv, id)
+	aggregates := ev["aggregated_results"].([]any)
+	require.Len(t, aggregates, 2)
+	exact := aggregates[0].(map[string]any)["result"].(map[string]any)
+	assert.Equal(t, "number", exact["type"])
+	assert.Equal(t, 2.0/3, exact["value"], "the mean of 1, 1, 0, not rounded")
+	failed := aggregates[1].(map[string]any)["result"].(map[string]any)
+	assert.Equal(t, "error", failed["type"])
+	assert.Nil(t, failed["value"])
+	assert.Equal(t, "unsupported operand type(s) for +: 'int' and 'NoneType'", failed["error"].(map[string]any)["message"])
+	for name, kind := range map[string]string{"average_cost": "cost", "total_cost": "cost", "average_latency": "latency"} {
+		r := ev[name].(map[string]any)
+		assert.Equal(t, kind, r["type"], name)
+		assert.IsType(t, 0.0, r["value"], name)
 	}
 
-	r = get(t, http.DefaultClient, srv.URL()+"/evaluations/"+id+"/status")
-	require.Equal(t, 200, r.status, "GET /evaluations/{id}/status: %s", r.body)
-	status := r.json(t).(map[string]any)
-	assert.Len(t, status, 1, "the answer is {\"status\": <Result>}: %s", r.body)
-	assert.Equal(t, doc["status"], status["status"], "the status read agrees with the evaluation read")
+	ev = evaluationOf(t, srv, allDown)
+	assert.Equal(t, []any{}, ev["aggregated_results"], "no row succeeded: no entry at all")
+	for name, message := range map[string]string{
+		"average_cost":    "No valid values found for cost aggregation.",
+		"total_cost":      "No valid values found for cost aggregation.",
+		"average_latency": "No valid values found for latency aggregation.",
+	} {
+		r := ev[name].(map[string]any)
+		assert.Equal(t, "error", r["type"], name)
+		assert.Equal(t, message, r["error"].(map[string]any)["message"], name)
+	}
+}
 
+// "GET /evaluations/{id}/status answers {"status": <Result>}; any failure
+// there, an unknown id included, is a 500. GET /evaluations/{id} answers
+// the Evaluation (with its aggregated results and costs) or 404 "404:
+// Evaluation with id X not found"."
+func TestLifeReads(t *testing.T) {
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	id := created(t, createRaw(t, srv, d.AppID, d.TestsetID, []string{d.VariantID}, d.EvaluatorConfigIDs(), 3))[0]["id"].(string)
+	waitRuns(t, srv)
+
+	doc := evaluationOf(t, srv, id)
+	assert.Equal(t, id, doc["id"])
+	assert.Len(t, doc["aggregated_results"], len(d.EvaluatorConfigIDs()), "one aggregate per evaluator config")
+	assert.Equal(t, doc["status"], statusOf(t, srv, id), "the status read agrees with the evaluation read")
+
+	unknown := "0190b5a2-0000-7000-8000-000000000000"
 	for _, tc := range []struct {
 		name, path string
 		status     int
 		detail     string
 	}{
-		{"unknown evaluation", "/evaluations/0190b5a2-0000-7000-8000-000000000000", 404,
-			"404: Evaluation with id 0190b5a2-0000-7000-8000-000000000000 not found"},
+		{"unknown evaluation", "/evaluations/" + unknown, 404, "404: Evaluation with id " + unknown + " not found"},
 		{"malformed id", "/evaluations/nope", 500, "badly formed hexadecimal UUID string"},
-		{"status of an unknown evaluation", "/evaluations/0190b5a2-0000-7000-8000-000000000000/status", 500,
-			"'NoneType' object has no attribute 'status'"},
+		{"status of an unknown evaluation", "/evaluations/" + unknown + "/status", 500, "'NoneType' object has no attribute 'status'"},
 		{"status of a malformed id", "/evaluations/nope/status", 500, "badly formed hexadecimal UUID string"},
+		{"scenarios of an unknown evaluation", "/evaluations/" + unknown + "/evaluation_scenarios", 404, "404: Evaluation with id " + unknown + " not found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := get(t, http.DefaultClient, srv.URL()+tc.path)
@@ -65,4 +283,23 @@ func TestEvaluationReads(t *testing.T) {
 	}
 	assert.Len(t, srv.RequestsFor(agentatest.OpFetchEvaluation), 3)
 	assert.Len(t, srv.RequestsFor(agentatest.OpFetchEvaluationStatus), 3)
+}
+
+// "Not idempotent, and not atomic: each accepted POST starts new runs, and
+// runs for the variants before a failing one have already started when the
+// 500 comes back."
+func TestLifeCreateIsNeitherIdempotentNorAtomic(t *testing.T) {
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	first := created(t, createRaw(t, srv, d.AppID, d.TestsetID, []string{d.VariantID}, nil, 3))
+	second := created(t, createRaw(t, srv, d.AppID, d.TestsetID, []string{d.VariantID}, nil, 3))
+	assert.NotEqual(t, first[0]["id"], second[0]["id"], "each POST starts a new run")
+
+	r := createRaw(t, srv, d.AppID, d.TestsetID, []string{d.VerboseVariantID, "0190b5a2-0000-7000-8000-000000000404"}, nil, 3)
+	assert.Equal(t, 500, r.status)
+	assert.Equal(t, "'NoneType' object has no attribute 'id'", detail(t, r))
+	ids := srv.EvaluationIDs()
+	require.Len(t, ids, 3, "the run of the variant before the unknown one was created")
+	waitRuns(t, srv)
+	assert.Equal(t, "EVALUATION_FINISHED", statusValue(t, srv, ids[2]), "and it runs")
 }

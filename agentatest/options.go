@@ -5,44 +5,41 @@ import (
 	"time"
 )
 
-// runMode says when evaluations fill in their scenarios.
-type runMode int
-
-const (
-	runSync   runMode = iota // before CreateEvaluation answers
-	runPaced                 // in the background, one row per pace
-	runManual                // when AdvanceEvaluations is called
-)
-
 // Option configures a Server.
 type Option func(*Server)
 
 // WithAPIKey makes the Server require the key in the Authorization header,
 // sent raw as the service expects (the form "ApiKey <key>" is accepted too).
-// A request without it gets 401, one with another value 403.
+// A request without it or with another value gets 401
+// {"detail":{"message":"Unauthorized"}}, as newer servers answer both.
+// (Self-hosted servers of mid-2024 check no credential at all: that is the
+// default.)
 func WithAPIKey(key string) Option {
 	return func(s *Server) { s.apiKey = key }
 }
 
-// WithEvaluationPace runs evaluations in the background, filling in one
-// scenario per row every d, so that polling shows progress as on the real
-// service. Without it (or with d <= 0) every scenario is filled in before
-// CreateEvaluation answers, which keeps tests deterministic.
+// WithEvaluationPace sets the pace of the fake's worker: it picks up a new
+// evaluation d after create, and each row's app call takes d. The default
+// is 100 ms to pick up and 5 ms per row: the demo's eight rows end about
+// 140 ms after create, and a scenario fetch right after create answers []
+// even on a loaded machine, as on the service. A shorter pace makes runs
+// end sooner but lets a slow test see them start before it looks; d <= 0
+// keeps the default. To make a run finish deterministically, call
+// WaitEvaluations after create, or drive it with WithManualEvaluations.
 func WithEvaluationPace(d time.Duration) Option {
 	return func(s *Server) {
 		if d > 0 {
-			s.mode, s.pace = runPaced, d
-		} else {
-			s.mode, s.pace = runSync, 0
+			s.pickup, s.rowPace = d, d
 		}
 	}
 }
 
-// WithManualEvaluations holds every evaluation at zero scenarios until the
-// test calls AdvanceEvaluations, so that progress can be observed step by
-// step without timing.
+// WithManualEvaluations runs no worker: every evaluation stays
+// EVALUATION_INITIALIZED, as on a service whose worker is down, until the
+// test calls AdvanceEvaluations, so that each step of the lifecycle can be
+// observed without timing.
 func WithManualEvaluations() Option {
-	return func(s *Server) { s.mode = runManual }
+	return func(s *Server) { s.manual = true }
 }
 
 // WithClock sets the clock used for the timestamps of created objects and
@@ -50,7 +47,7 @@ func WithManualEvaluations() Option {
 func WithClock(now func() time.Time) Option {
 	return func(s *Server) {
 		if now != nil {
-			s.clock = now
+			s.clock, s.idClock = now, now
 		}
 	}
 }
@@ -61,13 +58,39 @@ func WithUser(u User) Option {
 	return func(s *Server) { s.user = u }
 }
 
-// WithNewerServer makes the Server answer as newer deployments do: 422
-// items in Pydantic v2's form (with input and url), and scenarios carrying
-// correct_answers instead of correct_answer.
-func WithNewerServer() Option {
+// WithOlderServer makes the Server answer as the MongoDB-era servers
+// before July 2024 did, so that a client can be tested on what they send:
+// naive timestamps ("2024-06-26T12:22:31.775000", meaning UTC; a created
+// evaluation's with "+00:00"), 422 items
+// in Pydantic 1's form ({loc, msg, type}, "field required"), and scenarios
+// carrying correct_answer (a string) and evaluation instead of
+// correct_answers. Everything else, the lifecycle included, stays as on
+// the mid-2024 service.
+func WithOlderServer() Option {
 	return func(s *Server) {
-		s.version = pydanticV2
-		s.correctAnswers = true
+		s.older = true
+		s.version = pydanticV1
+	}
+}
+
+// WithNewerServer once selected Pydantic 2's 422 items and scenarios with
+// correct_answers, which the Server now sends by default, as the mid-2024
+// service does. It changes nothing.
+//
+// Deprecated: the default is what this option selected; use
+// WithOlderServer to test against what older servers send.
+func WithNewerServer() Option {
+	return func(*Server) {}
+}
+
+// WithWriteTimeout bounds how long the Server spends writing one answer
+// (default one minute), so that a client that stops reading is cut off.
+// Other clients, seeding and Close never wait for it either way.
+func WithWriteTimeout(d time.Duration) Option {
+	return func(s *Server) {
+		if d > 0 {
+			s.writeTimeout = d
+		}
 	}
 }
 

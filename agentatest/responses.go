@@ -6,46 +6,26 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
-
-	"github.com/agenta-go/agenta/models"
 )
 
 // Every answer the Server writes is built here: the service's JSON shapes,
 // with keys in its models' order and explicit nulls, and its timestamps.
 
-// evaluationWire renders an evaluation. fresh gives created objects'
-// zoned timestamps. Callers hold s.mu.
-func (s *Server) evaluationWire(run *evaluationRun, fresh bool) object {
-	ts := naiveTime
-	if fresh {
-		ts = zonedTime
-	}
+// evaluationWire renders an evaluation: the same on create, on its read
+// and in a list. Callers hold s.mu.
+func (s *Server) evaluationWire(run *evaluationRun) object {
 	aggregated := []any{}
-	var avgCost, totalCost, avgLatency any
-	if run.status == models.EvaluationFinished || run.status == models.EvaluationFinishedWithErrors {
-		for _, a := range run.aggregated {
-			aggregated = append(aggregated, object{{"evaluator_config", a.evaluator.wire()}, {"result", a.result.wire()}})
-		}
-		var costs, latencies []float64
-		for _, sc := range run.slots {
-			if sc.cost != nil {
-				costs = append(costs, *sc.cost)
-			}
-			if sc.latency != nil {
-				latencies = append(latencies, *sc.latency)
-			}
-		}
-		if len(costs) > 0 {
-			total := sum(costs)
-			totalCost = result{Type: "cost", Value: round(total, 10)}.wire()
-			avgCost = result{Type: "cost", Value: round(total/float64(len(costs)), 10)}.wire()
-		}
-		if len(latencies) > 0 {
-			avgLatency = result{Type: "latency", Value: round(sum(latencies)/float64(len(latencies)), 4)}.wire()
+	for _, a := range run.aggregated {
+		aggregated = append(aggregated, object{{"evaluator_config", s.evaluatorWire(a.evaluator)}, {"result", a.result.wire()}})
+	}
+	costs := make([]any, len(run.costs))
+	for i, r := range run.costs {
+		if r != nil {
+			costs[i] = r.wire()
 		}
 	}
-	status := s.statusResult(run)
 	return object{
 		{"id", run.id},
 		{"app_id", run.appID},
@@ -57,35 +37,38 @@ func (s *Server) evaluationWire(run *evaluationRun, fresh bool) object {
 		{"revisions", []string{revisionString(run.revision)}},
 		{"testset_id", nullable(run.testsetID)},
 		{"testset_name", nullable(run.testsetName)},
-		{"status", status.wire()},
+		{"status", s.statusResult(run).wire()},
 		{"aggregated_results", aggregated},
-		{"average_cost", avgCost},
-		{"total_cost", totalCost},
-		{"average_latency", avgLatency},
-		{"created_at", ts(run.created)},
-		{"updated_at", ts(run.updated)},
+		{"average_cost", costs[0]},
+		{"total_cost", costs[1]},
+		{"average_latency", costs[2]},
+		{"created_at", s.evaluationTime(run.created)},
+		{"updated_at", s.evaluationTime(run.updated)},
 	}
 }
 
-func sum(xs []float64) float64 {
-	t := 0.0
-	for _, x := range xs {
-		t += x
+// createdEvaluationWire renders an evaluation as create answers it: as
+// evaluationWire does, except that older servers wrote the timestamps of a
+// fresh object with a +00:00 zone and those read back from storage
+// without one. Callers hold s.mu.
+func (s *Server) createdEvaluationWire(run *evaluationRun) object {
+	o := s.evaluationWire(run)
+	if s.older {
+		o.set("created_at", naiveTime(run.created)+"+00:00")
+		o.set("updated_at", naiveTime(run.updated)+"+00:00")
 	}
-	return t
+	return o
 }
 
 // statusResult is a run's status as the service stores it: a Result of
 // type status, carrying the error of a failed run. Callers hold s.mu.
 func (s *Server) statusResult(run *evaluationRun) result {
-	status := result{Type: "status", Value: run.status}
-	if run.failure != "" {
-		status.Err = &resultError{Message: run.failure}
-	}
-	return status
+	return result{Type: "status", Value: run.status, Err: run.statusError}
 }
 
-// scenarioWire renders a scenario. Callers hold s.mu.
+// scenarioWire renders a scenario: correct_answers and no correct_answer
+// or evaluation field, or under WithOlderServer the reverse. Callers hold
+// s.mu.
 func (s *Server) scenarioWire(run *evaluationRun, sc *scenarioRecord) object {
 	inputs := make([]any, len(run.inputs))
 	for i, name := range run.inputs {
@@ -107,20 +90,19 @@ func (s *Server) scenarioWire(run *evaluationRun, sc *scenarioRecord) object {
 		{"evaluation_id", run.id},
 		{"inputs", inputs},
 		{"outputs", []any{object{{"result", sc.output.wire()}, {"cost", cost}, {"latency", latency}}}},
-		{"evaluation", nil},
 	}
-	if s.correctAnswers {
-		answers := []any{}
-		if sc.answer != nil {
-			answers = append(answers, object{{"key", run.answerColumn}, {"value", *sc.answer}})
+	if s.older {
+		var answer any
+		if len(sc.answers) > 0 {
+			answer = sc.answers[0].value
+		}
+		o = append(o, field{"evaluation", nil}, field{"correct_answer", answer})
+	} else {
+		answers := make([]any, len(sc.answers))
+		for i, a := range sc.answers {
+			answers[i] = object{{"key", a.key}, {"value", a.value}}
 		}
 		o = append(o, field{"correct_answers", answers})
-	} else {
-		var answer any
-		if sc.answer != nil {
-			answer = *sc.answer
-		}
-		o = append(o, field{"correct_answer", answer})
 	}
 	return append(o,
 		field{"is_pinned", false},
@@ -151,18 +133,18 @@ func (s *Server) variantWire(v *variantRecord) object {
 	}
 }
 
-func (e *evaluatorRecord) wire() object {
+func (s *Server) evaluatorWire(e *evaluatorRecord) object {
 	return object{
 		{"id", e.id},
 		{"name", e.name},
 		{"evaluator_key", e.key},
 		{"settings_values", nullableMap(e.settings)},
-		{"created_at", naiveTime(e.created)},
-		{"updated_at", naiveTime(e.updated)},
+		{"created_at", s.pythonTime(e.created)},
+		{"updated_at", s.pythonTime(e.updated)},
 	}
 }
 
-func (h *humanEvaluationRecord) wire() object {
+func (s *Server) humanEvaluationWire(h *humanEvaluationRecord) object {
 	return object{
 		{"id", h.ID},
 		{"app_id", h.AppID},
@@ -176,8 +158,8 @@ func (h *humanEvaluationRecord) wire() object {
 		{"testset_id", h.TestsetID},
 		{"testset_name", h.TestsetName},
 		{"status", h.Status},
-		{"created_at", naiveTime(h.CreatedAt.Time)},
-		{"updated_at", naiveTime(h.UpdatedAt.Time)},
+		{"created_at", s.pythonTime(h.CreatedAt.Time)},
+		{"updated_at", s.pythonTime(h.UpdatedAt.Time)},
 	}
 }
 
@@ -279,6 +261,15 @@ type field struct {
 	value any
 }
 
+// set replaces the value of the field named key.
+func (o object) set(key string, value any) {
+	for i := range o {
+		if o[i].key == key {
+			o[i].value = value
+		}
+	}
+}
+
 // MarshalJSON writes the fields in order, without escaping HTML characters,
 // as Python's json module does.
 func (o object) MarshalJSON() ([]byte, error) {
@@ -351,9 +342,9 @@ func (a answer) write(w http.ResponseWriter) {
 	}
 }
 
-// naiveTime formats t as the service writes timestamps read back from
-// storage: UTC without a zone, with microseconds unless they are zero, as
-// Python's datetime.isoformat does.
+// naiveTime formats t as older servers wrote every timestamp: UTC without
+// a zone, with microseconds unless they are zero, as Python's
+// datetime.isoformat does.
 func naiveTime(t time.Time) string {
 	t = t.UTC()
 	s := t.Format("2006-01-02T15:04:05")
@@ -363,10 +354,24 @@ func naiveTime(t time.Time) string {
 	return s
 }
 
-// zonedTime formats t as the service writes freshly created objects: like
-// naiveTime, followed by +00:00.
-func zonedTime(t time.Time) string {
-	return naiveTime(t) + "+00:00"
+// evaluationTime formats an Evaluation's timestamps as Pydantic 2 writes
+// them, "2024-07-15T10:52:51.123456Z", or naive under WithOlderServer.
+func (s *Server) evaluationTime(t time.Time) string {
+	if s.older {
+		return naiveTime(t)
+	}
+	return naiveTime(t) + "Z"
+}
+
+// pythonTime formats the timestamps of human evaluations and evaluator
+// configs as the service writes them, with Python's str(datetime):
+// "2024-07-15 10:52:51.123456+00:00", with a space and no fraction when it
+// is zero; or naive under WithOlderServer.
+func (s *Server) pythonTime(t time.Time) string {
+	if s.older {
+		return naiveTime(t)
+	}
+	return strings.Replace(naiveTime(t), "T", " ", 1) + "+00:00"
 }
 
 // result is the service's Result: {"type", "value", "error"}, all three

@@ -5,11 +5,12 @@ import (
 	"strings"
 )
 
-// Operation names one of the service's seven operations. Its value is the
+// Operation names one of the service's operations the Server serves: the
+// seven of the interface and the two evaluation reads. Its value is the
 // service's own operationId; the constant names follow the SDK's methods.
 type Operation string
 
-// The seven operations, for fault injection and the request log.
+// The operations, for fault injection and the request log.
 const (
 	OpFetchEvaluationScenarios Operation = "fetch_evaluation_scenarios"
 	OpCreateEvaluation         Operation = "create_evaluation"

@@ -2,71 +2,46 @@ package agentatest
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"time"
 
 	"github.com/agenta-go/agenta/models"
 )
 
-// The scheduler decides when an evaluation's rows run: before create
-// answers, in the background at a pace, or when the test advances them.
+// The scheduler is the fake's stand-in for the service's worker: it decides
+// when a run starts and when each of its rows' app calls happens. By
+// default a background worker picks a run up defaultPickup after create
+// and spends defaultRowPace on each row; WithEvaluationPace changes both;
+// under WithManualEvaluations nothing runs until the test calls
+// AdvanceEvaluations.
 
-// claimRow reserves the next row of a run; it reports false when none is
-// left. Callers hold s.mu.
-func (run *evaluationRun) claimRow() (int, bool) {
-	if run.status != models.EvaluationStarted || run.claimed >= len(run.rows) {
-		return 0, false
-	}
-	run.claimed++
-	return run.claimed - 1, true
-}
+// The default pace. The pickup delay keeps the contract's "scenarios are []
+// right after create" true on a loaded machine (the first scenarios appear
+// no sooner than defaultPickup plus every row's pace after create), while
+// the demo's eight rows still finish in about 140 ms.
+const (
+	defaultPickup  = 100 * time.Millisecond
+	defaultRowPace = 5 * time.Millisecond
+)
 
-// completeRow stores a computed scenario and finishes the run after its
-// last row. Callers hold s.mu.
-func (s *Server) completeRow(run *evaluationRun, i int, sc *scenarioRecord) {
-	sc.id = s.newID()
-	run.slots[i] = sc
-	run.completed++
-	run.updated = s.clock()
-	if run.completed == len(run.rows) {
-		s.finish(run)
-	}
-}
-
-// start runs or schedules a new run according to the Server's mode.
-// Callers hold s.mu; in synchronous mode it releases it while computing.
-func (s *Server) start(run *evaluationRun) {
-	if run.status != models.EvaluationStarted {
+// schedule hands a new run to the worker. Callers hold s.mu.
+func (s *Server) schedule(run *evaluationRun) {
+	if s.manual {
 		return
 	}
-	if run.failure != "" || len(run.rows) == 0 {
-		s.finish(run)
-		return
+	select {
+	case <-s.closing:
+		return // a closed Server starts nothing
+	default:
 	}
-	switch s.mode {
-	case runSync:
-		run.claimed = len(run.rows)
-		computed := make([]*scenarioRecord, len(run.rows))
-		func() {
-			s.mu.Unlock()
-			defer s.mu.Lock() // even if a row panics, so the caller's unlock holds
-			for i := range run.rows {
-				computed[i] = run.runRow(i)
-			}
-		}()
-		for i, sc := range computed {
-			s.completeRow(run, i, sc)
-		}
-	case runPaced:
-		s.runners.Add(1)
-		go s.pace1(run)
-	}
+	s.runners.Add(1)
+	go s.work(run)
 }
 
-// pace1 fills in a run's scenarios in the background, one per pace.
-func (s *Server) pace1(run *evaluationRun) {
+// work is the background worker of one run.
+func (s *Server) work(run *evaluationRun) {
 	defer s.runners.Done()
-	t := time.NewTimer(s.pace)
+	t := time.NewTimer(s.pickup)
 	defer t.Stop()
 	for {
 		select {
@@ -74,54 +49,93 @@ func (s *Server) pace1(run *evaluationRun) {
 			return
 		case <-t.C:
 		}
-		s.mu.Lock()
-		i, ok := run.claimRow()
-		s.mu.Unlock()
-		if !ok {
+		if !s.step(run) {
 			return
 		}
-		sc := run.runRow(i)
-		s.mu.Lock()
-		s.completeRow(run, i, sc)
-		s.mu.Unlock()
-		t.Reset(s.pace)
+		t.Reset(s.rowPace)
 	}
 }
 
-// AdvanceEvaluations fills in up to n pending scenarios, oldest evaluation
-// first, and returns how many it filled. It is how a test drives
-// evaluations under WithManualEvaluations; in the other modes it finishes
-// rows not yet run.
+// step starts the run if it has not started and makes its next row's app
+// call. It reports whether it made one.
+func (s *Server) step(run *evaluationRun) bool {
+	s.mu.Lock()
+	i, ok := s.claimRow(run)
+	s.mu.Unlock()
+	if ok {
+		s.completeRow(run, i, run.runRow(i))
+	}
+	return ok
+}
+
+// completeRow keeps a row's outcome, out of sight, and after the last row
+// writes the scenarios, aggregates and finishes the run.
+func (s *Server) completeRow(run *evaluationRun, i int, sc *scenarioRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run.computed[i] = sc
+	run.completed++
+	run.updated = s.clock()
+	if run.completed == len(run.rows) {
+		s.finish(run)
+	}
+}
+
+// claimRow starts a run that has not started and reserves its next row; it
+// reports false when no row is left. A run without rows finishes at once.
+// Callers hold s.mu.
+func (s *Server) claimRow(run *evaluationRun) (int, bool) {
+	if run.finished() {
+		return 0, false
+	}
+	if run.status == models.EvaluationInitialized {
+		run.status = models.EvaluationStarted
+		run.updated = s.clock()
+	}
+	if len(run.rows) == 0 {
+		s.finish(run)
+		return 0, false
+	}
+	if run.claimed >= len(run.rows) {
+		return 0, false
+	}
+	run.claimed++
+	return run.claimed - 1, true
+}
+
+// AdvanceEvaluations makes up to n rows' app calls, oldest evaluation
+// first, and returns how many it made. A run starts (STARTED) at its first
+// row and finishes (its scenarios written all at once, aggregated, its
+// final status set) in the call that makes its last row's app call; a run
+// without rows finishes when it is reached. It is how a test drives
+// evaluations under WithManualEvaluations, one step at a time; in the
+// other modes it runs rows ahead of the background worker.
 func (s *Server) AdvanceEvaluations(n int) int {
 	ran := 0
 	for ran < n {
 		s.mu.Lock()
 		var run *evaluationRun
-		var i int
+		i, ok := 0, false
 		for _, id := range s.evalOrder {
-			r := s.evaluations[id]
-			if idx, ok := r.claimRow(); ok {
-				run, i = r, idx
+			if i, ok = s.claimRow(s.evaluations[id]); ok {
+				run = s.evaluations[id]
 				break
 			}
 		}
 		s.mu.Unlock()
-		if run == nil {
+		if !ok {
 			break
 		}
-		sc := run.runRow(i)
-		s.mu.Lock()
-		s.completeRow(run, i, sc)
-		s.mu.Unlock()
+		s.completeRow(run, i, run.runRow(i))
 		ran++
 	}
 	return ran
 }
 
-// WaitEvaluations blocks until every evaluation created so far has
-// finished, or ctx ends. Under WithEvaluationPace it waits for the
-// background runs; under WithManualEvaluations only AdvanceEvaluations
-// makes progress.
+// WaitEvaluations blocks until every evaluation created so far has reached
+// its final status, or ctx ends. It is how a test makes a run finish
+// deterministically in the background modes; under WithManualEvaluations
+// only AdvanceEvaluations makes progress, so it returns when ctx ends.
 func (s *Server) WaitEvaluations(ctx context.Context) error {
 	s.mu.Lock()
 	var pending []chan struct{}
@@ -135,8 +149,10 @@ func (s *Server) WaitEvaluations(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-s.closing:
-			return fmt.Errorf("agentatest: server closed")
+			return errServerClosed
 		}
 	}
 	return nil
 }
+
+var errServerClosed = errors.New("agentatest: server closed")

@@ -111,6 +111,7 @@ func (s *Server) AddApp(a App) string {
 	if a.ID == "" {
 		a.ID = s.newID()
 	}
+	s.useID(a.ID)
 	if _, dup := s.apps[a.ID]; dup {
 		panic(fmt.Sprintf("agentatest: AddApp: app %q already exists", a.ID))
 	}
@@ -132,6 +133,7 @@ func (s *Server) AddBase(b Base) string {
 	if b.ID == "" {
 		b.ID = s.newID()
 	}
+	s.useID(b.ID)
 	if _, dup := s.bases[b.ID]; dup {
 		panic(fmt.Sprintf("agentatest: AddBase: base %q already exists", b.ID))
 	}
@@ -159,6 +161,7 @@ func (s *Server) AddVariant(v Variant) string {
 	if v.ID == "" {
 		v.ID = s.newID()
 	}
+	s.useID(v.ID)
 	if _, dup := s.variants[v.ID]; dup {
 		panic(fmt.Sprintf("agentatest: AddVariant: variant %q already exists", v.ID))
 	}
@@ -225,6 +228,7 @@ func (s *Server) AddTestset(t Testset) string {
 	if t.ID == "" {
 		t.ID = s.newID()
 	}
+	s.useID(t.ID)
 	if _, dup := s.testsets[t.ID]; dup {
 		panic(fmt.Sprintf("agentatest: AddTestset: test set %q already exists", t.ID))
 	}
@@ -250,6 +254,7 @@ func (s *Server) AddEvaluatorConfig(c models.EvaluatorConfig) string {
 	if c.ID == "" {
 		c.ID = s.newID()
 	}
+	s.useID(c.ID)
 	if _, dup := s.evaluators[c.ID]; dup {
 		panic(fmt.Sprintf("agentatest: AddEvaluatorConfig: evaluator config %q already exists", c.ID))
 	}
@@ -276,6 +281,7 @@ func (s *Server) AddHumanEvaluation(h models.HumanEvaluation) string {
 	if h.ID == "" {
 		h.ID = s.newID()
 	}
+	s.useID(h.ID)
 	for _, e := range s.humanEvals {
 		if e.ID == h.ID {
 			panic(fmt.Sprintf("agentatest: AddHumanEvaluation: %q already exists", h.ID))
@@ -320,6 +326,7 @@ func (s *Server) AddTrace(root models.Span) string {
 		if sp.ID == "" {
 			sp.ID = s.newID()
 		}
+		s.useID(sp.ID)
 		if _, dup := s.spans[sp.ID]; dup {
 			panic(fmt.Sprintf("agentatest: AddTrace: span %q already exists", sp.ID))
 		}

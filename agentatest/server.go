@@ -23,14 +23,18 @@ type Server struct {
 	// Configuration, fixed after NewServer.
 	apiKey          string
 	clock           func() time.Time
-	mode            runMode
-	pace            time.Duration
+	idClock         func() time.Time // the time in generated ids
+	manual          bool             // no worker: AdvanceEvaluations runs rows
+	pickup          time.Duration    // from create to the worker's first row
+	rowPace         time.Duration    // the time of one row's app call
 	version         pydanticVersion
-	correctAnswers  bool
+	older           bool // answer as the servers before July 2024
+	writeTimeout    time.Duration
 	redirectNoPrefx bool
 
 	mu          sync.Mutex
 	nextID      uint64
+	usedIDs     map[string]bool
 	user        User
 	apps        map[string]*appRecord
 	bases       map[string]*baseRecord
@@ -51,27 +55,30 @@ type Server struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	runners   sync.WaitGroup
-	idle      *sync.Cond // signalled when an evaluation run finishes
 }
 
 // NewServer starts a fake service on a random port of 127.0.0.1. Call Close
 // when done; NewTestServer does that for a test.
 func NewServer(opts ...Option) *Server {
 	s := &Server{
-		prefix:      "/api",
-		clock:       time.Now,
-		nextID:      0x100,
-		apps:        map[string]*appRecord{},
-		bases:       map[string]*baseRecord{},
-		variants:    map[string]*variantRecord{},
-		testsets:    map[string]*testsetRecord{},
-		evaluators:  map[string]*evaluatorRecord{},
-		spans:       map[string]*spanRecord{},
-		evaluations: map[string]*evaluationRun{},
-		closing:     make(chan struct{}),
-		user:        User{ID: "66a0c0de0000000000000001", Username: "agentatest"},
+		prefix:       "/api",
+		clock:        time.Now,
+		writeTimeout: defaultWriteTimeout,
+		idClock:      func() time.Time { return idEpoch },
+		version:      pydanticV2,
+		pickup:       defaultPickup,
+		rowPace:      defaultRowPace,
+		usedIDs:      map[string]bool{},
+		apps:         map[string]*appRecord{},
+		bases:        map[string]*baseRecord{},
+		variants:     map[string]*variantRecord{},
+		testsets:     map[string]*testsetRecord{},
+		evaluators:   map[string]*evaluatorRecord{},
+		spans:        map[string]*spanRecord{},
+		evaluations:  map[string]*evaluationRun{},
+		closing:      make(chan struct{}),
+		user:         User{ID: demoID(0x0001), Username: "agentatest"},
 	}
-	s.idle = sync.NewCond(&s.mu)
 	for _, opt := range opts {
 		if opt != nil {
 			opt(s)
@@ -82,6 +89,9 @@ func NewServer(opts ...Option) *Server {
 		panic(fmt.Sprintf("agentatest: listen on 127.0.0.1: %v", err))
 	}
 	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	// A client that stops reading cannot hold a handler longer than this.
+	s.ts.Config.WriteTimeout = s.writeTimeout
+	s.ts.Config.ReadHeaderTimeout = s.writeTimeout
 	s.ts.Listener.Close()
 	s.ts.Listener = l
 	s.ts.Start()
@@ -106,6 +116,11 @@ func (s *Server) URL() string { return s.ts.URL + s.prefix }
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		close(s.closing)
+		// Stop accepting, then end every connection, those of clients that
+		// stopped reading an answer included: httptest's Close alone would
+		// wait for their handlers until the write timeout.
+		s.ts.Listener.Close()
+		s.ts.CloseClientConnections()
 		s.ts.Close()
 		s.runners.Wait()
 	})
@@ -191,11 +206,19 @@ func (w *statusRecorder) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// maxBody bounds what the Server reads of a request body.
-const maxBody = 16 << 20
+// MaxBodyBytes is the largest request body the Server accepts; a larger one
+// is answered 413, never cut short and read as if whole.
+const MaxBodyBytes = 16 << 20
+
+// defaultWriteTimeout bounds how long the Server writes one answer.
+const defaultWriteTimeout = time.Minute
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	body, _ := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	tooLarge := len(body) > MaxBodyBytes
+	if tooLarge {
+		body = body[:MaxBodyBytes]
+	}
 	route := s.route(r)
 	entry := &Request{
 		Operation: route.op,
@@ -217,6 +240,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
+	if tooLarge {
+		w.Header().Set("Connection", "close")
+		detailAnswer(http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("agentatest: the request body is over %d bytes", MaxBodyBytes)).write(rec)
+		return
+	}
 	if f := s.takeFault(route.op, route.kind == routeOperation); f != nil {
 		s.logMu.Lock()
 		entry.Fault = true
@@ -253,15 +282,14 @@ func (s *Server) answer(r *http.Request, rt route, body []byte) answer {
 	return detailAnswer(http.StatusNotFound, "Not Found")
 }
 
-// authorize checks the API key; when the request may not proceed it
-// returns the refusal and false.
+// authorize checks the API key, sent raw or as "ApiKey <key>"; a missing
+// or wrong one gets the newer servers' 401 {"detail":{"message":
+// "Unauthorized"}}, alike. When the request may not proceed it returns the
+// refusal and false.
 func (s *Server) authorize(r *http.Request) (answer, bool) {
 	got := strings.TrimSpace(r.Header.Get("Authorization"))
-	switch {
-	case got == "":
-		return detailAnswer(http.StatusUnauthorized, "Unauthorized: missing API key in the Authorization header"), false
-	case got != s.apiKey && got != "ApiKey "+s.apiKey:
-		return detailAnswer(http.StatusForbidden, "Forbidden: invalid API key"), false
+	if got != s.apiKey && got != "ApiKey "+s.apiKey {
+		return jsonAnswer(http.StatusUnauthorized, object{{"detail", object{{"message", "Unauthorized"}}}}), false
 	}
 	return answer{}, true
 }

@@ -28,7 +28,9 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/apps/get_variant_by_env/?app_id=" + d.AppID + "&environment=staging", 200, ""},
 		{"GET", "/human-evaluations/?app_id=" + d.AppID, 200, ""},
 		{"GET", "/observability/spans/" + d.SpanID + "/", 200, ""},
-		{"GET", "/variants/from-base", 404, "Variant with ID 'from-base' not found"},
+		{"GET", "/variants/from-base", 500, "badly formed hexadecimal UUID string"},
+		{"GET", "/evaluations/" + d.VariantID, 404, "404: Evaluation with id " + d.VariantID + " not found"},
+		{"POST", "/evaluations/" + d.VariantID + "/status", 405, "Method Not Allowed"},
 		{"GET", "/nothing/here", 404, "Not Found"},
 		{"GET", "/variants/a%2Fb", 404, "Not Found"},
 		{"GET", "/variants//", 404, "Not Found"},
@@ -74,8 +76,8 @@ func TestAPIKey(t *testing.T) {
 		status int
 	}{
 		{"", 401},
-		{"k.other", 403},
-		{"Bearer k.secret", 403},
+		{"k.other", 401},
+		{"Bearer k.secret", 401},
 		{"k.secret", 200},
 		{"ApiKey k.secret", 200},
 	} {
@@ -86,14 +88,21 @@ func TestAPIKey(t *testing.T) {
 		r := do(t, http.DefaultClient, req)
 		assert.Equal(t, tc.status, r.status, "Authorization %q", tc.auth)
 		if tc.status != 200 {
-			assert.NotEmpty(t, detail(t, r))
+			assert.JSONEq(t, `{"detail":{"message":"Unauthorized"}}`, string(r.body), "a missing and a wrong key alike")
 		}
 	}
 }
 
 var (
 	naiveStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?$`)
+	// Fresh objects on older servers.
 	zonedStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$`)
+	// Evaluations, as Pydantic 2 writes them.
+	zuluStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?Z$`)
+	// Human evaluations and evaluator configs: Python's str(datetime).
+	pythonStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{6})?\+00:00$`)
+	// UUIDv7 ids.
+	uuid7 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 )
 
 // TestWireShapes checks what only the raw JSON shows: explicit nulls and the
@@ -111,10 +120,10 @@ func TestWireShapes(t *testing.T) {
 	humans := get(t, http.DefaultClient, u+"/human-evaluations?app_id="+d.AppID).json(t).([]any)
 	for _, h := range humans {
 		h := h.(map[string]any)
-		assert.Regexp(t, naiveStamp, h["created_at"])
-		assert.Regexp(t, naiveStamp, h["updated_at"])
+		assert.Regexp(t, pythonStamp, h["created_at"])
+		assert.Regexp(t, pythonStamp, h["updated_at"])
 	}
-	assert.Equal(t, "2024-06-25T16:40:11", humans[1].(map[string]any)["created_at"], "no fraction for whole seconds, as Python writes it")
+	assert.Equal(t, "2024-06-25 16:40:11+00:00", humans[1].(map[string]any)["created_at"], "no fraction for whole seconds, as Python writes it")
 
 	span := get(t, http.DefaultClient, u+"/observability/spans/"+d.SpanID+"/").json(t).(map[string]any)
 	assert.Contains(t, span, "parent_span_id")
@@ -133,38 +142,73 @@ func TestWireShapes(t *testing.T) {
 	created := post(t, u+"/evaluations", "application/json", body)
 	require.Equal(t, 200, created.status, "%s", created.body)
 	ev := created.json(t).([]any)[0].(map[string]any)
-	assert.Regexp(t, zonedStamp, ev["created_at"])
-	assert.Equal(t, map[string]any{"type": "status", "value": "EVALUATION_STARTED", "error": nil}, ev["status"])
+	assert.Regexp(t, uuid7, ev["id"])
+	assert.Regexp(t, zuluStamp, ev["created_at"])
+	assert.Regexp(t, zuluStamp, ev["updated_at"])
+	assert.Equal(t, map[string]any{"type": "status", "value": "EVALUATION_INITIALIZED", "error": nil}, ev["status"])
 	for _, k := range []string{"average_cost", "total_cost", "average_latency"} {
 		assert.Contains(t, ev, k)
 		assert.Nil(t, ev[k], k)
 	}
 
+	waitRuns(t, srv)
 	scenarios := get(t, http.DefaultClient, u+"/evaluations/"+ev["id"].(string)+"/evaluation_scenarios").json(t).([]any)
 	sc := scenarios[0].(map[string]any)
-	assert.Contains(t, sc, "evaluation")
-	assert.Nil(t, sc["evaluation"])
-	assert.Equal(t, "Paris", sc["correct_answer"])
+	assert.Regexp(t, uuid7, sc["id"])
+	assert.NotContains(t, sc, "evaluation")
+	assert.NotContains(t, sc, "correct_answer")
+	assert.Equal(t, []any{map[string]any{"key": "correct_answer", "value": "Paris"}}, sc["correct_answers"])
 	result := sc["results"].([]any)[0].(map[string]any)["result"].(map[string]any)
 	assert.Equal(t, map[string]any{"type": "bool", "value": true, "error": nil}, result)
 
-	stored, ok := srv.Evaluation(ev["id"].(string))
-	require.True(t, ok)
-	assert.Equal(t, "Exact match", stored.AggregatedResults[0].EvaluatorConfig.Name)
+	read := get(t, http.DefaultClient, u+"/evaluations/"+ev["id"].(string)).json(t).(map[string]any)
+	config := read["aggregated_results"].([]any)[0].(map[string]any)["evaluator_config"].(map[string]any)
+	assert.Equal(t, "Exact match", config["name"])
+	assert.Regexp(t, pythonStamp, config["created_at"])
+	assert.Regexp(t, zuluStamp, read["updated_at"])
 }
 
-func TestNewerServerSendsCorrectAnswers(t *testing.T) {
-	srv := agentatest.NewTestServer(t, agentatest.WithNewerServer())
-	d := agentatest.SeedDemo(srv)
-	body := fmt.Sprintf(`{"app_id":%q,"variant_ids":[%q],"evaluators_configs":[],"testset_id":%q,
-		"rate_limit":{"batch_size":1,"max_retries":0,"retry_delay":0,"delay_between_batches":0}}`,
-		d.AppID, d.VariantID, d.TestsetID)
-	created := post(t, srv.URL()+"/evaluations", "application/json", body)
-	require.Equal(t, 200, created.status, "%s", created.body)
-	id := created.json(t).([]any)[0].(map[string]any)["id"].(string)
-	sc := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+id+"/evaluation_scenarios").json(t).([]any)[0].(map[string]any)
-	assert.NotContains(t, sc, "correct_answer")
-	assert.Equal(t, []any{map[string]any{"key": "correct_answer", "value": "Paris"}}, sc["correct_answers"])
+func TestOlderServerShapes(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		opts        []agentatest.Option
+		stamp       *regexp.Regexp // of a created evaluation
+		readStamp   *regexp.Regexp // of the evaluation read back
+		humanStamp  *regexp.Regexp
+		olderFields bool
+	}{
+		{"mid-2024, the default", nil, zuluStamp, zuluStamp, pythonStamp, false},
+		{"WithNewerServer changes nothing", []agentatest.Option{agentatest.WithNewerServer()}, zuluStamp, zuluStamp, pythonStamp, false},
+		{"WithOlderServer", []agentatest.Option{agentatest.WithOlderServer()}, zonedStamp, naiveStamp, naiveStamp, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := agentatest.NewTestServer(t, tc.opts...)
+			d := agentatest.SeedDemo(srv)
+			body := fmt.Sprintf(`{"app_id":%q,"variant_ids":[%q],"evaluators_configs":[%q],"testset_id":%q,
+				"rate_limit":{"batch_size":1,"max_retries":1,"retry_delay":0,"delay_between_batches":0}}`,
+				d.AppID, d.VariantID, d.ExactMatchID, d.TestsetID)
+			created := post(t, srv.URL()+"/evaluations", "application/json", body)
+			require.Equal(t, 200, created.status, "%s", created.body)
+			ev := created.json(t).([]any)[0].(map[string]any)
+			assert.Regexp(t, tc.stamp, ev["created_at"])
+			humans := get(t, http.DefaultClient, srv.URL()+"/human-evaluations?app_id="+d.AppID).json(t).([]any)
+			assert.Regexp(t, tc.humanStamp, humans[0].(map[string]any)["created_at"])
+			read := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+ev["id"].(string)).json(t).(map[string]any)
+			assert.Regexp(t, tc.readStamp, read["created_at"], "read back from storage")
+
+			waitRuns(t, srv)
+			sc := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+ev["id"].(string)+"/evaluation_scenarios").json(t).([]any)[0].(map[string]any)
+			if tc.olderFields {
+				assert.NotContains(t, sc, "correct_answers")
+				assert.Equal(t, "Paris", sc["correct_answer"])
+				assert.Contains(t, sc, "evaluation")
+			} else {
+				assert.NotContains(t, sc, "correct_answer")
+				assert.NotContains(t, sc, "evaluation")
+				assert.Equal(t, []any{map[string]any{"key": "correct_answer", "value": "Paris"}}, sc["correct_answers"])
+			}
+		})
+	}
 }
 
 func TestCloseTwiceAndAfterwards(t *testing.T) {
@@ -214,4 +258,24 @@ func TestNeverPanics(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 200, get(t, http.DefaultClient, srv.URL()+"/variants/"+d.VariantID).status)
+}
+
+// TestGeneratedIDsNeverTakeDemoIDs: once, the 1,408th variant added took
+// capitals.default's id and replaced it.
+func TestGeneratedIDsNeverTakeDemoIDs(t *testing.T) {
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	seen := map[string]bool{}
+	for i := range 1500 { // past the 1,408th
+		id := srv.AddVariant(agentatest.Variant{BaseID: d.BaseID, ConfigName: fmt.Sprintf("v%d", i)})
+		require.Regexp(t, uuid7, id)
+		require.False(t, seen[id], "id %s handed out twice", id)
+		seen[id] = true
+	}
+	for _, id := range []string{d.AppID, d.BaseID, d.VariantID, d.VerboseVariantID, d.TestsetID, d.ExactMatchID, d.SpanID} {
+		assert.Regexp(t, uuid7, id, "demo ids are UUIDv7 values")
+		assert.False(t, seen[id], "a generated id took the demo's %s", id)
+	}
+	v := get(t, http.DefaultClient, srv.URL()+"/variants/"+d.VariantID).json(t).(map[string]any)
+	assert.Equal(t, "capitals.default", v["variant_name"])
 }

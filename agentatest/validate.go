@@ -51,6 +51,7 @@ const (
 	kindIntType
 	kindIntParsing
 	kindIntFromFloat
+	kindFiniteNumber
 	kindList
 	kindDict
 	kindModel
@@ -63,6 +64,7 @@ var v1Messages = map[errorKind][2]string{
 	kindIntType:      {"value is not a valid integer", "type_error.integer"},
 	kindIntParsing:   {"value is not a valid integer", "type_error.integer"},
 	kindIntFromFloat: {"value is not a valid integer", "type_error.integer"},
+	kindFiniteNumber: {"value is not a valid integer", "type_error.integer"},
 	kindList:         {"value is not a valid list", "type_error.list"},
 	kindDict:         {"value is not a valid dict", "type_error.dict"},
 	kindModel:        {"value is not a valid dict", "type_error.dict"},
@@ -75,6 +77,7 @@ var v2Messages = map[errorKind][2]string{
 	kindIntType:      {"Input should be a valid integer", "int_type"},
 	kindIntParsing:   {"Input should be a valid integer, unable to parse string as an integer", "int_parsing"},
 	kindIntFromFloat: {"Input should be a valid integer, got a number with a fractional part", "int_from_float"},
+	kindFiniteNumber: {"Input should be a finite number", "finite_number"},
 	kindList:         {"Input should be a valid list", "list_type"},
 	kindDict:         {"Input should be a valid dictionary", "dict_type"},
 	kindModel:        {"Input should be a valid dictionary or object to extract fields from", "model_attributes_type"},
@@ -85,7 +88,7 @@ var v2Messages = map[errorKind][2]string{
 var providerKeyNames = []string{
 	"OPENAI_API_KEY", "MISTRAL_API_KEY", "COHERE_API_KEY", "ANTHROPIC_API_KEY",
 	"ANYSCALE_API_KEY", "PERPLEXITYAI_API_KEY", "DEEPINFRA_API_KEY", "TOGETHERAI_API_KEY",
-	"ALEPHALPHA_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY",
+	"ALEPHALPHA_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY", "GEMINI_API_KEY",
 }
 
 // validator collects the errors of one request, in the order FastAPI
@@ -175,12 +178,14 @@ func (v *validator) readBody(body []byte, contentType string) (any, bool) {
 			return nil, false
 		}
 	}
-	var probe any
-	if err := json.Unmarshal(body, &probe); err != nil {
+	// Python's json module also reads NaN, Infinity and -Infinity. (A
+	// syntax error after one of them is placed a few characters off.)
+	text := pythonConstants(body)
+	if err := json.Unmarshal(text, new(json.RawMessage)); err != nil {
 		v.errs = append(v.errs, v.jsonDecodeError(body, err))
 		return nil, false
 	}
-	doc, err := decodeOrdered(body)
+	doc, err := decodeOrdered(text)
 	if err != nil { // cannot happen after a successful Unmarshal
 		v.errs = append(v.errs, v.jsonDecodeError(body, err))
 		return nil, false
@@ -296,9 +301,73 @@ func readValue(dec *json.Decoder) (any, error) {
 			return list, err
 		}
 		return nil, fmt.Errorf("unexpected %v", t)
+	case string:
+		if f, ok := pythonConstant(t); ok {
+			return f, nil
+		}
+		return t, nil
 	default:
 		return t, nil
 	}
+}
+
+// pyFloat is a float that JSON cannot write but Python's json module reads:
+// NaN, Infinity or -Infinity.
+type pyFloat float64
+
+// pythonConstants rewrites the constants Python's json module accepts
+// outside strings (NaN, Infinity, -Infinity) as marked strings, so that
+// encoding/json can decode the body as Python would.
+func pythonConstants(data []byte) []byte {
+	if !bytes.Contains(data, []byte("NaN")) && !bytes.Contains(data, []byte("Infinity")) {
+		return data
+	}
+	var out bytes.Buffer
+	inString, escaped := false, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			out.WriteByte(c)
+			continue
+		}
+		replaced := false
+		for _, name := range []string{"-Infinity", "Infinity", "NaN"} {
+			if bytes.HasPrefix(data[i:], []byte(name)) {
+				out.WriteString(`"\u0000py:` + name + `"`)
+				i += len(name) - 1
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			if c == '"' {
+				inString = true
+			}
+			out.WriteByte(c)
+		}
+	}
+	return out.Bytes()
+}
+
+// pythonConstant reads back a constant marked by pythonConstants.
+func pythonConstant(s string) (pyFloat, bool) {
+	switch s {
+	case "\x00py:NaN":
+		return pyFloat(math.NaN()), true
+	case "\x00py:Infinity":
+		return pyFloat(math.Inf(1)), true
+	case "\x00py:-Infinity":
+		return pyFloat(math.Inf(-1)), true
+	}
+	return 0, false
 }
 
 // plain turns a decoded value into ordinary Go values (map[string]any,
@@ -318,10 +387,13 @@ func plain(v any) any {
 		}
 		return out
 	case json.Number:
-		if f, err := t.Float64(); err == nil {
-			return f
+		f, err := strconv.ParseFloat(string(t), 64)
+		if err == nil || math.IsInf(f, 0) {
+			return f // 1e400 is Python's inf
 		}
 		return string(t)
+	case pyFloat:
+		return float64(t)
 	default:
 		return v
 	}
@@ -493,6 +565,10 @@ func (v *validator) str(loc []any, raw any) (string, bool) {
 		if v.version == pydanticV1 {
 			return pythonNumber(t), true
 		}
+	case pyFloat:
+		if v.version == pydanticV1 {
+			return pythonFloat(float64(t)), true
+		}
 	case bool:
 		if v.version == pydanticV1 {
 			if t {
@@ -529,6 +605,10 @@ func (v *validator) integer(loc []any, raw any) (int64, bool) {
 			return 0, false
 		}
 		f, err := strconv.ParseFloat(s, 64)
+		if math.IsInf(f, 0) && v.version == pydanticV2 {
+			v.fail(loc, kindFiniteNumber, raw) // 1e400 is Python's inf
+			return 0, false
+		}
 		if err != nil || math.Abs(f) >= 1<<63 {
 			v.fail(loc, kindIntParsing, raw)
 			return 0, false
@@ -538,6 +618,13 @@ func (v *validator) integer(loc []any, raw any) (int64, bool) {
 			return 0, false
 		}
 		return int64(f), true // Python's int() truncates
+	case pyFloat:
+		if v.version == pydanticV2 {
+			v.fail(loc, kindFiniteNumber, raw)
+		} else {
+			v.fail(loc, kindIntParsing, raw)
+		}
+		return 0, false
 	case string:
 		s := strings.TrimSpace(t)
 		if v.version == pydanticV1 {

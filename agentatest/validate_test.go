@@ -2,6 +2,7 @@ package agentatest_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -17,7 +18,7 @@ const goodRateLimit = `"rate_limit":{"batch_size":10,"max_retries":3,"retry_dela
 // TestValidationErrorsV1 pins the 422 bodies of the contract's Pydantic v1
 // dialect: loc, msg and type of each item, in FastAPI's order.
 func TestValidationErrorsV1(t *testing.T) {
-	srv := agentatest.NewTestServer(t)
+	srv := agentatest.NewTestServer(t, agentatest.WithOlderServer())
 	u := srv.URL()
 	for _, tc := range []struct {
 		name, path, contentType, body string
@@ -91,8 +92,8 @@ func TestValidationErrorsV1(t *testing.T) {
 			body: `{"app_id":"a","variant_ids":[],"evaluators_configs":[],"testset_id":"t",` + goodRateLimit + `,
 				"lm_providers_keys":{"OPENAI_API_KEY":"sk-1","MY_KEY":"sk-2","GROQ_API_KEY":[]}}`,
 			want: `{"detail":[
-				{"loc":["body","lm_providers_keys","__key__"],"msg":"value is not a valid enumeration member; permitted: 'OPENAI_API_KEY', 'MISTRAL_API_KEY', 'COHERE_API_KEY', 'ANTHROPIC_API_KEY', 'ANYSCALE_API_KEY', 'PERPLEXITYAI_API_KEY', 'DEEPINFRA_API_KEY', 'TOGETHERAI_API_KEY', 'ALEPHALPHA_API_KEY', 'OPENROUTER_API_KEY', 'GROQ_API_KEY'","type":"type_error.enum",
-				 "ctx":{"enum_values":["OPENAI_API_KEY","MISTRAL_API_KEY","COHERE_API_KEY","ANTHROPIC_API_KEY","ANYSCALE_API_KEY","PERPLEXITYAI_API_KEY","DEEPINFRA_API_KEY","TOGETHERAI_API_KEY","ALEPHALPHA_API_KEY","OPENROUTER_API_KEY","GROQ_API_KEY"]}},
+				{"loc":["body","lm_providers_keys","__key__"],"msg":"value is not a valid enumeration member; permitted: 'OPENAI_API_KEY', 'MISTRAL_API_KEY', 'COHERE_API_KEY', 'ANTHROPIC_API_KEY', 'ANYSCALE_API_KEY', 'PERPLEXITYAI_API_KEY', 'DEEPINFRA_API_KEY', 'TOGETHERAI_API_KEY', 'ALEPHALPHA_API_KEY', 'OPENROUTER_API_KEY', 'GROQ_API_KEY', 'GEMINI_API_KEY'","type":"type_error.enum",
+				 "ctx":{"enum_values":["OPENAI_API_KEY","MISTRAL_API_KEY","COHERE_API_KEY","ANTHROPIC_API_KEY","ANYSCALE_API_KEY","PERPLEXITYAI_API_KEY","DEEPINFRA_API_KEY","TOGETHERAI_API_KEY","ALEPHALPHA_API_KEY","OPENROUTER_API_KEY","GROQ_API_KEY","GEMINI_API_KEY"]}},
 				{"loc":["body","lm_providers_keys","GROQ_API_KEY"],"msg":"str type expected","type":"type_error.str"}]}`,
 		},
 		{
@@ -117,13 +118,13 @@ func TestValidationErrorsV1(t *testing.T) {
 // Python's dict() of pairs. Such requests get past validation to the
 // service's own checks.
 func TestValidationCoercionV1(t *testing.T) {
-	srv := agentatest.NewTestServer(t)
+	srv := agentatest.NewTestServer(t, agentatest.WithOlderServer())
 	d := agentatest.SeedDemo(srv)
 	body := `{"app_id":12,"variant_ids":[],"evaluators_configs":[],"testset_id":"t",
 		"rate_limit":{"batch_size":"10","max_retries":2.9,"retry_delay":true,"delay_between_batches":" 1_0 "}}`
 	r := post(t, srv.URL()+"/evaluations", "application/json", body)
 	assert.Equal(t, 404, r.status, "app 12 is valid but unknown: %s", r.body)
-	assert.Equal(t, "App not found", detail(t, r))
+	assert.Equal(t, "404: App not found", detail(t, r))
 
 	r = post(t, srv.URL()+"/variants/from-base", "", `{"base_id":"`+d.BaseID+`","new_variant_name":"n","new_config_name":"pairs","parameters":[["temperature",0.5]]}`)
 	require.Equal(t, 200, r.status, "%s", r.body)
@@ -131,7 +132,7 @@ func TestValidationCoercionV1(t *testing.T) {
 }
 
 func TestValidationErrorsV2(t *testing.T) {
-	srv := agentatest.NewTestServer(t, agentatest.WithNewerServer())
+	srv := agentatest.NewTestServer(t) // the mid-2024 service runs Pydantic 2
 	u := srv.URL()
 	docs := "https://errors.pydantic.dev/2.7/v/"
 	for _, tc := range []struct {
@@ -152,8 +153,8 @@ func TestValidationErrorsV2(t *testing.T) {
 				{"type":"string_type","loc":["body","variant_ids",1],"msg":"Input should be a valid string","input":3,"url":"` + docs + `string_type"},
 				{"type":"int_from_float","loc":["body","rate_limit","batch_size"],"msg":"Input should be a valid integer, got a number with a fractional part","input":1.5,"url":"` + docs + `int_from_float"},
 				{"type":"int_parsing","loc":["body","rate_limit","max_retries"],"msg":"Input should be a valid integer, unable to parse string as an integer","input":"x","url":"` + docs + `int_parsing"},
-				{"type":"enum","loc":["body","lm_providers_keys","MY_KEY","[key]"],"msg":"Input should be 'OPENAI_API_KEY', 'MISTRAL_API_KEY', 'COHERE_API_KEY', 'ANTHROPIC_API_KEY', 'ANYSCALE_API_KEY', 'PERPLEXITYAI_API_KEY', 'DEEPINFRA_API_KEY', 'TOGETHERAI_API_KEY', 'ALEPHALPHA_API_KEY', 'OPENROUTER_API_KEY' or 'GROQ_API_KEY'","input":"MY_KEY",
-				 "ctx":{"expected":"'OPENAI_API_KEY', 'MISTRAL_API_KEY', 'COHERE_API_KEY', 'ANTHROPIC_API_KEY', 'ANYSCALE_API_KEY', 'PERPLEXITYAI_API_KEY', 'DEEPINFRA_API_KEY', 'TOGETHERAI_API_KEY', 'ALEPHALPHA_API_KEY', 'OPENROUTER_API_KEY' or 'GROQ_API_KEY'"},"url":"` + docs + `enum"}]}`,
+				{"type":"enum","loc":["body","lm_providers_keys","MY_KEY","[key]"],"msg":"Input should be 'OPENAI_API_KEY', 'MISTRAL_API_KEY', 'COHERE_API_KEY', 'ANTHROPIC_API_KEY', 'ANYSCALE_API_KEY', 'PERPLEXITYAI_API_KEY', 'DEEPINFRA_API_KEY', 'TOGETHERAI_API_KEY', 'ALEPHALPHA_API_KEY', 'OPENROUTER_API_KEY', 'GROQ_API_KEY' or 'GEMINI_API_KEY'","input":"MY_KEY",
+				 "ctx":{"expected":"'OPENAI_API_KEY', 'MISTRAL_API_KEY', 'COHERE_API_KEY', 'ANTHROPIC_API_KEY', 'ANYSCALE_API_KEY', 'PERPLEXITYAI_API_KEY', 'DEEPINFRA_API_KEY', 'TOGETHERAI_API_KEY', 'ALEPHALPHA_API_KEY', 'OPENROUTER_API_KEY', 'GROQ_API_KEY' or 'GEMINI_API_KEY'"},"url":"` + docs + `enum"}]}`,
 		},
 		{
 			name: "missing carries the enclosing object", path: "/variants/from-base", body: `{"base_id":"b","new_variant_name":"n","new_config_name":"c"}`,
@@ -172,7 +173,7 @@ func TestValidationErrorsV2(t *testing.T) {
 }
 
 func TestValidationQuery(t *testing.T) {
-	srv := agentatest.NewTestServer(t)
+	srv := agentatest.NewTestServer(t, agentatest.WithOlderServer())
 	u := srv.URL()
 	for _, tc := range []struct{ path, want string }{
 		{"/apps/get_variant_by_env", `{"detail":[
@@ -199,9 +200,10 @@ func TestValidationThroughTheSDK(t *testing.T) {
 	// The SDK checks its arguments before sending, so only a value it cannot
 	// judge reaches the server: an unknown provider key.
 	c := newClient(t, srv)
+	unknown := "0190b5a2-0000-7000-8000-00000000dead"
 	_, err := c.CreateEvaluation(context.Background(), newEvaluation(agentatest.Demo{
-		AppID: "a", TestsetID: "t", ExactMatchID: "e", EditDistanceID: "e2", TerseAnswerID: "e3",
-	}, "v1", "v2"))
+		AppID: unknown, TestsetID: unknown, ExactMatchID: "e", EditDistanceID: "e2", TerseAnswerID: "e3",
+	}, unknown))
 	require.ErrorIs(t, err, agenta.ErrNotFound, "valid shape: the app lookup fails")
 
 	var verr *agenta.ValidationError
@@ -210,5 +212,40 @@ func TestValidationThroughTheSDK(t *testing.T) {
 	_, err = c.CreateEvaluation(context.Background(), ev)
 	require.ErrorAs(t, err, &verr)
 	assert.Equal(t, 422, verr.StatusCode)
-	assert.Equal(t, []any{"body", "lm_providers_keys", "__key__"}, verr.Details[0].Loc)
+	assert.Equal(t, []any{"body", "lm_providers_keys", "OPENAI", "[key]"}, verr.Details[0].Loc)
+}
+
+// TestPythonJSONConstants: bodies are read by Python's json module, which
+// takes NaN, Infinity and -Infinity, and reads 1e400 as inf. Such a body is
+// no json_invalid 422: where the value is ignored the request succeeds, and
+// where Pydantic refuses it, the 422 body would hold the value, which
+// Starlette cannot write (allow_nan=False), so the answer is a 500.
+func TestPythonJSONConstants(t *testing.T) {
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	for _, value := range []string{"NaN", "Infinity", "-Infinity", "1e400"} {
+		t.Run(value, func(t *testing.T) {
+			body := func(batchSize string) string {
+				return fmt.Sprintf(`{"app_id":%q,"variant_ids":[%q],"evaluators_configs":[],"testset_id":%q,
+					"rate_limit":{"batch_size":%s,"max_retries":3,"retry_delay":3,"delay_between_batches":5},
+					"not_a_field":[%s]}`, d.AppID, d.VariantID, d.TestsetID, batchSize, value)
+			}
+			r := post(t, srv.URL()+"/evaluations", "application/json", body("10"))
+			assert.Equal(t, 200, r.status, "an ignored field holding %s: %s", value, r.body)
+			r = post(t, srv.URL()+"/evaluations", "application/json", body(value))
+			assert.Equal(t, 500, r.status, "an integer field holding %s: %s", value, r.body)
+			assert.NotContains(t, string(r.body), "json_invalid")
+		})
+	}
+	waitRuns(t, srv)
+}
+
+func TestGeminiIsAProviderKey(t *testing.T) {
+	srv, d, c := newDemo(t)
+	ev := newEvaluation(d, d.VariantID)
+	ev.EvaluatorConfigIDs = []string{d.AICritiqueID}
+	ev.LMProvidersKeys = map[string]string{"GEMINI_API_KEY": "g-secret"}
+	_, err := c.CreateEvaluation(context.Background(), ev)
+	require.NoError(t, err, "GEMINI_API_KEY is one of the service's provider keys")
+	assert.Len(t, srv.EvaluationIDs(), 1)
 }

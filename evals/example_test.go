@@ -51,11 +51,14 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// Wait for both runs to finish: here the fake's own wait; on a real
+	// server, wait for each evaluation's status to end, and take the
+	// finished Evaluation (for the evaluator names) from that wait.
+	if err := srv.WaitEvaluations(ctx); err != nil {
+		log.Fatal(err)
+	}
 	var runs [2]evals.Run
 	for i, ev := range evaluations {
-		// The fake finishes at once; on a real server, wait for the
-		// evaluation to finish first, and take the finished Evaluation
-		// (for the evaluator names) from that wait.
 		finished, _ := srv.Evaluation(ev.ID)
 		scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
 		if err != nil {
@@ -139,6 +142,9 @@ func ExampleSummarizeStream() {
 		TestsetID: demo.TestsetID, RateLimit: models.DefaultRateLimit(),
 	})
 	if err != nil {
+		log.Fatal(err)
+	}
+	if err := srv.WaitEvaluations(ctx); err != nil { // the run ends in the background
 		log.Fatal(err)
 	}
 	summary, err := evals.SummarizeStream(client.StreamEvaluationScenarios(ctx, evaluations[0].ID))

@@ -34,6 +34,11 @@ func TestPassRateWithAgentatest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The fake runs the evaluation in the background, as the service does;
+	// waiting for it makes the test deterministic.
+	if err := srv.WaitEvaluations(ctx); err != nil {
+		t.Fatal(err)
+	}
 
 	rate, err := PassRate(ctx, client, evs[0].ID, demo.ExactMatchID)
 	if err != nil {

@@ -12,7 +12,7 @@ func TestTraceEmbedded(t *testing.T) {
 	if err := trace(context.Background(), nil, &out); err != nil {
 		t.Fatal(err)
 	}
-	want := `trace 66a0c0de0000000000004001, variant capitals.default revision 3, production, 2024-06-26 12:22:31.775 UTC
+	want := `trace 0190547f-5e5f-7de0-8000-000000004001, variant capitals.default revision 3, production, 2024-06-26 12:22:31.775 UTC
 
 capitals                     WORKFLOW   OK     1.235s  $0.0000185
 ├── lookup_country           RETRIEVER  OK     81ms    -

@@ -1,0 +1,359 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/models"
+	"github.com/spf13/cobra"
+)
+
+func newCmdEval(f *Factory) *cobra.Command {
+	return newGroup("eval <command>", "Run an evaluation and gate a release on it", NewCmdEvalRun(f, nil))
+}
+
+// EvalRunOptions are the inputs of agenta eval run.
+type EvalRunOptions struct {
+	IO           *IOStreams
+	Factory      *Factory
+	AppID        string
+	TestsetID    string
+	VariantIDs   []string // the first is the baseline, the last is gated
+	EvaluatorIDs []string
+	Gates        []evals.Gate
+	// Report files; empty means none.
+	JUnit, CSV, JSON, Markdown string
+	Interval, Timeout          time.Duration
+
+	gates []string
+}
+
+// NewCmdEvalRun returns agenta eval run.
+func NewCmdEvalRun(f *Factory, runF func(*EvalRunOptions) error) *cobra.Command {
+	opts := &EvalRunOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "run --app ID --testset ID --variant ID [--variant ID]... --evaluator ID [--evaluator ID]... [--gate 'NAME OP NUMBER']...",
+		Short: "Run an evaluation, print its summary, check gates and write reports",
+		Long: `Run an evaluation of one or more variants on a test set, wait for it, and
+print a summary table per variant to stdout: each evaluator by name, with its
+mean (a pass rate for pass/fail evaluators), 95% confidence interval and
+count. With two or more variants, the first is the baseline, and each other
+is compared with it row by row: the difference of the means, the rows where
+the variant scored higher and lower, and a two-sided p-value (exact McNemar
+for pass/fail, Wilcoxon signed-rank for scores). Progress goes to stderr.
+
+Gates (--gate, repeatable) apply to the last variant:
+  NAME OP NUMBER           the mean of evaluator NAME (its name or id);
+                           OP is >=, >, <= or <, spaces optional;
+                           NUMBER may end in % ('Exact match>=90%')
+  worse(NAME) OP N         rows where it did worse than the baseline
+  regression_p(NAME) OP P  p-value of a regression against the baseline
+  errors(NAME) OP N        results of NAME that failed
+  cost.mean, cost.p95, cost.max, cost.total, latency.mean, latency.p50,
+  latency.p95, latency.max, app_errors OP NUMBER
+
+Reports (--junit, --csv, --json, --markdown) cover the baseline and the last
+variant, or the one variant. The CSV has one record per scenario per
+variant: a variant column, the row, one input.NAME column per input, the
+expected answer, output, app error, cost, latency, and one column per
+evaluator. The JSON report is JSON Lines, one object per scenario.
+
+` + exitCodesHelp,
+		Example: `  agenta eval run --app "$AGENTA_APP_ID" --testset "$AGENTA_TESTSET_ID" \
+    --variant "$PRODUCTION_VARIANT" --variant "$CANDIDATE_VARIANT" \
+    --evaluator "$EXACT_MATCH" --gate 'Exact match >= 0.8' \
+    --gate 'regression_p(Exact match) >= 0.05' --junit report.xml`,
+		Args: exactArgs(),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := opts.check(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runWith(f, func() error { return runEval(cmd.Context(), opts) })
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.AppID, "app", "", "the app's id (required)")
+	fl.StringVar(&opts.TestsetID, "testset", "", "the test set's id (required)")
+	fl.StringArrayVar(&opts.VariantIDs, "variant", nil, "a variant's id (repeatable; the first is the baseline, the last is gated)")
+	fl.StringArrayVar(&opts.EvaluatorIDs, "evaluator", nil, "an evaluator config's id (repeatable)")
+	fl.StringArrayVar(&opts.gates, "gate", nil, "a gate on the last variant, such as 'Exact match >= 0.9' (repeatable)")
+	fl.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report to this file")
+	fl.StringVar(&opts.CSV, "csv", "", "write the scenarios as CSV to this file")
+	fl.StringVar(&opts.JSON, "json", "", "write the scenarios as JSON Lines to this file")
+	fl.StringVar(&opts.Markdown, "markdown", "", "write a Markdown report to this file")
+	addWaitFlags(cmd, &opts.Interval, &opts.Timeout)
+	return cmd
+}
+
+// check refuses missing or malformed flags, and parses the gates.
+func (o *EvalRunOptions) check() error {
+	for _, required := range []struct {
+		flag string
+		set  bool
+	}{{"--app", o.AppID != ""}, {"--testset", o.TestsetID != ""}, {"--variant", len(o.VariantIDs) > 0}, {"--evaluator", len(o.EvaluatorIDs) > 0}} {
+		if !required.set {
+			return usageErrorf("%s is required", required.flag)
+		}
+	}
+	o.Gates = o.Gates[:0]
+	for _, text := range o.gates {
+		gate, err := evals.ParseGate(text)
+		if err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("--gate: %w", err)}
+		}
+		o.Gates = append(o.Gates, gate)
+	}
+	return checkWaitFlags(o.Interval, o.Timeout)
+}
+
+// runEval creates the evaluation, waits for each variant's run, prints the
+// summaries and comparisons, checks the gates and writes the reports.
+func runEval(ctx context.Context, opts *EvalRunOptions) error {
+	client, err := opts.Factory.Client()
+	if err != nil {
+		return err
+	}
+	created, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
+		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(),
+	})
+	if err != nil {
+		return err
+	}
+	ordered, err := byVariant(created, opts.VariantIDs)
+	if err != nil {
+		return err
+	}
+	runs := make([]evals.Run, len(ordered))
+	for i, ev := range ordered {
+		label := "evaluation " + ev.ID + " (" + evals.Run{Evaluation: ev}.Variant() + ")"
+		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", label)
+		finished, err := waitEvaluation(ctx, opts.IO, client, ev.ID, label, opts.Interval, opts.Timeout)
+		if err != nil {
+			return err
+		}
+		scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
+		if err != nil {
+			return err
+		}
+		runs[i] = evals.Run{Evaluation: *finished, Scenarios: scenarios}
+	}
+
+	var gated *evals.Report
+	out := opts.IO.Out
+	for i, run := range runs {
+		report := evals.NewReport(evals.Run{}, run)
+		if i > 0 {
+			report = evals.NewReport(runs[0], run)
+		}
+		if err := printSummary(out, report, i == 0 && len(runs) > 1); err != nil {
+			return localError(err)
+		}
+		if report.Comparison != nil {
+			if err := printComparison(out, report); err != nil {
+				return localError(err)
+			}
+		}
+		gated = report
+	}
+	gateErr := gated.Check(opts.Gates...)
+	if err := printGates(out, gated.Gates); err != nil {
+		return localError(err)
+	}
+	if err := writeReports(gated, opts); err != nil {
+		return err
+	}
+	return gateErr
+}
+
+// byVariant orders the created evaluations as the variants were given.
+func byVariant(created []models.Evaluation, variantIDs []string) ([]models.Evaluation, error) {
+	if len(created) != len(variantIDs) {
+		return nil, fmt.Errorf("agenta: the service created %d evaluations for %d variants", len(created), len(variantIDs))
+	}
+	out := make([]models.Evaluation, len(variantIDs))
+	used := make([]bool, len(created))
+	for i, id := range variantIDs {
+		for j, ev := range created {
+			if !used[j] && len(ev.VariantIDs) > 0 && ev.VariantIDs[0] == id {
+				out[i], used[j] = ev, true
+				break
+			}
+		}
+	}
+	// Evaluations that name no variant keep the service's order.
+	for i := range out {
+		if out[i].ID != "" {
+			continue
+		}
+		for j := range created {
+			if !used[j] {
+				out[i], used[j] = created[j], true
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// printSummary writes a variant's summary table.
+func printSummary(w io.Writer, report *evals.Report, baseline bool) error {
+	run, summary := report.Candidate, report.CandidateSummary
+	role := ""
+	if baseline {
+		role = ", baseline"
+	}
+	fmt.Fprintf(w, "%s (evaluation %s%s): %d rows, %d app errors, status %s\n",
+		cell(run.Variant()), cell(run.Evaluation.ID), role, summary.Rows, summary.AppErrors, cell(string(run.Evaluation.Status.EvaluationStatus())))
+	t := newTable(w)
+	t.row("  EVALUATOR", "MEAN", "95% CI", "VALUES", "ERRORS")
+	for _, id := range summary.EvaluatorIDs {
+		m := summary.Evaluators[id]
+		t.row("  "+evaluatorLabel(report, id), meanText(m.Mean, m.Bool), intervalText(m.Low, m.High, m.Bool),
+			strconv.Itoa(m.Count), strconv.Itoa(m.Errors))
+	}
+	if summary.Cost.Count > 0 {
+		t.row("  cost per row", number(summary.Cost.Mean), "", strconv.Itoa(summary.Cost.Count), "")
+	}
+	if summary.Latency.Count > 0 {
+		t.row("  latency p50 / p95 (s)", number(summary.Latency.P50)+" / "+number(summary.Latency.P95), "", strconv.Itoa(summary.Latency.Count), "")
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// printComparison writes how a variant differs from the baseline.
+func printComparison(w io.Writer, report *evals.Report) error {
+	c := report.Comparison
+	fmt.Fprintf(w, "%s against %s: %d rows paired by their inputs, %d unpaired\n",
+		cell(report.Candidate.Variant()), cell(report.Baseline.Variant()), c.Paired, c.Unpaired)
+	t := newTable(w)
+	t.row("  EVALUATOR", "BASELINE", "CANDIDATE", "DIFF", "HIGHER", "LOWER", "SAME", "P")
+	for _, id := range c.EvaluatorIDs {
+		d := c.Evaluators[id]
+		rate := d.Candidate.Bool || d.Baseline.Bool
+		t.row("  "+evaluatorLabel(report, id), meanText(d.Baseline.Mean, rate), meanText(d.Candidate.Mean, rate),
+			diffText(d.Diff, rate), strconv.Itoa(d.Higher), strconv.Itoa(d.Lower), strconv.Itoa(d.Tied), number(d.PValue))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// printGates writes each gate's outcome.
+func printGates(w io.Writer, results []evals.GateResult) error {
+	if len(results) == 0 {
+		return nil
+	}
+	t := newTable(w)
+	t.row("GATE", "MEASURED", "RESULT")
+	for _, r := range results {
+		verdict := "pass"
+		if !r.Passed {
+			verdict = "FAIL"
+			if r.Reason != "" {
+				verdict += ": " + r.Reason
+			}
+		}
+		measured := "n/a"
+		if !math.IsNaN(r.Measured) {
+			measured = number(r.Measured)
+		}
+		t.row(r.Gate.String(), measured, verdict)
+	}
+	return t.flush()
+}
+
+// evaluatorLabel names an evaluator in a table, saying when lower values
+// are better.
+func evaluatorLabel(report *evals.Report, id string) string {
+	for _, e := range report.Evaluators {
+		if e.ID == id {
+			name := e.Name
+			if name == "" {
+				name = id
+			}
+			if e.Direction == evals.LowerIsBetter {
+				name += " (lower is better)"
+			}
+			return name
+		}
+	}
+	return id
+}
+
+// meanText shows a mean: a pass rate as a percentage, a score as a number.
+func meanText(v float64, rate bool) string {
+	switch {
+	case math.IsNaN(v):
+		return "n/a"
+	case rate:
+		return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
+	}
+	return number(v)
+}
+
+func intervalText(low, high float64, rate bool) string {
+	if math.IsNaN(low) || math.IsNaN(high) {
+		return "n/a"
+	}
+	return meanText(low, rate) + " – " + meanText(high, rate)
+}
+
+func diffText(d float64, rate bool) string {
+	switch {
+	case math.IsNaN(d):
+		return "n/a"
+	case rate:
+		return strconv.FormatFloat(100*d, 'f', 1, 64) + " pts"
+	}
+	return strconv.FormatFloat(d, 'g', 4, 64)
+}
+
+// writeReports writes the report files asked for.
+func writeReports(report *evals.Report, opts *EvalRunOptions) error {
+	for _, file := range []struct {
+		path  string
+		write func(io.Writer) error
+	}{
+		{opts.JUnit, report.WriteJUnit},
+		{opts.CSV, report.WriteCSV},
+		{opts.JSON, report.WriteJSONLines},
+		{opts.Markdown, report.WriteMarkdown},
+	} {
+		if file.path == "" {
+			continue
+		}
+		if err := writeFile(file.path, file.write); err != nil {
+			return localError(fmt.Errorf("cannot write %s: %w", clipText(file.path, 200), errorReason(err)))
+		}
+	}
+	return nil
+}
+
+// writeFile writes a file through write, reporting a failure to close it.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/agenta-go/agenta"
+	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/models"
+	"github.com/spf13/cobra"
+)
+
+func newCmdEvaluation(f *Factory) *cobra.Command {
+	return newGroup("evaluation <command>", "Read an evaluation, its status, or wait for it to end",
+		NewCmdEvaluationGet(f, nil),
+		NewCmdEvaluationStatus(f, nil),
+		NewCmdEvaluationWait(f, nil),
+	)
+}
+
+// EvaluationOptions are the inputs of agenta evaluation get, status and
+// wait.
+type EvaluationOptions struct {
+	IO           *IOStreams
+	Factory      *Factory
+	EvaluationID string
+	Output       string
+	// Interval and Timeout tune wait: the pause between status reads, and
+	// how long to wait in all.
+	Interval, Timeout time.Duration
+}
+
+// NewCmdEvaluationGet returns agenta evaluation get.
+func NewCmdEvaluationGet(f *Factory, runF func(*EvaluationOptions) error) *cobra.Command {
+	opts := &EvaluationOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:     "get EVALUATION_ID",
+		Short:   "Show an evaluation: its status, aggregated results, cost and latency",
+		Example: `  agenta evaluation get "$EVALUATION_ID" --output json`,
+		Args:    exactArgs("EVALUATION_ID"),
+		RunE: evaluationRunE(opts, runF, func(ctx context.Context, client *agenta.Client) error {
+			ev, err := client.FetchEvaluation(ctx, opts.EvaluationID)
+			if err != nil {
+				return err
+			}
+			return printEvaluation(opts.IO.Out, opts.Output, ev)
+		}),
+	}
+	addOutputFlag(cmd, &opts.Output)
+	return cmd
+}
+
+// NewCmdEvaluationStatus returns agenta evaluation status.
+func NewCmdEvaluationStatus(f *Factory, runF func(*EvaluationOptions) error) *cobra.Command {
+	opts := &EvaluationOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "status EVALUATION_ID",
+		Short: "Show an evaluation's status, such as EVALUATION_STARTED",
+		Long: `Show an evaluation's status: EVALUATION_INITIALIZED and EVALUATION_STARTED
+while it runs, then EVALUATION_FINISHED, EVALUATION_FINISHED_WITH_ERRORS,
+EVALUATION_FAILED or EVALUATION_AGGREGATION_FAILED. It exits 0 whatever the
+status; use 'agenta evaluation wait' to wait for the end.`,
+		Example: `  agenta evaluation status "$EVALUATION_ID"`,
+		Args:    exactArgs("EVALUATION_ID"),
+		RunE: evaluationRunE(opts, runF, func(ctx context.Context, client *agenta.Client) error {
+			status, err := client.FetchEvaluationStatus(ctx, opts.EvaluationID)
+			if err != nil {
+				return err
+			}
+			if opts.Output == outputJSON {
+				return writeJSON(opts.IO.Out, status)
+			}
+			t := newTable(opts.IO.Out)
+			t.row("status", string(status.EvaluationStatus()))
+			if status.Error != nil {
+				t.row("error", status.Error.Message)
+			}
+			return t.flush()
+		}),
+	}
+	addOutputFlag(cmd, &opts.Output)
+	return cmd
+}
+
+// NewCmdEvaluationWait returns agenta evaluation wait.
+func NewCmdEvaluationWait(f *Factory, runF func(*EvaluationOptions) error) *cobra.Command {
+	opts := &EvaluationOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "wait EVALUATION_ID",
+		Short: "Wait until an evaluation ends, then show it",
+		Long: `Wait until an evaluation ends, showing its status on stderr as it changes,
+then show it as 'agenta evaluation get' does. It exits 3 when the evaluation
+failed and 4 when --timeout passes first.`,
+		Example: `  agenta evaluation wait "$EVALUATION_ID" --timeout 10m`,
+		Args:    exactArgs("EVALUATION_ID"),
+		RunE: evaluationRunE(opts, runF, func(ctx context.Context, client *agenta.Client) error {
+			ev, err := waitEvaluation(ctx, opts.IO, client, opts.EvaluationID, opts.EvaluationID, opts.Interval, opts.Timeout)
+			if ev != nil {
+				if perr := printEvaluation(opts.IO.Out, opts.Output, ev); perr != nil && err == nil {
+					err = localError(perr)
+				}
+			}
+			return err
+		}),
+	}
+	addOutputFlag(cmd, &opts.Output)
+	addWaitFlags(cmd, &opts.Interval, &opts.Timeout)
+	return cmd
+}
+
+// addWaitFlags adds --interval and --timeout to a command that waits for
+// evaluations.
+func addWaitFlags(cmd *cobra.Command, interval, timeout *time.Duration) {
+	cmd.Flags().DurationVar(interval, "interval", agenta.DefaultWaitInterval, "pause between status reads")
+	cmd.Flags().DurationVar(timeout, "timeout", 30*time.Minute, "give up waiting after this long")
+}
+
+// checkWaitFlags refuses intervals and timeouts that are not positive.
+func checkWaitFlags(interval, timeout time.Duration) error {
+	if interval <= 0 {
+		return usageErrorf("--interval %s: want a positive duration, such as 2s", interval)
+	}
+	if timeout <= 0 {
+		return usageErrorf("--timeout %s: want a positive duration, such as 30m", timeout)
+	}
+	return nil
+}
+
+// evaluationRunE checks the options of the evaluation commands, then runs
+// work with a client.
+func evaluationRunE(opts *EvaluationOptions, runF func(*EvaluationOptions) error, work func(context.Context, *agenta.Client) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		opts.EvaluationID = args[0]
+		if err := checkOutput(opts.Output); err != nil {
+			return err
+		}
+		if cmd.Flags().Lookup("interval") != nil {
+			if err := checkWaitFlags(opts.Interval, opts.Timeout); err != nil {
+				return err
+			}
+		}
+		if runF != nil {
+			return runF(opts)
+		}
+		return runWith(opts.Factory, func() error {
+			client, err := opts.Factory.Client()
+			if err != nil {
+				return err
+			}
+			return work(cmd.Context(), client)
+		})
+	}
+}
+
+// waitEvaluation waits for an evaluation with a progress display labelled
+// label, within timeout.
+func waitEvaluation(ctx context.Context, streams *IOStreams, client *agenta.Client, id, label string, interval, timeout time.Duration) (*models.Evaluation, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	p := startProgress(streams, label)
+	ev, err := client.WaitEvaluation(ctx, id, &agenta.WaitOptions{Interval: interval, OnStatus: p.OnStatus})
+	p.Stop()
+	return ev, err
+}
+
+// printEvaluation writes an evaluation as a table or as JSON.
+func printEvaluation(w io.Writer, output string, ev *models.Evaluation) error {
+	if output == outputJSON {
+		return writeJSON(w, ev)
+	}
+	t := newTable(w)
+	t.row("evaluation", ev.ID)
+	t.row("status", string(ev.Status.EvaluationStatus()))
+	if ev.Status.Error != nil {
+		t.row("error", ev.Status.Error.Message)
+	}
+	t.row("app", ev.AppID)
+	for i, id := range ev.VariantIDs {
+		name := ""
+		if i < len(ev.VariantNames) {
+			name = ev.VariantNames[i] + " "
+		}
+		t.row("variant", name+"("+id+")")
+	}
+	t.row("test set", orDash(ev.TestsetName)+" ("+ev.TestsetID+")")
+	t.row("created", ev.CreatedAt.Time.UTC().Format(time.RFC3339))
+	t.row("updated", ev.UpdatedAt.Time.UTC().Format(time.RFC3339))
+	for _, pair := range []struct {
+		name string
+		r    *models.Result
+	}{{"average cost", ev.AverageCost}, {"total cost", ev.TotalCost}, {"average latency (s)", ev.AverageLatency}} {
+		if pair.r != nil {
+			t.row(pair.name, resultCell(*pair.r))
+		}
+	}
+	names := map[string]string{}
+	for _, e := range evals.EvaluatorsOf(*ev) {
+		names[e.ID] = e.Name
+	}
+	for _, agg := range ev.AggregatedResults {
+		name := names[agg.EvaluatorConfig.ID]
+		if name == "" {
+			name = agg.EvaluatorConfig.ID
+		}
+		t.row("result: "+name, resultCell(agg.Result))
+	}
+	return t.flush()
+}
+
+// resultCell renders a Result for a table or a CSV cell: the value, or
+// "error: message".
+func resultCell(r models.Result) string {
+	if r.Failed() {
+		if r.Error != nil {
+			return "error: " + r.Error.Message
+		}
+		return "error"
+	}
+	if v, ok := r.Float64(); ok {
+		return number(v)
+	}
+	if b, ok := r.Bool(); ok {
+		if b {
+			return "true"
+		}
+		return "false"
+	}
+	if s, ok := r.Text(); ok {
+		return s
+	}
+	if !r.HasValue() {
+		return ""
+	}
+	return string(r.Value)
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"syscall"
+	"unicode"
+
+	"github.com/agenta-go/agenta"
+	"github.com/agenta-go/agenta/evals"
+)
+
+// The exit codes, documented in the root command's help and the README.
+const (
+	exitOK          = 0   // done; every gate holds
+	exitGateFailed  = 1   // a gate failed
+	exitUsage       = 2   // a usage error: bad flag, argument or configuration
+	exitEvalFailed  = 3   // an evaluation ended EVALUATION_FAILED (or AGGREGATION_FAILED)
+	exitService     = 4   // the service answered an error, or could not be reached
+	exitLocal       = 5   // a local error, such as a report file that cannot be written
+	exitInterrupted = 130 // SIGINT or SIGTERM ended the command
+)
+
+// exitCodesHelp is the table of exit codes shown in --help.
+const exitCodesHelp = `Exit codes:
+  0    done; every gate holds
+  1    a gate failed (agenta eval run --gate)
+  2    usage error: a bad flag, argument or setting (the message says which)
+  3    an evaluation failed (EVALUATION_FAILED or EVALUATION_AGGREGATION_FAILED)
+  4    service or network error: the server answered an error, refused the
+       key, or could not be reached in time
+  5    local error, such as a report file that cannot be written
+  130  interrupted by SIGINT or SIGTERM`
+
+// maxErrorLine bounds the error line printed on stderr: server messages can
+// be long, and one line must stay readable.
+const maxErrorLine = 1000
+
+// exitError is an error that knows the exit code it ends the command with.
+// Every error a command returns is one; an error cobra returns while
+// parsing flags or arguments is not, which is how run tells usage errors
+// apart without reading their text.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErrorf returns a usage error (exit 2) with a message.
+func usageErrorf(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// localError wraps a local failure, such as a file that cannot be written
+// (exit 5).
+func localError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: exitLocal, err: err}
+}
+
+// classify gives an error from the SDK, evals or the command its exit code.
+// host is the server's host, named when it cannot be reached.
+func classify(err error, host string) error {
+	var (
+		exit    *exitError
+		gateErr *evals.GateError
+	)
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &exit):
+		return err
+	case errors.As(err, &gateErr):
+		return &exitError{code: exitGateFailed, err: gateFailure(gateErr)}
+	case errors.Is(err, evals.ErrGateFailed):
+		return &exitError{code: exitGateFailed, err: err}
+	case errors.Is(err, agenta.ErrEvaluationFailed):
+		return &exitError{code: exitEvalFailed, err: err}
+	case errors.Is(err, agenta.ErrInvalidArgument):
+		return &exitError{code: exitUsage, err: err}
+	case errors.Is(err, context.Canceled):
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
+	}
+	return &exitError{code: exitService, err: describeServiceError(err, host)}
+}
+
+// gateFailure says which gates failed, on one line.
+func gateFailure(e *evals.GateError) error {
+	parts := make([]string, len(e.Failed))
+	for i, r := range e.Failed {
+		parts[i] = r.String()
+	}
+	return fmt.Errorf("%d of %d gates failed: %s", len(e.Failed), e.Total, strings.Join(parts, "; "))
+}
+
+// describeServiceError rewrites the errors whose own text is not enough
+// for a person: a refused connection names the host and what to check,
+// a refused key says where the key comes from, an answer that is not the
+// expected JSON says so without Go type names.
+func describeServiceError(err error, host string) error {
+	var (
+		apiErr    *agenta.APIError
+		decodeErr *agenta.DecodeError
+		dnsErr    *net.DNSError
+		netErr    net.Error
+		opErr     *net.OpError
+	)
+	switch {
+	case errors.As(err, &apiErr) && (errors.Is(err, agenta.ErrUnauthorized) || errors.Is(err, agenta.ErrForbidden)):
+		return fmt.Errorf("%w (the key comes from AGENTA_API_KEY or --api-key-file)", err)
+	case errors.As(err, &apiErr):
+		return err
+	case errors.As(err, &decodeErr):
+		return fmt.Errorf("agenta: %s %s: the %d answer is not the JSON expected (at byte %d); is %s an Agenta server?",
+			decodeErr.Method, decodeErr.Path, decodeErr.StatusCode, decodeErr.Offset, host)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("agenta: cannot connect to %s: connection refused; is the server running and AGENTA_HOST (or --host) right?", host)
+	case errors.As(err, &dnsErr):
+		return fmt.Errorf("agenta: cannot find host %s: %s; check AGENTA_HOST (or --host)", host, dnsErr.Err)
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return fmt.Errorf("agenta: no answer from %s in time: %w", host, err)
+	case errors.As(err, &opErr):
+		return fmt.Errorf("agenta: cannot reach %s: %w", host, err)
+	}
+	return err
+}
+
+// errorLine renders an error as the one line printed on stderr: control
+// characters and line breaks become spaces, and the line is bounded.
+func errorLine(err error) string {
+	var lines []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			lines = append(lines, line)
+		}
+	}
+	text := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.Join(lines, "; "))
+	if len(text) > maxErrorLine {
+		cut := maxErrorLine
+		for cut > 0 && !utf8RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	if !strings.HasPrefix(text, "agenta: ") {
+		text = "agenta: " + text
+	}
+	return text
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// exitCode returns the exit code of an error that went through classify.
+func exitCode(err error) int {
+	var exit *exitError
+	if errors.As(err, &exit) {
+		return exit.code
+	}
+	if err != nil {
+		return exitUsage
+	}
+	return exitOK
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/agenta-go/agenta"
+)
+
+// Factory holds what every command shares: the streams, and the global
+// flags that say which server to call with which key. Commands take the
+// client from it only when they run, so that --help and usage errors never
+// need a server.
+type Factory struct {
+	IO *IOStreams
+
+	// Host is --host; empty means AGENTA_HOST.
+	Host string
+	// APIKeyFile is --api-key-file; empty means AGENTA_API_KEY. The key is
+	// never a flag value, which ps and shell history would show.
+	APIKeyFile string
+
+	// getenv reads the environment; tests may replace it.
+	getenv func(string) string
+}
+
+// newFactory returns a Factory on the given streams and the process's
+// environment.
+func newFactory(streams *IOStreams) *Factory {
+	return &Factory{IO: streams, getenv: os.Getenv}
+}
+
+// hostURL returns the server's base URL, from --host or AGENTA_HOST, with
+// "/api" added when it has no path, as NewClientFromEnv does.
+func (f *Factory) hostURL() (string, error) {
+	host, from := f.Host, "--host"
+	if host == "" {
+		host, from = f.getenv("AGENTA_HOST"), "AGENTA_HOST"
+	}
+	host = strings.TrimSpace(host)
+	if host == "" {
+		return "", usageErrorf("no server: set AGENTA_HOST or pass --host (for a local fake service, run 'agenta fake')")
+	}
+	u, err := url.Parse(host)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return "", usageErrorf("%s %q is not a URL such as https://cloud.agenta.ai or http://127.0.0.1:8080/api", from, clipText(host, 200))
+	}
+	if strings.Trim(u.Path, "/") == "" {
+		u.Path = "/api"
+	}
+	return u.String(), nil
+}
+
+// Client returns an SDK client for the configured server and key.
+func (f *Factory) Client() (*agenta.Client, error) {
+	base, err := f.hostURL()
+	if err != nil {
+		return nil, err
+	}
+	opts := []agenta.Option{agenta.WithBaseURL(base), agenta.WithUserAgent("agenta-cli/" + agenta.Version)}
+	if f.APIKeyFile != "" {
+		key, err := readKeyFile(f.APIKeyFile)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, agenta.WithAPIKey(key))
+	}
+	client, err := agenta.NewClientFromEnv(opts...)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	return client, nil
+}
+
+// serverHost returns the host:port the client calls, for error messages.
+func (f *Factory) serverHost() string {
+	base, err := f.hostURL()
+	if err != nil {
+		return "the server"
+	}
+	u, _ := url.Parse(base)
+	return u.Host
+}
+
+// readKeyFile reads an API key from a file: its first line, trimmed. The
+// key itself never appears in an error.
+func readKeyFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", usageErrorf("--api-key-file: cannot read %s: %v", clipText(path, 200), errorReason(err))
+	}
+	key, _, _ := strings.Cut(string(data), "\n")
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return "", usageErrorf("--api-key-file: %s is empty", clipText(path, 200))
+	}
+	return key, nil
+}
+
+// errorReason returns the reason of a file error without the operation
+// and path its text repeats.
+func errorReason(err error) error {
+	var pathErr *os.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Err
+	}
+	return err
+}
+
+// clipText bounds a string built from input, for messages.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"unicode"
+
+	"github.com/spf13/cobra"
+)
+
+// The --output formats of the reading commands.
+const (
+	outputTable = "table"
+	outputJSON  = "json"
+)
+
+// maxCell bounds a table cell: server strings can be long, and a table row
+// must stay one line.
+const maxCell = 80
+
+// addOutputFlag adds --output to a reading command.
+func addOutputFlag(cmd *cobra.Command, output *string) {
+	cmd.Flags().StringVarP(output, "output", "o", outputTable, "output format: table or json")
+}
+
+// checkOutput refuses an --output value other than table or json.
+func checkOutput(output string) error {
+	if output != outputTable && output != outputJSON {
+		return usageErrorf("--output %q: want table or json", clipText(output, 50))
+	}
+	return nil
+}
+
+// writeJSON writes v as indented JSON, the shape the service sends.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// table writes aligned columns. Cells are cleaned of control characters and
+// bounded, so that whatever the server sends, a row stays one line.
+type table struct {
+	tw *tabwriter.Writer
+}
+
+func newTable(w io.Writer) *table {
+	return &table{tw: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
+}
+
+// row writes one row.
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		if i > 0 {
+			io.WriteString(t.tw, "\t")
+		}
+		io.WriteString(t.tw, cell(c))
+	}
+	io.WriteString(t.tw, "\n")
+}
+
+// flush writes the table out.
+func (t *table) flush() error { return t.tw.Flush() }
+
+// cell cleans a value for a table: no tabs, line breaks or other control
+// characters, and at most maxCell runes.
+func cell(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	if n := 0; len(s) > maxCell {
+		for i := range s {
+			if n == maxCell-1 {
+				return s[:i] + "…"
+			}
+			n++
+		}
+	}
+	return s
+}
+
+// number formats a float for a table: up to four significant digits.
+func number(v float64) string {
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// optionalNumber formats a value that may be missing.
+func optionalNumber(v float64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	return number(v)
+}
+
+// orDash shows an empty value as "-".
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// jsonText renders any JSON-able value compactly for a table cell.
+func jsonText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(data)
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agenta-go/agenta"
+	"github.com/spf13/cobra"
+)
+
+// run executes the command line args and returns the exit code. Errors are
+// printed here, once, as one line on stderr.
+func run(ctx context.Context, args []string, streams *IOStreams) int {
+	f := newFactory(streams)
+	root := NewCmdRoot(f)
+	root.SetArgs(args)
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	code := exitCode(err)
+	line := errorLine(err)
+	if code == exitUsage && cmd != nil {
+		line += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
+	}
+	fmt.Fprintln(streams.ErrOut, line)
+	return code
+}
+
+// NewCmdRoot returns the agenta command with every subcommand.
+func NewCmdRoot(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "agenta <command>",
+		Short: "Run and read evaluations of the Agenta service from a shell or a CI job",
+		Long: `agenta runs evaluations of the Agenta evaluation and variant service and
+gates a release on them, reads variants, evaluations, scenarios, spans and
+human evaluations, and serves a fake service for trying it all out.
+
+Configuration:
+  AGENTA_HOST     the server's URL, with or without /api
+                  (such as https://cloud.agenta.ai); --host overrides it
+  AGENTA_API_KEY  the API key, optional; --api-key-file FILE reads it from
+                  a file instead. The key is never a flag value, which ps
+                  and shell history would show.
+
+` + exitCodesHelp,
+		Example: `  eval "$(agenta fake &)"    # a local fake service, with its ids in the environment
+  agenta eval run --app "$AGENTA_APP_ID" --testset "$AGENTA_TESTSET_ID" \
+    --variant "${AGENTA_VARIANT_IDS%%,*}" --evaluator "${AGENTA_EVALUATOR_IDS%%,*}" \
+    --gate 'Exact match >= 0.6' --junit report.xml`,
+		Version:       agenta.Version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          groupArgs,
+		RunE:          groupRun,
+	}
+	root.PersistentFlags().StringVar(&f.Host, "host", "", "the server's URL, with or without /api (default $AGENTA_HOST)")
+	root.PersistentFlags().StringVar(&f.APIKeyFile, "api-key-file", "", "read the API key from this file (default $AGENTA_API_KEY)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitUsage, err: err}
+	})
+	root.AddCommand(
+		NewCmdFake(f, nil),
+		newCmdEval(f),
+		newCmdEvaluation(f),
+		NewCmdScenarios(f, nil),
+		newCmdVariant(f),
+		newCmdSpan(f),
+		newCmdHumanEvaluation(f),
+	)
+	return root
+}
+
+// groupArgs refuses an unknown subcommand of a command that only groups
+// others, as a usage error.
+func groupArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("unknown command %q for %q", clipText(args[0], 100), cmd.CommandPath())
+	}
+	return nil
+}
+
+// groupRun refuses a grouping command run without a subcommand.
+func groupRun(cmd *cobra.Command, _ []string) error {
+	return usageErrorf("%s needs a command", cmd.CommandPath())
+}
+
+// newGroup returns a command that groups subcommands.
+func newGroup(use, short string, subcommands ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Args: groupArgs, RunE: groupRun}
+	cmd.AddCommand(subcommands...)
+	return cmd
+}
+
+// exactArgs is cobra.ExactArgs with a usage error that names the
+// arguments expected.
+func exactArgs(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != len(names) {
+			return usageErrorf("%s takes %d argument(s), %v, and got %d", cmd.CommandPath(), len(names), names, len(args))
+		}
+		return nil
+	}
+}
+
+// runWith runs a command's work with the client and turns what it returns
+// into an error with an exit code.
+func runWith(f *Factory, work func() error) error {
+	return classify(work(), f.serverHost())
+}
