@@ -262,13 +262,15 @@ type newEvaluationRequest struct {
 
 // createRuns checks a create request against the stored state in the
 // service's order, and stores and schedules one run per variant, in the
-// order of variant_ids. Like the service it is not atomic: when a later
-// variant fails, the runs of those before it are already scheduled.
+// order of variant_ids. The service parses each id when it first looks it
+// up, so a malformed id fails where its lookup comes: the app (404 when
+// unknown), then every evaluator config (400 for an AI critique without
+// provider keys), then each variant and the test set. Like the service it
+// is not atomic: when a later variant fails, the runs of those before it
+// are already scheduled.
 func (s *Server) createRuns(req newEvaluationRequest) answer {
-	for _, id := range append([]string{req.appID, req.testsetID}, req.variantIDs...) {
-		if !s.wellFormed(id) {
-			return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
-		}
+	if !s.wellFormed(req.appID) {
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -278,6 +280,9 @@ func (s *Server) createRuns(req newEvaluationRequest) answer {
 	var evaluators []*evaluatorRecord
 	breakage := ""
 	for _, id := range req.configIDs {
+		if !s.wellFormed(id) {
+			return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+		}
 		e, ok := s.evaluators[id]
 		if !ok {
 			// The service accepts the request; the worker then breaks
@@ -297,6 +302,9 @@ func (s *Server) createRuns(req newEvaluationRequest) answer {
 	keys := answerKeys(evaluators)
 	created := []any{}
 	for _, id := range req.variantIDs {
+		if !s.wellFormed(id) || !s.wellFormed(req.testsetID) {
+			return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+		}
 		v, okV := s.variants[id]
 		testset, okT := s.testsets[req.testsetID]
 		if !okV || !okT {

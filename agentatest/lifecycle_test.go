@@ -303,3 +303,43 @@ func TestLifeCreateIsNeitherIdempotentNorAtomic(t *testing.T) {
 	waitRuns(t, srv)
 	assert.Equal(t, "EVALUATION_FINISHED", statusValue(t, srv, ids[2]), "and it runs")
 }
+
+// "Errors, in the order they are checked: unknown app 404; an AI-critique
+// evaluator without provider keys 400; an unknown variant or test set 500",
+// and "a malformed id is answered 500 'badly formed hexadecimal UUID
+// string'": the service parses an id where it looks it up, so a malformed
+// variant or test set id comes after the app and the evaluator configs, and
+// after the runs of the variants before it have started.
+func TestCreateChecksInTheServiceOrder(t *testing.T) {
+	const unknown, malformed = "0190b5a2-0000-7000-8000-000000000404", "not-a-uuid"
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	for _, tc := range []struct {
+		name                 string
+		app, testset         string
+		variants, evaluators []string
+		status               int
+		detail               string
+		started              int
+	}{
+		{"unknown app before a malformed variant", unknown, d.TestsetID, []string{malformed}, nil, 404, "404: App not found", 0},
+		{"unknown app before a malformed test set", unknown, malformed, []string{d.VariantID}, nil, 404, "404: App not found", 0},
+		{"unknown app before a malformed config", unknown, d.TestsetID, []string{d.VariantID}, []string{malformed}, 404, "404: App not found", 0},
+		{"missing provider key before a malformed variant", d.AppID, d.TestsetID, []string{malformed}, []string{d.AICritiqueID}, 400, "Missing LM provider Key", 0},
+		{"missing provider key before a malformed test set", d.AppID, malformed, []string{d.VariantID}, []string{d.AICritiqueID}, 400, "Missing LM provider Key", 0},
+		{"malformed config", d.AppID, d.TestsetID, []string{d.VariantID}, []string{malformed}, 500, "badly formed hexadecimal UUID string", 0},
+		{"malformed config before an AI critique", d.AppID, d.TestsetID, []string{d.VariantID}, []string{malformed, d.AICritiqueID}, 500, "badly formed hexadecimal UUID string", 0},
+		{"malformed app", malformed, d.TestsetID, []string{d.VariantID}, nil, 500, "badly formed hexadecimal UUID string", 0},
+		{"malformed test set", d.AppID, malformed, []string{d.VariantID}, nil, 500, "badly formed hexadecimal UUID string", 0},
+		{"a malformed second variant after the first one's run started", d.AppID, d.TestsetID, []string{d.VariantID, malformed}, nil, 500, "badly formed hexadecimal UUID string", 1},
+		{"an unknown second variant after the first one's run started", d.AppID, d.TestsetID, []string{d.VariantID, unknown}, nil, 500, "'NoneType' object has no attribute 'id'", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(srv.EvaluationIDs())
+			r := createRaw(t, srv, tc.app, tc.testset, tc.variants, tc.evaluators, 3)
+			assert.Equal(t, tc.status, r.status, "status; body %s", r.body)
+			assert.Equal(t, tc.detail, detail(t, r))
+			assert.Len(t, srv.EvaluationIDs(), before+tc.started, "runs started before the refusal")
+		})
+	}
+}
