@@ -111,26 +111,38 @@ func (s *Server) scenarioWire(run *evaluationRun, sc *scenarioRecord) object {
 	)
 }
 
-// variantWire is an AppVariantResponse. Callers hold s.mu.
+// variantWire is an AppVariantResponse. A self-hosted server's model has no
+// previous_variant_name, organization_id or workspace_id, so they are
+// absent unless the app belongs to an organization, as on the cloud, which
+// sends all three. Callers hold s.mu.
 func (s *Server) variantWire(v *variantRecord) object {
 	app := s.apps[v.appID]
 	base := s.bases[v.baseID]
-	return object{
+	o := object{
 		{"app_id", v.appID},
 		{"app_name", app.Name},
 		{"variant_id", v.id},
 		{"variant_name", base.Name + "." + v.configName},
 		{"parameters", nullableMap(v.parameters)},
-		{"previous_variant_name", nullable(v.previousVariantName)},
-		{"user_id", v.userID},
-		{"base_name", base.Name},
-		{"base_id", base.ID},
-		{"config_name", v.configName},
-		{"uri", nullable(base.URI)},
-		{"revision", v.revision},
-		{"organization_id", nullable(app.OrganizationID)},
-		{"workspace_id", nullable(app.WorkspaceID)},
 	}
+	cloud := app.OrganizationID != "" || app.WorkspaceID != ""
+	if cloud {
+		o = append(o, field{"previous_variant_name", nullable(v.previousVariantName)})
+	}
+	o = append(o,
+		field{"user_id", v.userID},
+		field{"base_name", base.Name},
+		field{"base_id", base.ID},
+		field{"config_name", v.configName},
+		field{"uri", nullable(base.URI)},
+		field{"revision", v.revision},
+	)
+	if cloud {
+		o = append(o,
+			field{"organization_id", nullable(app.OrganizationID)},
+			field{"workspace_id", nullable(app.WorkspaceID)})
+	}
+	return o
 }
 
 func (s *Server) evaluatorWire(e *evaluatorRecord) object {
