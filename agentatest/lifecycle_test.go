@@ -343,3 +343,17 @@ func TestCreateChecksInTheServiceOrder(t *testing.T) {
 		})
 	}
 }
+
+// "lm_providers_keys names: OPENAI_API_KEY, … GEMINI_API_KEY; another name
+// gets a 422": every name models lists is accepted.
+func TestCreateAcceptsEveryProviderKeyName(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithManualEvaluations())
+	d := agentatest.SeedDemo(srv)
+	for _, name := range models.ProviderKeyNames() {
+		body := fmt.Sprintf(`{"app_id":%q,"variant_ids":[%q],"evaluators_configs":[%q],"testset_id":%q,
+			"rate_limit":{"batch_size":10,"max_retries":3,"retry_delay":3,"delay_between_batches":5},
+			"lm_providers_keys":{%q:"sk-test"}}`, d.AppID, d.VariantID, d.ExactMatchID, d.TestsetID, name)
+		r := post(t, srv.URL()+"/evaluations", "application/json", body)
+		assert.Equal(t, http.StatusOK, r.status, "%s is a valid provider key; got %s", name, r.body)
+	}
+}

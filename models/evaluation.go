@@ -61,7 +61,19 @@ const (
 	AlephAlphaAPIKey   = "ALEPHALPHA_API_KEY"
 	OpenRouterAPIKey   = "OPENROUTER_API_KEY"
 	GroqAPIKey         = "GROQ_API_KEY"
+	GeminiAPIKey       = "GEMINI_API_KEY"
 )
+
+// ProviderKeyNames returns every provider key name the service accepts in
+// NewEvaluation.LMProvidersKeys, in the order of its enumeration; it
+// answers another name with a 422.
+func ProviderKeyNames() []string {
+	return []string{
+		OpenAIAPIKey, MistralAPIKey, CohereAPIKey, AnthropicAPIKey,
+		AnyscaleAPIKey, PerplexityAIAPIKey, DeepInfraAPIKey, TogetherAIAPIKey,
+		AlephAlphaAPIKey, OpenRouterAPIKey, GroqAPIKey, GeminiAPIKey,
+	}
+}
 
 // ProviderKeys holds LLM provider credentials by key name. It marshals to
 // JSON unchanged, but prints its values as [REDACTED] with every fmt verb, so
