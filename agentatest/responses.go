@@ -3,6 +3,7 @@ package agentatest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -323,7 +324,16 @@ type answer struct {
 // jsonAnswer encodes v as the answer's body.
 func jsonAnswer(status int, v any) answer {
 	var buf bytes.Buffer
-	if err := encodeValue(&buf, v); err != nil {
+	var unsupported *json.UnsupportedValueError
+	if err := encodeValue(&buf, v); errors.As(err, &unsupported) {
+		// NaN or an infinity, say a 422 echoing the input NaN, which
+		// Python's json module read from the body: Starlette renders JSON
+		// with allow_nan=False, fails, and its error middleware answers a
+		// plain-text 500.
+		return answer{status: http.StatusInternalServerError,
+			header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}},
+			body:   []byte("Internal Server Error")}
+	} else if err != nil {
 		// Only a bad seed (say, a channel in a parameters map) gets here.
 		status = http.StatusInternalServerError
 		buf.Reset()
@@ -344,7 +354,7 @@ func (a answer) write(w http.ResponseWriter) {
 	for name, values := range a.header {
 		h[name] = values
 	}
-	if a.body != nil {
+	if a.body != nil && h.Get("Content-Type") == "" {
 		h.Set("Content-Type", "application/json")
 	}
 	h.Set("Content-Length", strconv.Itoa(len(a.body)))
