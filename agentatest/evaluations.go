@@ -36,7 +36,12 @@ type evaluationRun struct {
 	answerKeys []string
 	// attempts is rate_limit.max_retries: how often the app is called for
 	// a row before the row fails. 0 means never.
-	attempts         int
+	attempts int
+	// batchSize and batchDelay are rate_limit.batch_size and
+	// delay_between_batches: the worker pauses batchDelay after every
+	// batchSize rows, as the service's worker does between batches.
+	batchSize        int
+	batchDelay       time.Duration
 	created, updated time.Time
 	status           string
 	statusError      *resultError
@@ -258,6 +263,8 @@ type newEvaluationRequest struct {
 	testsetID    string
 	providerKeys map[string]string
 	attempts     int
+	batchSize    int
+	batchDelay   time.Duration
 }
 
 // createRuns checks a create request against the stored state in the
@@ -351,7 +358,8 @@ func (s *Server) newRun(req newEvaluationRequest, v *variantRecord, testset *tes
 		parameters: params, application: app,
 		testsetID: testset.ID, testsetName: testset.Name,
 		rows: rows, inputs: names, evaluators: evaluators, answerKeys: keys,
-		attempts: req.attempts, created: now, updated: now,
+		attempts: req.attempts, batchSize: req.batchSize, batchDelay: req.batchDelay,
+		created: now, updated: now,
 		status: models.EvaluationInitialized, breakage: breakage,
 		computed: make([]*scenarioRecord, len(rows)), done: make(chan struct{}),
 	}

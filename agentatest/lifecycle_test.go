@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -356,4 +358,39 @@ func TestCreateAcceptsEveryProviderKeyName(t *testing.T) {
 		r := post(t, srv.URL()+"/evaluations", "application/json", body)
 		assert.Equal(t, http.StatusOK, r.status, "%s is a valid provider key; got %s", name, r.body)
 	}
+}
+
+// "The worker … calls the app for every row (in batches of
+// rate_limit.batch_size, delay_between_batches seconds apart)": after a
+// batch the worker pauses, and no scenario is written before every row is
+// done.
+func TestRunPausesBetweenBatches(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithEvaluationPace(time.Millisecond))
+	var calls atomic.Int32
+	app := srv.AddApp(agentatest.App{Name: "counted"})
+	base := srv.AddBase(agentatest.Base{AppID: app, Application: func(_ map[string]any, in map[string]string) (string, error) {
+		calls.Add(1)
+		return in["word"], nil
+	}})
+	variant := srv.AddVariant(agentatest.Variant{BaseID: base, Parameters: map[string]any{"inputs": []any{map[string]any{"name": "word"}}}})
+	rows := make([]map[string]string, 6)
+	for i := range rows {
+		rows[i] = map[string]string{"word": fmt.Sprint("w", i)}
+	}
+	testset := srv.AddTestset(agentatest.Testset{AppID: app, Name: "six", Rows: rows})
+	body := fmt.Sprintf(`{"app_id":%q,"variant_ids":[%q],"evaluators_configs":[],"testset_id":%q,
+		"rate_limit":{"batch_size":4,"max_retries":3,"retry_delay":3,"delay_between_batches":60}}`, app, variant, testset)
+	id := created(t, post(t, srv.URL()+"/evaluations", "application/json", body))[0]["id"].(string)
+
+	deadline := time.Now().Add(time.Minute)
+	for calls.Load() < 4 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	require.EqualValues(t, 4, calls.Load(), "the first batch of 4 rows")
+	// A worker that ignored the batches would make the last two calls and
+	// finish within a few milliseconds; this one waits 60 s first.
+	time.Sleep(100 * time.Millisecond)
+	assert.EqualValues(t, 4, calls.Load(), "no app call during the pause between batches")
+	assert.Equal(t, models.EvaluationStarted, statusValue(t, srv, id))
+	assert.Empty(t, scenariosOf(t, srv, id), "no scenario before every row is done")
 }
