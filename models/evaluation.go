@@ -146,14 +146,23 @@ type Evaluation struct {
 	// Evaluation… constants: EVALUATION_INITIALIZED right after create,
 	// EVALUATION_STARTED while running, then FINISHED, FINISHED_WITH_ERRORS,
 	// FAILED (with Error.Message "Evaluation Failed") or
-	// AGGREGATION_FAILED. Terminal, Failed and Running read it.
-	Status            Result             `json:"status"`
+	// AGGREGATION_FAILED. With no worker running on the server it stays
+	// INITIALIZED, and a failed aggregation can leave it STARTED, so a wait
+	// needs a deadline. Terminal, Failed and Running read it.
+	Status Result `json:"status"`
+	// AggregatedResults holds, once the run has finished, one entry per
+	// evaluator config: the unrounded mean of its values over the rows whose
+	// app call succeeded (a bool counts 1 or 0), or an error Result when one
+	// of those values is an error. A config without such rows has no entry.
 	AggregatedResults []AggregatedResult `json:"aggregated_results"`
-	AverageCost       *Result            `json:"average_cost,omitempty"`
-	TotalCost         *Result            `json:"total_cost,omitempty"`
-	AverageLatency    *Result            `json:"average_latency,omitempty"`
-	CreatedAt         Timestamp          `json:"created_at"`
-	UpdatedAt         Timestamp          `json:"updated_at"`
+	// AverageCost, TotalCost and AverageLatency are Results of type cost
+	// and latency once the run has finished, or error Results when no row
+	// has a value; nil before.
+	AverageCost    *Result   `json:"average_cost,omitempty"`
+	TotalCost      *Result   `json:"total_cost,omitempty"`
+	AverageLatency *Result   `json:"average_latency,omitempty"`
+	CreatedAt      Timestamp `json:"created_at"`
+	UpdatedAt      Timestamp `json:"updated_at"`
 }
 
 // AggregatedResult is one evaluator config's score over a whole evaluation.
@@ -180,10 +189,15 @@ type EvaluationScenario struct {
 	EvaluationID string   `json:"evaluation_id"`
 	Inputs       []Input  `json:"inputs"`
 	Outputs      []Output `json:"outputs"`
-	Evaluation   string   `json:"evaluation,omitempty"`
-	// CorrectAnswer is the expected answer as older servers send it.
+	// Evaluation is sent by older servers (before July 2024) only.
+	Evaluation string `json:"evaluation,omitempty"`
+	// CorrectAnswer is the expected answer as older servers (before July
+	// 2024) send it; servers since then send CorrectAnswers instead.
 	CorrectAnswer string `json:"correct_answer,omitempty"`
-	// CorrectAnswers is the expected answers as newer servers send them.
+	// CorrectAnswers is the expected answers as servers since July 2024
+	// send them: one per evaluator config's settings_values.correct_answer_key,
+	// "" when the test set lacks that column, none on a row whose app call
+	// failed.
 	CorrectAnswers []CorrectAnswer  `json:"correct_answers,omitempty"`
 	IsPinned       bool             `json:"is_pinned,omitempty"`
 	Note           string           `json:"note,omitempty"`
