@@ -62,7 +62,19 @@ const (
 	AlephAlphaAPIKey   = "ALEPHALPHA_API_KEY"
 	OpenRouterAPIKey   = "OPENROUTER_API_KEY"
 	GroqAPIKey         = "GROQ_API_KEY"
+	GeminiAPIKey       = "GEMINI_API_KEY"
 )
+
+// ProviderKeyNames returns every provider key name the service accepts in
+// NewEvaluation.LMProvidersKeys, in the order of its enumeration; it
+// answers another name with a 422.
+func ProviderKeyNames() []string {
+	return []string{
+		OpenAIAPIKey, MistralAPIKey, CohereAPIKey, AnthropicAPIKey,
+		AnyscaleAPIKey, PerplexityAIAPIKey, DeepInfraAPIKey, TogetherAIAPIKey,
+		AlephAlphaAPIKey, OpenRouterAPIKey, GroqAPIKey, GeminiAPIKey,
+	}
+}
 
 // ProviderKeys holds LLM provider credentials by key name. Its values print
 // as [REDACTED] with every fmt verb, in slog's text and JSON handlers, and in
@@ -193,13 +205,15 @@ type Evaluation struct {
 	// Evaluation… constants: EVALUATION_INITIALIZED right after create,
 	// EVALUATION_STARTED while running, then FINISHED, FINISHED_WITH_ERRORS,
 	// FAILED (with Error.Message "Evaluation Failed") or
-	// AGGREGATION_FAILED. Terminal, Failed and Running read it.
+	// AGGREGATION_FAILED. With no worker running on the server it stays
+	// INITIALIZED, and a failed aggregation can leave it STARTED, so a wait
+	// needs a deadline. Terminal, Failed and Running read it.
 	Status Result `json:"status"`
-	// AggregatedResults holds one entry per evaluator config once the run
-	// is over: the mean of its results over the rows whose app call
-	// succeeded. An evaluator with no such row has no entry, and one whose
-	// results include an error has an error Result. It is empty while the
-	// run goes on.
+	// AggregatedResults holds, once the run has finished, one entry per
+	// evaluator config: the unrounded mean of its values over the rows whose
+	// app call succeeded (a bool counts 1 or 0), or an error Result when one
+	// of those values is an error. A config without such rows has no entry;
+	// it is empty while the run goes on.
 	AggregatedResults []AggregatedResult `json:"aggregated_results"`
 	// AverageCost is the mean cost of the app calls, a Result of type
 	// "cost", or an error Result when no row has a cost; nil before the run
@@ -240,10 +254,15 @@ type EvaluationScenario struct {
 	EvaluationID string   `json:"evaluation_id"`
 	Inputs       []Input  `json:"inputs"`
 	Outputs      []Output `json:"outputs"`
-	Evaluation   string   `json:"evaluation,omitempty"`
-	// CorrectAnswer is the expected answer as older servers send it.
+	// Evaluation is sent by older servers (before July 2024) only.
+	Evaluation string `json:"evaluation,omitempty"`
+	// CorrectAnswer is the expected answer as older servers (before July
+	// 2024) send it; servers since then send CorrectAnswers instead.
 	CorrectAnswer string `json:"correct_answer,omitempty"`
-	// CorrectAnswers is the expected answers as newer servers send them.
+	// CorrectAnswers is the expected answers as servers since July 2024
+	// send them: one per evaluator config's settings_values.correct_answer_key,
+	// "" when the test set lacks that column, none on a row whose app call
+	// failed.
 	CorrectAnswers []CorrectAnswer  `json:"correct_answers,omitempty"`
 	IsPinned       bool             `json:"is_pinned,omitempty"`
 	Note           string           `json:"note,omitempty"`
