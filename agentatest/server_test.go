@@ -103,6 +103,8 @@ var (
 	pythonStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{6})?\+00:00$`)
 	// UUIDv7 ids.
 	uuid7 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	// Older servers' MongoDB ObjectIds.
+	objectID = regexp.MustCompile(`^[0-9a-f]{24}$`)
 )
 
 // TestWireShapes checks what only the raw JSON shows: explicit nulls and the
@@ -177,10 +179,11 @@ func TestOlderServerShapes(t *testing.T) {
 		readStamp   *regexp.Regexp // of the evaluation read back
 		humanStamp  *regexp.Regexp
 		olderFields bool
+		id          *regexp.Regexp // "UUIDv7 strings since July 2024; older servers used 24-hex ObjectIds"
 	}{
-		{"mid-2024, the default", nil, zuluStamp, zuluStamp, pythonStamp, false},
-		{"WithNewerServer changes nothing", []agentatest.Option{agentatest.WithNewerServer()}, zuluStamp, zuluStamp, pythonStamp, false},
-		{"WithOlderServer", []agentatest.Option{agentatest.WithOlderServer()}, zonedStamp, naiveStamp, naiveStamp, true},
+		{"mid-2024, the default", nil, zuluStamp, zuluStamp, pythonStamp, false, uuid7},
+		{"WithNewerServer changes nothing", []agentatest.Option{agentatest.WithNewerServer()}, zuluStamp, zuluStamp, pythonStamp, false, uuid7},
+		{"WithOlderServer", []agentatest.Option{agentatest.WithOlderServer()}, zonedStamp, naiveStamp, naiveStamp, true, objectID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := agentatest.NewTestServer(t, tc.opts...)
@@ -196,9 +199,17 @@ func TestOlderServerShapes(t *testing.T) {
 			assert.Regexp(t, tc.humanStamp, humans[0].(map[string]any)["created_at"])
 			read := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+ev["id"].(string)).json(t).(map[string]any)
 			assert.Regexp(t, tc.readStamp, read["created_at"], "read back from storage")
+			for _, id := range []any{d.AppID, d.VariantID, d.TestsetID, d.ExactMatchID, d.SpanID, d.UserID, d.HumanEvaluationIDs[0],
+				ev["id"], ev["user_id"], ev["variant_revision_ids"].([]any)[0]} {
+				assert.Regexp(t, tc.id, id)
+			}
+			forked := post(t, srv.URL()+"/variants/from-base", "application/json",
+				`{"base_id":"`+d.BaseID+`","new_variant_name":"x","new_config_name":"forked","parameters":{}}`).json(t).(map[string]any)
+			assert.Regexp(t, tc.id, forked["variant_id"], "a created variant: %v", forked)
 
 			waitRuns(t, srv)
 			sc := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+ev["id"].(string)+"/evaluation_scenarios").json(t).([]any)[0].(map[string]any)
+			assert.Regexp(t, tc.id, sc["id"])
 			if tc.olderFields {
 				assert.NotContains(t, sc, "correct_answers")
 				assert.Equal(t, "Paris", sc["correct_answer"])
