@@ -31,6 +31,7 @@ type Client struct {
 	waitMax    time.Duration
 	logger     *slog.Logger
 	secrets    []string // credential values to scrub from error bodies
+	limits     ResponseLimits
 }
 
 // NewClient returns a Client for the service at baseURL, such as
@@ -70,6 +71,7 @@ func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 		waitMin:    s.waitMin,
 		waitMax:    s.waitMax,
 		logger:     s.logger,
+		limits:     s.limits.withDefaults(),
 	}
 	for name, values := range s.headers {
 		c.header[name] = append([]string(nil), values...)

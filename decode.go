@@ -1,17 +1,42 @@
 package agenta
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // decodeObject reads an answer that is one JSON object. null is refused:
 // decoding into **T tells it from {}.
+//
+// It reads the object into a buffer that grows to the limit on single
+// answers at most (json.Decoder's own buffer would double past it), stops
+// at the object's closing brace without waiting for the body to end, and
+// decodes it with json.Unmarshal. Anything else (a scalar, an object
+// encoding/json refuses) is decoded anew by a json.Decoder, whose errors
+// the caller then gets.
 func decodeObject[T any](st *call, resp *http.Response) (*T, error) {
+	body := resp.Body
+	a := &arrayReader{r: body, buf: make([]byte, 0, 4<<10), most: int(st.c.limits.Single) + 64<<10}
+	if a.skipSpace() && a.buf[a.pos] == '{' {
+		if end, found := a.valueEnd(); found {
+			v := new(T)
+			if json.Unmarshal(a.buf[a.pos:end], v) == nil {
+				resp.Body = a.replay(end, body) // finish drains what follows
+				return v, nil
+			}
+		}
+	}
+	var limit *LimitError
+	if errors.As(a.err, &limit) {
+		return nil, st.decodeErrorAt(resp, a.offset(a.pos), bytes.NewReader(a.buf[a.pos:]), limit)
+	}
+	resp.Body = a.replay(0, body)
 	dec := json.NewDecoder(resp.Body)
 	var v *T
 	if err := dec.Decode(&v); err != nil {
@@ -36,6 +61,7 @@ type listDecoder[T any] func(st *call, resp *http.Response, yield func(T, error)
 func jsonList[T any](st *call, resp *http.Response, yield func(T, error) bool) bool {
 	var zero T
 	dec := json.NewDecoder(resp.Body)
+	st.element(0) // whitespace before the '[' counts as the first element's
 	tok, err := dec.Token()
 	if err != nil {
 		yield(zero, st.decodeError(resp, dec, err))
@@ -45,12 +71,37 @@ func jsonList[T any](st *call, resp *http.Response, yield func(T, error) bool) b
 		return true
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		yield(zero, st.decodeError(resp, dec, fmt.Errorf("expected a JSON array, got %v", tok)))
+		// Name the kind of value only: a string may be huge, or hold a secret.
+		yield(zero, st.decodeError(resp, dec, fmt.Errorf("expected a JSON array, got %s", jsonKind(tok))))
 		return false
 	}
-	return decodeElements(dec, false, yield, func(err error) {
+	return decodeElements(st, 0, dec, false, yield, func(err error) {
 		yield(zero, st.decodeError(resp, dec, err))
 	}, nil)
+}
+
+// element starts the budget of the next list element, whose whitespace
+// begins at offset in the body. It always reports true.
+func (st *call) element(offset int64) bool {
+	if st.body != nil {
+		st.body.element(offset, "Element", st.c.limits.Element)
+	}
+	return true
+}
+
+// jsonKind names the kind of JSON value tok starts.
+func jsonKind(tok json.Token) string {
+	switch tok.(type) {
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case json.Delim:
+		return "an object"
+	}
+	return "null"
 }
 
 // decodeElements decodes with encoding/json the elements of an array whose
@@ -59,14 +110,16 @@ func jsonList[T any](st *call, resp *http.Response, yield func(T, error) bool) b
 // On a decoding error it calls fail with the error and returns false; it
 // reports whether the array was read to its end. When grammar is not nil,
 // it is set, before fail is called, to whether the error broke the array's
-// grammar (a missing comma or ']') rather than an element.
-func decodeElements[T any](dec *json.Decoder, afterElement bool, yield func(T, error) bool, fail func(error), grammar *bool) bool {
+// grammar (a missing comma or ']') rather than an element. Each element,
+// with the whitespace and comma before it, is bounded by
+// ResponseLimits.Element; base is the body offset of dec's input.
+func decodeElements[T any](st *call, base int64, dec *json.Decoder, afterElement bool, yield func(T, error) bool, fail func(error), grammar *bool) bool {
 	var zero T
 	// One holder for all elements: decoding into a fresh variable would
 	// allocate one per element. It is zeroed first, so no element shares
 	// memory with the one before.
 	v := new(T)
-	for dec.More() {
+	for st.element(base+dec.InputOffset()) && dec.More() {
 		if grammar != nil {
 			// Decode reads the comma between elements itself and fails
 			// there when the next byte is not one.
@@ -107,31 +160,51 @@ func commaNext(dec *json.Decoder) bool {
 }
 
 // decodeError builds the *DecodeError for an answer dec could not decode,
-// keeping what was left unread, credentials scrubbed.
+// keeping what was left unread, credentials scrubbed before it is cut. A
+// read that failed (the connection, the attempt's timeout, the caller's
+// context) is classified by reason; the message is scrubbed after
+// decoding, since a decoding error may quote the server (a timestamp).
 func (st *call) decodeError(resp *http.Response, dec *json.Decoder, err error) error {
+	return st.decodeErrorAt(resp, dec.InputOffset(), dec.Buffered(), err)
+}
+
+// decodeErrorAt builds the *DecodeError for decoding that stopped at offset
+// in the body, buffered holding what was read past it.
+func (st *call) decodeErrorAt(resp *http.Response, offset int64, buffered io.Reader, err error) error {
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
 	}
-	rest, _ := io.ReadAll(io.LimitReader(io.MultiReader(dec.Buffered(), resp.Body), maxErrorBody))
+	var limit *LimitError
+	if !errors.As(err, &limit) && st.body != nil && st.body.err != nil && st.body.err != io.EOF {
+		err = st.reason(err)
+	}
+	rest, _ := io.ReadAll(io.LimitReader(io.MultiReader(buffered, resp.Body), maxErrorBody+maxSecretLength))
 	return &DecodeError{
 		StatusCode: resp.StatusCode,
 		Method:     st.r.method,
 		Path:       st.path,
-		Offset:     dec.InputOffset(),
-		Body:       st.scrub(rest),
+		Offset:     offset,
+		Body:       st.scrubCut(rest, maxErrorBody),
 		Err:        err,
+		text:       st.text(err.Error(), maxMessage),
 	}
 }
 
-// finish closes a response body. After a complete read it drains what is
-// left (at most a little whitespace) so the connection returns to the pool.
-func finish(body io.ReadCloser, complete bool) {
-	if complete {
+// finish closes an answer's body. After a complete read it drains what is
+// left (at most a little whitespace and the end of the framing) so that the
+// connection returns to the pool, but never waits on the network for it:
+// what has not arrived within drainGrace is not waited for, and the
+// connection is closed instead. A body whose end was read already is
+// simply closed.
+func (st *call) finish(body io.ReadCloser, complete bool) {
+	if complete && (st.body == nil || st.body.err == nil) {
+		stop := time.AfterFunc(drainGrace, func() { body.Close() })
 		lr := drainPool.Get().(*io.LimitedReader) // io.CopyN would allocate one
 		lr.R, lr.N = body, 64<<10
 		_, _ = io.Copy(io.Discard, lr)
 		lr.R = nil
 		drainPool.Put(lr)
+		stop.Stop()
 	}
 	body.Close()
 }

@@ -1,7 +1,6 @@
 package agenta
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +8,7 @@ import (
 	"io"
 	"iter"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -29,6 +29,10 @@ type request struct {
 	body      any    // marshalled as JSON, or nil
 	// secrets are credential values in the body, scrubbed from errors.
 	secrets []string
+	// whole names the ResponseLimits field that bounds the whole answer:
+	// "Single" for one object, "List" for a list read whole; "" for a
+	// stream, which only its elements bound.
+	whole string
 }
 
 // idempotent reports whether a request may be sent twice without harm.
@@ -43,8 +47,10 @@ type call struct {
 	r       request
 	path    string // the full escaped path, for errors and logs
 	attempt int
-	wrote   atomic.Bool // some of this attempt's request was written
-	last    error       // the last answer before a retry
+	wrote   atomic.Bool     // some of this attempt's request was written
+	last    error           // the last answer before a retry
+	ctx     context.Context // the caller's, to tell its end from the attempt's timeout
+	body    *answerBody     // the 2xx answer, as the decoders read it
 }
 
 // callKey is the context key of a call's state.
@@ -52,12 +58,14 @@ type callKey struct{}
 
 // getOne runs a request whose answer is one JSON object.
 func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
-	st, resp, err := c.start(ctx, r)
+	one := *r
+	one.whole = "Single"
+	st, resp, err := c.start(ctx, &one)
 	if err != nil {
 		return nil, err
 	}
 	v, err := decodeObject[T](st, resp)
-	finish(resp.Body, err == nil)
+	st.finish(resp.Body, err == nil)
 	return v, err
 }
 
@@ -65,7 +73,9 @@ func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
 // elements, read by decode.
 func getList[T any](ctx context.Context, c *Client, r *request, decode listDecoder[T]) ([]T, error) {
 	out := []T{}
-	for v, err := range streamList(ctx, c, r, decode) {
+	whole := *r
+	whole.whole = "List"
+	for v, err := range streamList(ctx, c, &whole, decode) {
 		if err != nil {
 			return nil, err
 		}
@@ -86,7 +96,7 @@ func streamList[T any](ctx context.Context, c *Client, r *request, decode listDe
 			return
 		}
 		complete := false
-		defer func() { finish(resp.Body, complete) }() // decode may replace resp.Body
+		defer func() { st.finish(resp.Body, complete) }() // decode may replace resp.Body
 		complete = decode(st, resp, yield)
 	}
 }
@@ -127,7 +137,7 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 		body = data
 	}
 
-	st := &call{c: c, r: *r, path: path}
+	st := &call{c: c, r: *r, path: path, ctx: ctx}
 	ctx = context.WithValue(ctx, callKey{}, st)
 	if !r.idempotent() {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
@@ -157,6 +167,8 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, nil, st.readError(resp)
 	}
+	st.body = newAnswerBody(resp.Body, r.whole, c.limits.whole(r.whole))
+	resp.Body = st.body
 	return st, resp, nil
 }
 
@@ -218,7 +230,7 @@ func (st *call) log(ctx context.Context, resp *http.Response, err error, retry b
 		}
 	}
 	if err != nil {
-		attrs = append(attrs, slog.String("error", unwrapURLError(err).Error()))
+		attrs = append(attrs, slog.String("error", st.text(unwrapURLError(err).Error(), maxMessage)))
 		level = slog.LevelWarn
 	}
 	if retry {
@@ -227,79 +239,91 @@ func (st *call) log(ctx context.Context, resp *http.Response, err error, retry b
 	l.LogAttrs(ctx, level, "agenta request", attrs...)
 }
 
+// transportError is the error of a call that ended without an answer it
+// could use: its cause, classified by reason, after how many attempts, and
+// the last answer, if an earlier attempt had one.
 func (st *call) transportError(err error) error {
-	err = unwrapURLError(err)
+	cause := st.reason(unwrapURLError(err))
 	suffix := ""
 	if st.attempt > 1 {
 		suffix = " (after " + strconv.Itoa(st.attempt) + " attempts)"
 	}
 	if st.last != nil {
 		// An earlier attempt had an answer: keep it for errors.As.
-		return fmt.Errorf("agenta: %s %s: %w%s; last answer: %w", st.r.method, st.path, err, suffix, st.last)
+		return fmt.Errorf("agenta: %s %s: %w%s; last answer: %w", st.r.method, st.path, cause, suffix, st.last)
 	}
-	return fmt.Errorf("agenta: %s %s: %w%s", st.r.method, st.path, err, suffix)
+	return fmt.Errorf("agenta: %s %s: %w%s", st.r.method, st.path, cause, suffix)
 }
 
-// readError turns a non-2xx answer into an error, keeping up to
-// maxErrorBody of its body with credentials scrubbed, and closes the body.
+// reason wraps a failure to send or to read an answer with the sentinel
+// that classifies it, and a message that says which limit expired: the
+// caller's context, the attempt's timeout (ErrAttemptTimeout), or the
+// connection (ErrNoResponse). The cause stays wrapped; its text, which may
+// quote the server (a Location header), is scrubbed and bounded.
+func (st *call) reason(err error) error {
+	text := st.text(err.Error(), maxMessage)
+	var netErr net.Error
+	switch {
+	case st.ctx != nil && st.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		return &failure{text: "the caller's context ended: " + text, errs: []error{err}}
+	case dialFailure(err):
+		return &failure{text: "no answer from the server: " + text, errs: []error{ErrNoResponse, err}}
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
+		// The cause's text varies with where net/http noticed the
+		// timeout; the cause stays wrapped for errors.As.
+		return &failure{
+			text: "the per-attempt timeout (WithTimeout, " + st.c.http.Timeout.String() + ") expired",
+			errs: []error{ErrAttemptTimeout, err},
+		}
+	case errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return &failure{text: "no answer from the server: " + text, errs: []error{ErrNoResponse, err}}
+	}
+	return &failure{text: text, errs: []error{err}}
+}
+
+// readError turns a non-2xx answer into an error and closes the body. It
+// keeps up to maxErrorBody of the body, scrubbed before it is cut, and
+// never reads the body of a 1xx answer: after a 101 that is the raw
+// connection, which no timeout bounds. A redirect that was not followed
+// names its Location.
 func (st *call) readError(resp *http.Response) error {
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var body []byte
+	if resp.StatusCode >= 200 {
+		// Read past the cut by a secret's length, so that a secret the cut
+		// would split is recognised and dropped whole.
+		body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+maxSecretLength))
+	}
 	resp.Body.Close()
-	err := newAPIError(resp.StatusCode, st.r.method, st.path, st.scrub(body))
+	err := newAPIError(resp.StatusCode, st.r.method, st.path, st.scrubCut(body, maxErrorBody))
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
 		apiErr.Operation = st.r.operation
+		apiErr.Message = st.text(apiErr.Message, 4*maxMessage)
+		if location := resp.Header.Get("Location"); location != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			note := "redirect to " + st.text(location, maxMessage) + " not followed"
+			if !st.r.idempotent() {
+				note += " (a create follows at most one 307 or 308, to the same origin)"
+			}
+			if apiErr.Message != "" {
+				note += ": " + apiErr.Message
+			}
+			apiErr.Message = note
+		}
 	}
-	return err
-}
-
-// scrub replaces every credential the request carried with [REDACTED], in
-// case the server echoes one (FastAPI echoes refused input).
-func (st *call) scrub(body []byte) []byte {
-	for _, list := range [][]string{st.c.secrets, st.r.secrets} {
-		for _, secret := range list {
-			body = redact(body, secret)
-			if quoted, err := json.Marshal(secret); err == nil {
-				if escaped := string(quoted[1 : len(quoted)-1]); escaped != secret {
-					body = redact(body, escaped)
+	var verr *ValidationError
+	if errors.As(err, &verr) {
+		for i := range verr.Details {
+			d := &verr.Details[i]
+			d.Msg = st.text(d.Msg, 4*maxMessage)
+			for j, loc := range d.Loc {
+				if s, ok := loc.(string); ok {
+					d.Loc[j] = st.text(s, maxMessage)
 				}
 			}
+			d.Input = st.scrub(d.Input)
 		}
 	}
-	return body
-}
-
-// redact replaces secret in body with [REDACTED]. A long secret is replaced
-// wherever it occurs; a short one (a test key such as "k") only where it
-// stands alone, so that it cannot mangle the words around it.
-func redact(body []byte, secret string) []byte {
-	if secret == "" || !bytes.Contains(body, []byte(secret)) {
-		return body
-	}
-	const long = 12
-	var out []byte
-	rest := body
-	for {
-		i := bytes.Index(rest, []byte(secret))
-		if i < 0 {
-			break
-		}
-		end := i + len(secret)
-		alone := len(secret) >= long ||
-			(i == 0 || !wordByte(rest[i-1])) && (end == len(rest) || !wordByte(rest[end]))
-		if alone {
-			out = append(out, rest[:i]...)
-			out = append(out, "[REDACTED]"...)
-		} else {
-			out = append(out, rest[:end]...)
-		}
-		rest = rest[end:]
-	}
-	return append(out, rest...)
-}
-
-func wordByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
+	return err
 }
 
 // unwrapURLError drops net/http's *url.Error wrapper, whose message repeats

@@ -18,7 +18,10 @@ import (
 
 // Sentinel errors for errors.Is. An *APIError matches the sentinel of its
 // status code; ErrInvalidArgument matches arguments refused before anything
-// was sent.
+// was sent. ErrNotFound also matches the service's not-found answers that
+// come as 500 on the operation that sends them, such as GetVariant's
+// "'NoneType' object has no attribute 'base_id'" (the README's Errors
+// section lists them), which still match ErrServer too.
 var (
 	ErrBadRequest      = errors.New("agenta: bad request")       // 400
 	ErrUnauthorized    = errors.New("agenta: unauthorized")      // 401
@@ -28,6 +31,25 @@ var (
 	ErrRateLimited     = errors.New("agenta: rate limited")      // 429
 	ErrServer          = errors.New("agenta: server error")      // any 5xx
 	ErrInvalidArgument = errors.New("agenta: invalid argument")  // refused before sending
+)
+
+// Sentinels for answers that never came or were refused by a limit (issue
+// 12). They tell a network failure, the per-attempt timeout (WithTimeout)
+// and an oversized answer apart from each other and from the caller's own
+// context, which still matches context.DeadlineExceeded or
+// context.Canceled. The underlying cause stays wrapped.
+var (
+	// ErrNoResponse matches a call that ended without an answer from the
+	// server: the connection could not be made, or was reset or closed
+	// before a complete answer arrived.
+	ErrNoResponse = errors.New("agenta: no answer from the server")
+	// ErrAttemptTimeout matches a call whose last attempt outlasted the
+	// per-attempt timeout set by WithTimeout, waiting for the answer or
+	// reading it.
+	ErrAttemptTimeout = errors.New("agenta: the per-attempt timeout expired")
+	// ErrAnswerTooLarge matches a 2xx answer that exceeded one of the
+	// limits on decoded bytes (see WithResponseLimits).
+	ErrAnswerTooLarge = errors.New("agenta: the answer exceeds its size limit")
 )
 
 // ErrRouteNotFound matches FastAPI's answer for a path the server has no
@@ -477,20 +499,29 @@ type DecodeError struct {
 	// whole; for a complete value of the wrong type it may be empty.
 	Body []byte
 	Err  error
+
+	text string // Err's message, scrubbed and bounded, when the SDK made it
 }
 
 func (e *DecodeError) Error() string {
-	if readFailure(e.Err) {
-		return fmt.Sprintf("agenta: %s %s: read %d answer: %v", e.Method, e.Path, e.StatusCode, e.Err)
+	text := e.text
+	if text == "" && e.Err != nil {
+		text = clip(e.Err.Error(), maxMessage)
 	}
-	return fmt.Sprintf("agenta: %s %s: decode %d answer at byte %d: %v", e.Method, e.Path, e.StatusCode, e.Offset, e.Err)
+	if readFailure(e.Err) {
+		return fmt.Sprintf("agenta: %s %s: read %d answer: %s", e.Method, e.Path, e.StatusCode, text)
+	}
+	return fmt.Sprintf("agenta: %s %s: decode %d answer at byte %d: %s", e.Method, e.Path, e.StatusCode, e.Offset, text)
 }
 
 // readFailure reports an answer that broke off while being read (a reset,
-// a timeout, the context ending), rather than one that is not valid JSON.
+// a timeout, the context ending) or outgrew its limit, rather than one that
+// is not valid JSON.
 func readFailure(err error) bool {
 	var netErr net.Error
-	return errors.As(err, &netErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	var f *failure
+	return errors.As(err, &netErr) || errors.As(err, &f) || errors.Is(err, ErrAnswerTooLarge) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // Unwrap returns the underlying decoding error.
@@ -568,3 +599,14 @@ func (e *WaitError) Error() string {
 
 // Unwrap returns the context's error.
 func (e *WaitError) Unwrap() error { return e.Err }
+
+// failure is a transport or read failure classified by call.reason: its
+// message says which limit expired, and it wraps the sentinel (if any) and
+// the cause.
+type failure struct {
+	text string
+	errs []error
+}
+
+func (e *failure) Error() string   { return e.text }
+func (e *failure) Unwrap() []error { return e.errs }

@@ -23,6 +23,17 @@ type settings struct {
 	waitMin    time.Duration
 	waitMax    time.Duration
 	logger     *slog.Logger
+	limits     ResponseLimits
+}
+
+// WithBaseURL replaces the base URL, such as "https://cloud.agenta.ai/api".
+// It is how options override AGENTA_HOST in NewClientFromEnv; given to
+// NewClient, it replaces NewClient's baseURL argument.
+func WithBaseURL(baseURL string) Option {
+	return func(s *settings) error {
+		s.baseURL = baseURLSetting{value: baseURL, name: "WithBaseURL"}
+		return nil
+	}
 }
 
 // WithAPIKey sets the credential sent, verbatim, as the Authorization header.

@@ -23,7 +23,8 @@ import (
 // jsonList whole.
 func scenarioList(st *call, resp *http.Response, yield func(models.EvaluationScenario, error) bool) (complete bool) {
 	body := resp.Body
-	a := &arrayReader{r: body, buf: make([]byte, 0, 16<<10)}
+	a := &arrayReader{r: body, buf: make([]byte, 0, 16<<10), most: int(st.c.limits.Element) + 64<<10}
+	st.element(0) // whitespace before the '[' counts as the first element's
 	// The first non-space byte decides: only an array takes the fast path.
 	if !a.skipSpace() || a.buf[a.pos] != '[' {
 		resp.Body = a.replay(0, body)
@@ -33,6 +34,7 @@ func scenarioList(st *call, resp *http.Response, yield func(models.EvaluationSce
 	n, scanned := 0, int64(0) // elements yielded, and the bytes encoding/json's scanner saw for them
 	for {
 		a.mark = a.pos // where a json.Decoder would take over
+		st.element(a.offset(a.pos))
 		if !a.skipSpace() {
 			return st.resume(resp, a, n, scanned, yield)
 		}
@@ -108,6 +110,12 @@ func (a *arrayReader) scenario() (models.EvaluationScenario, bool) {
 // count for the n elements before).
 func (st *call) resume(resp *http.Response, a *arrayReader, n int, scanned int64,
 	yield func(models.EvaluationScenario, error) bool) bool {
+	var limit *LimitError
+	if errors.As(a.err, &limit) {
+		// Nothing to decode: the element outgrew its limit.
+		yield(models.EvaluationScenario{}, st.decodeErrorAt(resp, a.offset(a.mark), bytes.NewReader(a.buf[a.mark:]), limit))
+		return false
+	}
 	resp.Body = a.replay(a.mark, resp.Body)
 	prefix, dummy := "[", int64(0)
 	if n > 0 {
@@ -121,7 +129,7 @@ func (st *call) resume(resp *http.Response, a *arrayReader, n int, scanned int64
 		_ = dec.Decode(&v)
 	}
 	var grammar bool
-	return decodeElements(dec, n > 0, yield, func(err error) {
+	return decodeElements(st, base, dec, n > 0, yield, func(err error) {
 		// A grammar error is at the decoder's input offset; an element's
 		// syntax error counts the bytes its scanner has seen.
 		var se *json.SyntaxError
@@ -148,6 +156,7 @@ type arrayReader struct {
 	buf  []byte // buf[:len] holds read bytes
 	base int64  // stream offset of buf[0]
 	err  error  // the read error that ended the input, io.EOF at the end
+	most int    // the capacity buf grows to, if it can make room otherwise; 0 for no bound
 
 	mark  int // where a json.Decoder would take over: never dropped
 	start int // where encoding/json's scanner starts the current element
@@ -180,14 +189,21 @@ func (a *arrayReader) fill() bool {
 	if a.err != nil {
 		return false
 	}
-	if from := a.mark; from > 0 && from >= cap(a.buf)/2 {
+	full := len(a.buf) == cap(a.buf) && a.most > 0 && cap(a.buf) >= a.most
+	if from := a.mark; from > 0 && (from >= cap(a.buf)/2 || full) {
 		n := copy(a.buf, a.buf[from:])
 		a.buf = a.buf[:n]
 		a.base += int64(from)
 		a.mark, a.start, a.pos = a.mark-from, a.start-from, a.pos-from
 	}
 	if len(a.buf) == cap(a.buf) {
-		grown := make([]byte, len(a.buf), 2*cap(a.buf))
+		// Grow by doubling, but not past most, so that an element at the
+		// limit costs the limit, not twice it.
+		size := 2 * cap(a.buf)
+		if a.most > 0 && 2*size > a.most && a.most > len(a.buf) {
+			size = a.most // the last step: straight to most, not past it
+		}
+		grown := make([]byte, len(a.buf), size)
 		copy(grown, a.buf)
 		a.buf = grown
 	}

@@ -48,6 +48,11 @@ func stripCredentialsOnRedirect(names []string, next func(*http.Request, []*http
 		if len(via) >= 10 {
 			return errTooManyRedirects
 		}
+		if !followRedirect(req, via) {
+			// The engine turns the redirect into an *APIError naming its
+			// Location.
+			return http.ErrUseLastResponse
+		}
 		if !sameOrigin(req.URL, via[0].URL) {
 			for _, name := range names {
 				req.Header.Del(name)
@@ -67,6 +72,26 @@ func stripCredentialsOnRedirect(names []string, next func(*http.Request, []*http
 		}
 		return nil
 	}
+}
+
+// followRedirect reports whether a redirect may be followed. A request that
+// creates something (any method but GET and HEAD) follows at most one 307 or
+// 308, and only to the same origin: those resend the body, and a create is
+// never sent twice but for that one hop. It never follows 301, 302 or 303,
+// which would turn it into a GET.
+func followRedirect(req *http.Request, via []*http.Request) bool {
+	first := via[0]
+	if first.Method == http.MethodGet || first.Method == http.MethodHead {
+		return true
+	}
+	if req.Response == nil {
+		return false
+	}
+	switch req.Response.StatusCode {
+	case http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return len(via) == 1 && sameOrigin(req.URL, first.URL)
+	}
+	return false
 }
 
 // errTooManyRedirects ends a redirect loop; it is never retried.
