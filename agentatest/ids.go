@@ -68,13 +68,42 @@ func (s *Server) wellFormed(id string) bool {
 	return s.older || wellFormedUUID(id)
 }
 
-// wellFormedUUID reports whether Python's uuid.UUID would parse id: 32 hex
-// digits once braces, a "urn:uuid:" prefix and hyphens are removed.
-func wellFormedUUID(id string) bool {
+// key is the id under which the Server stores what id names. The service
+// parses an id with Python's uuid.UUID and looks up that value, so
+// "{0190…}", "urn:uuid:0190…", upper case and the 32 digits without hyphens
+// all name the object stored as "0190…-…" in lower case. Other ids, and
+// every id under WithOlderServer, are their own key.
+func (s *Server) key(id string) string {
+	if s.older || !wellFormedUUID(id) {
+		return id
+	}
+	hex := strings.ToLower(uuidDigits(id))
+	return hex[:8] + "-" + hex[8:12] + "-" + hex[12:16] + "-" + hex[16:20] + "-" + hex[20:]
+}
+
+// find looks id up in m: as sent, and else under its key, so that an id
+// seeded in another form stays reachable as it was seeded.
+func find[T any](s *Server, m map[string]T, id string) (T, bool) {
+	if v, ok := m[id]; ok {
+		return v, true
+	}
+	v, ok := m[s.key(id)]
+	return v, ok
+}
+
+// uuidDigits strips what Python's uuid.UUID strips before it reads the hex
+// digits: "urn:", "uuid:", braces and hyphens.
+func uuidDigits(id string) string {
 	id = strings.ReplaceAll(id, "urn:", "")
 	id = strings.ReplaceAll(id, "uuid:", "")
 	id = strings.Trim(id, "{}")
-	id = strings.ReplaceAll(id, "-", "")
+	return strings.ReplaceAll(id, "-", "")
+}
+
+// wellFormedUUID reports whether Python's uuid.UUID would parse id: 32 hex
+// digits once braces, a "urn:uuid:" prefix and hyphens are removed.
+func wellFormedUUID(id string) bool {
+	id = uuidDigits(id)
 	if len(id) != 32 {
 		return false
 	}

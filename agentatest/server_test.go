@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -318,5 +319,36 @@ func TestSelfHostedVariantsLackCloudFields(t *testing.T) {
 			assert.NotContains(t, v, field, "%s: a self-hosted server has no %s field; got %s", name, field, body.body)
 		}
 		assert.Contains(t, v, "uri", "%s: optional fields of the model are sent, as null", name)
+	}
+}
+
+// The service reads every id with Python's uuid.UUID and looks up that
+// value, so the other forms uuid.UUID reads (upper case, braces, a
+// "urn:uuid:" prefix, no hyphens) name the same object: what the contract's
+// "badly formed hexadecimal UUID string" for any other string implies.
+func TestIDsInEveryFormUUIDReads(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithManualEvaluations())
+	d := agentatest.SeedDemo(srv)
+	forms := func(id string) map[string]string {
+		return map[string]string{
+			"upper case": strings.ToUpper(id), "braces": "{" + id + "}", "urn": "urn:uuid:" + id,
+			"no hyphens": strings.ReplaceAll(id, "-", ""),
+		}
+	}
+	for name, variant := range forms(d.VariantID) {
+		r := get(t, http.DefaultClient, srv.URL()+"/variants/"+url.PathEscape(variant))
+		require.Equal(t, http.StatusOK, r.status, "variant id in %s form: %s", name, r.body)
+		assert.Equal(t, d.VariantID, r.json(t).(map[string]any)["variant_id"], "the stored form comes back")
+	}
+	for name, app := range forms(d.AppID) {
+		r := get(t, http.DefaultClient, srv.URL()+"/human-evaluations?app_id="+url.QueryEscape(app))
+		assert.Len(t, r.json(t), 2, "app id in %s form: %s", name, r.body)
+	}
+	ev := created(t, createRaw(t, srv, strings.ToUpper(d.AppID), "{"+d.TestsetID+"}",
+		[]string{strings.ReplaceAll(d.VariantID, "-", "")}, []string{strings.ToUpper(d.ExactMatchID)}, 3))[0]
+	assert.Equal(t, d.AppID, ev["app_id"], "the evaluation names the app as stored")
+	for name, id := range forms(ev["id"].(string)) {
+		r := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+url.PathEscape(id)+"/status")
+		assert.Equal(t, http.StatusOK, r.status, "evaluation id in %s form: %s", name, r.body)
 	}
 }
