@@ -8,7 +8,9 @@
 // forms, FastAPI's 422 bodies in Pydantic 2's dialect, {"detail": "..."}
 // for other errors with the service's statuses and texts (an unknown
 // variant is a 500, a malformed id "badly formed hexadecimal UUID string"),
-// and the span operation's 307 to its slashed path.
+// and the span operation's 307 to its slashed path. Fields a self-hosted
+// server lacks are absent: an app seeded without an organization has
+// variants without previous_variant_name, organization_id and workspace_id.
 //
 //	srv := agentatest.NewServer()
 //	defer srv.Close()
