@@ -155,3 +155,17 @@ func TestFaultAnyOperationAndOrder(t *testing.T) {
 	srv.InjectFault(agentatest.OpGetVariant, 0, agentatest.Fault{Status: 418})
 	assert.Equal(t, 500, get(t, http.DefaultClient, srv.URL()+"/variants/x").status, "zero calls inject nothing")
 }
+
+// "A self-hosted server of mid-2024 answers [the span operation] 404
+// {"detail":"Not Found"}": the fault AddTrace's doc names gives exactly the
+// answer of an unknown route.
+func TestFaultSelfHostedSpanIsAnUnknownRoute(t *testing.T) {
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	srv.InjectFault(agentatest.OpGetSpan, agentatest.Always, agentatest.Fault{Status: http.StatusNotFound})
+	span := get(t, http.DefaultClient, srv.URL()+"/observability/spans/"+d.SpanID+"/")
+	unknown := get(t, http.DefaultClient, srv.URL()+"/observability/nothing")
+	assert.Equal(t, unknown.status, span.status)
+	assert.JSONEq(t, string(unknown.body), string(span.body), "the span answer is an unknown route's")
+	assert.JSONEq(t, `{"detail":"Not Found"}`, string(span.body))
+}
