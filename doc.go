@@ -105,13 +105,15 @@
 //	env.go             NewClientFromEnv and where the base URL came from
 //	args.go            checks of operation arguments; path segments
 //	transport.go       the pooled transport, the redirect policy, which credentials to drop
-//	engine.go          one call: request → attempts → 2xx response or typed error, with logging and scrubbing
+//	engine.go          one call: request → attempts → 2xx response or typed error, with logging
 //	retry.go           the retry policy and the backoff, as pure functions
 //	decode.go          reading a 2xx answer: one object, or a list element by element
 //	scenario_stream.go the fast list decoder for evaluation scenarios
 //	errors.go          every error type and sentinel, and reading error answers
 //	notfound.go        the service's not-found answers that come as 500, by operation
 //	unencodable.go     naming the part of a request body JSON cannot carry
+//	redact.go          scrubbing credentials from bodies and strings, in every encoding
+//	limits.go          ResponseLimits: how many bytes of an answer a call reads
 //	variants.go, evaluations.go, wait.go, human_evaluations.go, observability.go
 //	                   the operations, one file per API area
 //
@@ -124,7 +126,7 @@
 //
 // One error, a 422: checkRetry sees the answer and shouldRetry refuses to
 // retry it; start hands it to readError (engine.go), which reads at most
-// 1 MiB, scrubs credentials and calls newAPIError (errors.go), which parses
+// 1 MiB, scrubs credentials (redact.go) and calls newAPIError (errors.go), which parses
 // the body into a *ValidationError; start returns it unchanged through
 // getOne to the caller's errors.As.
 //

@@ -209,11 +209,11 @@ type Evaluation struct {
 	// INITIALIZED, and a failed aggregation can leave it STARTED, so a wait
 	// needs a deadline. Terminal, Failed and Running read it.
 	Status Result `json:"status"`
-	// AggregatedResults holds one entry per evaluator config once the run
-	// is over: the unrounded mean of its results over the rows whose app
-	// call succeeded (a bool counts 1 or 0). An evaluator with no such row has no entry, and one whose
-	// results include an error has an error Result. It is empty while the
-	// run goes on.
+	// AggregatedResults holds, once the run has finished, one entry per
+	// evaluator config: the unrounded mean of its values over the rows whose
+	// app call succeeded (a bool counts 1 or 0), or an error Result when one
+	// of those values is an error. A config without such rows has no entry;
+	// it is empty while the run goes on.
 	AggregatedResults []AggregatedResult `json:"aggregated_results"`
 	// AverageCost is the mean cost of the app calls, a Result of type
 	// "cost", or an error Result when no row has a cost; nil before the run
