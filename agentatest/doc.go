@@ -54,6 +54,13 @@
 //     rows' app calls, the last row of a run writing its scenarios and
 //     finishing it.
 //
+// The fake never ends a run EVALUATION_AGGREGATION_FAILED, nor leaves one
+// STARTED after a failed aggregation, as the service can. To test how code
+// meets those, answer the status read with a fault:
+//
+//	srv.InjectFault(agentatest.OpFetchEvaluationStatus, agentatest.Always, agentatest.Fault{
+//		Status: 200, Body: `{"status":{"type":"status","value":"EVALUATION_AGGREGATION_FAILED","error":null}}`})
+//
 // WithOlderServer answers as the servers before July 2024 did (naive
 // timestamps, Pydantic 1 errors, scenarios with correct_answer), so that a
 // client can be tested on what they send.

@@ -169,3 +169,19 @@ func TestFaultSelfHostedSpanIsAnUnknownRoute(t *testing.T) {
 	assert.JSONEq(t, string(unknown.body), string(span.body), "the span answer is an unknown route's")
 	assert.JSONEq(t, `{"detail":"Not Found"}`, string(span.body))
 }
+
+// The fake never produces EVALUATION_AGGREGATION_FAILED; the fault the
+// package doc names makes the status read answer it, and the SDK's wait
+// then ends with ErrEvaluationFailed.
+func TestFaultAnswersAnAggregationFailure(t *testing.T) {
+	srv, d, c := newDemo(t, agentatest.WithManualEvaluations())
+	evs, err := c.CreateEvaluation(context.Background(), newEvaluation(d, d.VariantID))
+	require.NoError(t, err)
+	srv.InjectFault(agentatest.OpFetchEvaluationStatus, agentatest.Always, agentatest.Fault{
+		Status: 200, Body: `{"status":{"type":"status","value":"EVALUATION_AGGREGATION_FAILED","error":null}}`})
+	r := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+evs[0].ID+"/status")
+	assert.Equal(t, http.StatusOK, r.status)
+	assert.Equal(t, "application/json", r.header.Get("Content-Type"))
+	_, err = c.WaitEvaluation(context.Background(), evs[0].ID, &agenta.WaitOptions{Interval: time.Millisecond})
+	assert.ErrorIs(t, err, agenta.ErrEvaluationFailed, "an aggregation failure ends the wait as a failure")
+}
