@@ -11,6 +11,9 @@
 // and the span operation's 307 to its slashed path. Fields a self-hosted
 // server lacks are absent: an app seeded without an organization has
 // variants without previous_variant_name, organization_id and workspace_id.
+// Lists (scenarios, human evaluations) come back in the order they were
+// written; the service defines no order, so code under test must not rely
+// on one.
 //
 //	srv := agentatest.NewServer()
 //	defer srv.Close()
