@@ -331,10 +331,9 @@ func TestHostileGzipBombDefaults(t *testing.T) {
 }
 
 // hostileHoldBack answers with the whole value, then holds back the end of
-// the body: the terminating chunk, or the last byte of a Content-Length.
-// The connection stays open until the test ends. (Behind gzip the same
-// hold-back still waits: compress/gzip keeps the last bytes of a member
-// until it has read past its end.)
+// the body: the terminating chunk (after plain or gzip-encoded JSON), or
+// the last byte of a Content-Length. The connection stays open until the
+// test ends.
 func hostileHoldBack(t *testing.T, framing string) string {
 	t.Helper()
 	answer := func(path string) string {
@@ -358,6 +357,15 @@ func hostileHoldBack(t *testing.T, framing string) string {
 			io.WriteString(conn, head+"Transfer-Encoding: chunked\r\n\r\n"+
 				strconv.FormatInt(int64(len(body)), 16)+"\r\n"+body+"\r\n")
 			// The terminating "0\r\n\r\n" never comes.
+		case "gzip":
+			// A whole gzip stream in one chunk; the terminating chunk
+			// never comes.
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			io.WriteString(zw, body)
+			zw.Close()
+			io.WriteString(conn, head+"Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n"+
+				strconv.FormatInt(int64(b.Len()), 16)+"\r\n"+b.String()+"\r\n")
 		case "content-length":
 			io.WriteString(conn, head+"Content-Length: "+strconv.Itoa(len(body)+1)+"\r\n\r\n"+body)
 			// The final "\n" never comes.
@@ -374,7 +382,7 @@ func TestHostileHeldBackEnd(t *testing.T) {
 	const bound = 2 * time.Second
 	ops := []hostileOp{hostileGetVariant, hostileAddVariant, hostileCreateEvaluation,
 		hostileFetchScenarios, hostileListHuman, hostileStream}
-	for _, framing := range []string{"chunked", "content-length"} {
+	for _, framing := range []string{"chunked", "content-length", "gzip"} {
 		t.Run(framing, func(t *testing.T) {
 			c := hostileClient(t, hostileHoldBack(t, framing), WithTimeout(0))
 			for _, op := range ops {

@@ -168,8 +168,11 @@ func (a *answerBody) Read(p []byte) (int, error) {
 
 func (a *answerBody) Close() error { return a.body.Close() }
 
-// drainGrace is how long finish reads what is left of a complete answer (at
-// most a little whitespace and the end of its framing) before it closes the
-// connection instead. On a healthy connection those bytes are already in
-// flight; a server that holds them back costs a connection, never a wait.
-const drainGrace = time.Millisecond
+// drainGrace is how long a call waits for the end of a complete answer to
+// be read, and drainWait how long it is read at all before the connection
+// is closed instead (see call.finish). On a healthy connection the end is
+// in flight; a server that holds it back costs a connection, never a wait.
+const (
+	drainGrace = 5 * time.Millisecond
+	drainWait  = time.Second
+)
