@@ -99,7 +99,10 @@
 //	env.go             NewClientFromEnv and the base URL's sources
 //	args.go            checks of operation arguments; path segments
 //	transport.go       the pooled transport, the redirect policy, which credentials to drop
-//	engine.go          one call: request → attempts → 2xx response or typed error, with logging and scrubbing
+//	engine.go          one call: request → attempts → 2xx response or typed error, with logging
+//	redact.go          scrubbing credentials, in every encoding, from bodies and strings of server data
+//	limits.go          ResponseLimits: the bounds on decoded answers, and the body that enforces them
+//	compression.go     inflating gzip answers without waiting for the body's end
 //	retry.go           the retry policy and the backoff, as pure functions
 //	decode.go          reading a 2xx answer: one object, or a list element by element
 //	scenario_stream.go the fast list decoder for evaluation scenarios
