@@ -56,9 +56,16 @@ func decodeObject[T any](st *call, resp *http.Response) (*T, error) {
 // answer that can be large.
 type listDecoder[T any] func(st *call, resp *http.Response, yield func(T, error) bool) (complete bool)
 
-// jsonList is the listDecoder for any element type: encoding/json, one
-// element at a time.
+// jsonList is the listDecoder for any element type: arrayList, each
+// element decoded with json.Unmarshal.
 func jsonList[T any](st *call, resp *http.Response, yield func(T, error) bool) bool {
+	return arrayList(st, resp, yield, object[T])
+}
+
+// decoderList reads a list with a json.Decoder alone, one element at a
+// time. It is arrayList's reference, and reads what arrayList does not: an
+// answer that is not an array.
+func decoderList[T any](st *call, resp *http.Response, yield func(T, error) bool) bool {
 	var zero T
 	dec := json.NewDecoder(resp.Body)
 	st.element(0) // whitespace before the '[' counts as the first element's
