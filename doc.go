@@ -48,6 +48,12 @@
 //		log.Printf("status %d: %s", apiErr.StatusCode, apiErr.Message)
 //	}
 //
+// ErrNotFound also matches the service's not-found answers that come as 500
+// on the operation that sends them, such as GetVariant's "'NoneType' object
+// has no attribute 'base_id'" (the README lists them); ErrServer matches
+// those too. ErrRouteNotFound matches FastAPI's 404 for a path the server has
+// no route for: usually a base URL without /api.
+//
 // A 2xx answer that is not the expected JSON is a *DecodeError. Transport
 // failures wrap their cause, so errors.Is(err, context.DeadlineExceeded)
 // works.
@@ -96,17 +102,19 @@
 //
 //	client.go          the Client, NewClient and its accessors
 //	options.go         Option and the With… functions
-//	env.go             NewClientFromEnv and the base URL's sources
+//	env.go             NewClientFromEnv and where the base URL came from
 //	args.go            checks of operation arguments; path segments
 //	transport.go       the pooled transport, the redirect policy, which credentials to drop
 //	engine.go          one call: request → attempts → 2xx response or typed error, with logging
-//	redact.go          scrubbing credentials, in every encoding, from bodies and strings of server data
-//	limits.go          ResponseLimits: the bounds on decoded answers, and the body that enforces them
-//	compression.go     inflating gzip answers without waiting for the body's end
 //	retry.go           the retry policy and the backoff, as pure functions
 //	decode.go          reading a 2xx answer: one object, or a list element by element
 //	scenario_stream.go the fast list decoder for evaluation scenarios
 //	errors.go          every error type and sentinel, and reading error answers
+//	notfound.go        the service's not-found answers that come as 500, by operation
+//	unencodable.go     naming the part of a request body JSON cannot carry
+//	redact.go          scrubbing credentials from bodies and strings, in every encoding
+//	limits.go          ResponseLimits: how many bytes of an answer a call reads
+//	compression.go     inflating gzip answers without waiting for the body's end
 //	variants.go, evaluations.go, wait.go, human_evaluations.go, observability.go
 //	                   the operations, one file per API area
 //
@@ -119,7 +127,7 @@
 //
 // One error, a 422: checkRetry sees the answer and shouldRetry refuses to
 // retry it; start hands it to readError (engine.go), which reads at most
-// 1 MiB, scrubs credentials and calls newAPIError (errors.go), which parses
+// 1 MiB, scrubs credentials (redact.go) and calls newAPIError (errors.go), which parses
 // the body into a *ValidationError; start returns it unchanged through
 // getOne to the caller's errors.As.
 //

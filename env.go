@@ -43,16 +43,6 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 	return newClient(baseURLSetting{value: hostToBaseURL(host), name: envHost, fromEnv: true}, all)
 }
 
-// WithBaseURL replaces the base URL, such as "https://cloud.agenta.ai/api".
-// It is how options override AGENTA_HOST in NewClientFromEnv; given to
-// NewClient, it replaces NewClient's baseURL argument.
-func WithBaseURL(baseURL string) Option {
-	return func(s *settings) error {
-		s.baseURL = baseURLSetting{value: baseURL, name: "WithBaseURL"}
-		return nil
-	}
-}
-
 // baseURLSetting is the base URL a Client is built with and where it came
 // from, so that a refusal names what the caller must fix: the baseURL
 // argument, WithBaseURL or AGENTA_HOST.

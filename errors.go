@@ -18,7 +18,10 @@ import (
 
 // Sentinel errors for errors.Is. An *APIError matches the sentinel of its
 // status code; ErrInvalidArgument matches arguments refused before anything
-// was sent.
+// was sent. ErrNotFound also matches the service's not-found answers that
+// come as 500 on the operation that sends them, such as GetVariant's
+// "'NoneType' object has no attribute 'base_id'" (the README's Errors
+// section lists them), which still match ErrServer too.
 var (
 	ErrBadRequest      = errors.New("agenta: bad request")       // 400
 	ErrUnauthorized    = errors.New("agenta: unauthorized")      // 401

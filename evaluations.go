@@ -112,9 +112,19 @@ func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) 
 	for _, v := range ev.LMProvidersKeys {
 		secrets = append(secrets, v)
 	}
+	body := newEvaluationBody{NewEvaluation: ev, LMProvidersKeys: ev.LMProvidersKeys}
 	return getList(ctx, c, &request{
-		operation: "CreateEvaluation", method: http.MethodPost, path: "/evaluations", body: ev, secrets: secrets,
+		operation: "CreateEvaluation", method: http.MethodPost, path: "/evaluations", body: body, secrets: secrets,
 	}, jsonList[models.Evaluation])
+}
+
+// newEvaluationBody is what CreateEvaluation sends: the request with its
+// provider keys in the clear. models.ProviderKeys encodes its values as
+// [REDACTED], so that logging a request never leaks them; this field, at a
+// shallower depth, takes the place of the embedded one in the JSON.
+type newEvaluationBody struct {
+	models.NewEvaluation
+	LMProvidersKeys map[string]string `json:"lm_providers_keys,omitempty"`
 }
 
 func checkNewEvaluation(ev models.NewEvaluation) error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"os"
 	"strings"
 	"time"
 
@@ -19,58 +20,11 @@ import (
 // the capital of a country. Against a real server, pass its URL, such as
 // "https://cloud.agenta.ai/api", and your API key instead.
 
-// exampleServer starts a fake with the demo data and a fixed clock, so that
-// the examples' output never changes.
-func exampleServer(opts ...agentatest.Option) (*agentatest.Server, agentatest.Demo) {
-	fixed := time.Date(2024, 7, 1, 9, 30, 0, 0, time.UTC)
-	opts = append(opts, agentatest.WithClock(func() time.Time { return fixed }))
-	srv := agentatest.NewServer(opts...)
-	return srv, agentatest.SeedDemo(srv)
-}
-
-// demoClient is the setup of every example but NewClient's: a client, made
-// as in ExampleNewClient, for a fake loaded with the demo data (see
-// exampleServer), and a func that stops the fake.
-func demoClient() (*agenta.Client, agentatest.Demo, func()) {
-	srv, demo := exampleServer()
-	client, err := agenta.NewClient(srv.URL())
-	if err != nil {
-		log.Fatal(err)
-	}
-	return client, demo, srv.Close
-}
-
-// startEvaluation starts an evaluation of the demo's default variant, as in
-// ExampleClient_CreateEvaluation, and returns its id once the run has
-// written its scenarios. As on the service, create answers before the run
-// starts, and a run writes all its scenarios at once at its end.
-func startEvaluation(client *agenta.Client, demo agentatest.Demo, evaluatorConfigIDs ...string) string {
-	evaluations, err := client.CreateEvaluation(context.Background(), models.NewEvaluation{
-		AppID:              demo.AppID,
-		VariantIDs:         []string{demo.VariantID},
-		EvaluatorConfigIDs: evaluatorConfigIDs,
-		TestsetID:          demo.TestsetID,
-		RateLimit:          models.DefaultRateLimit(),
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	id := evaluations[0].ID
-	for {
-		scenarios, err := client.FetchEvaluationScenarios(context.Background(), id)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if len(scenarios) > 0 {
-			return id
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func ExampleNewClient() {
-	srv, demo := exampleServer(agentatest.WithAPIKey("my-api-key"))
+	// A fake of the service that wants an API key, loaded with demo data.
+	srv := agentatest.NewServer(agentatest.WithAPIKey("my-api-key"))
 	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
 
 	// NewClient does no network I/O; it only checks its arguments.
 	client, err := agenta.NewClient(srv.URL(), // for example "https://cloud.agenta.ai/api"
@@ -95,15 +49,53 @@ func ExampleNewClient() {
 	// true
 }
 
+func ExampleNewClientFromEnv() {
+	// A fake of the service loaded with demo data, standing for the server
+	// your environment names.
+	srv := agentatest.NewServer(agentatest.WithAPIKey("my-api-key"))
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	os.Setenv("AGENTA_HOST", strings.TrimSuffix(srv.URL(), "/api")) // /api is added to a URL without a path
+	os.Setenv("AGENTA_API_KEY", "my-api-key")                       // optional: without it, no Authorization header
+	defer os.Unsetenv("AGENTA_HOST")
+	defer os.Unsetenv("AGENTA_API_KEY")
+
+	client, err := agenta.NewClientFromEnv(agenta.WithTimeout(10 * time.Second))
+	if err != nil {
+		log.Fatal(err) // AGENTA_HOST unset, or not a URL
+	}
+	variant, err := client.GetVariant(context.Background(), demo.VariantID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(strings.TrimPrefix(client.BaseURL(), strings.TrimSuffix(srv.URL(), "/api")), variant.VariantName)
+
+	os.Unsetenv("AGENTA_HOST")
+	_, err = agenta.NewClientFromEnv()
+	fmt.Println(err)
+	// Output:
+	// /api capitals.default
+	// agenta: invalid argument AGENTA_HOST: is not set; set it to your server's URL, such as https://cloud.agenta.ai, or pass WithBaseURL
+}
+
 func ExampleClient_GetVariantByEnvironment() {
-	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
-	defer stop()
+	// A fake of the service loaded with demo data: an app "capitals" that
+	// names the capital of a country. Against your server, use
+	// agenta.NewClientFromEnv() instead.
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 
 	for _, env := range []string{models.EnvironmentProduction, models.EnvironmentStaging, "playground"} {
 		v, err := client.GetVariantByEnvironment(ctx, demo.AppID, env)
 		if err != nil {
-			// Nothing deployed: the service answers 500 "App Variant not found".
+			// Nothing deployed: the service answers 500 "App Variant not
+			// found", which matches ErrNotFound as well as ErrServer.
 			var apiErr *agenta.APIError
 			if errors.As(err, &apiErr) {
 				fmt.Printf("%-10s %d %s\n", env, apiErr.StatusCode, apiErr.Message)
@@ -119,8 +111,16 @@ func ExampleClient_GetVariantByEnvironment() {
 }
 
 func ExampleClient_GetVariant() {
-	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
-	defer stop()
+	// A fake of the service loaded with demo data: an app "capitals" that
+	// names the capital of a country. Against your server, use
+	// agenta.NewClientFromEnv() instead.
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 
 	v, err := client.GetVariant(ctx, demo.VerboseVariantID)
@@ -130,21 +130,32 @@ func ExampleClient_GetVariant() {
 	fmt.Println(v.VariantName, "of app", v.AppName, "from base", v.BaseName)
 	fmt.Println("prompt:", v.Parameters["prompt_user"])
 
-	// The service has no 404 here: an unknown variant is a 500.
+	// The service has no 404 here: an unknown variant is a 500, which
+	// matches ErrNotFound as well as ErrServer.
 	_, err = client.GetVariant(ctx, "0190b5a2-0000-7000-8000-0000000000ff")
 	var apiErr *agenta.APIError
 	if errors.As(err, &apiErr) {
 		fmt.Println("unknown id:", apiErr.StatusCode, apiErr.Message)
 	}
+	fmt.Println("not found:", errors.Is(err, agenta.ErrNotFound))
 	// Output:
 	// capitals.verbose of app capitals from base capitals
 	// prompt: Which city is the capital of {country}?
 	// unknown id: 500 'NoneType' object has no attribute 'base_id'
+	// not found: true
 }
 
 func ExampleClient_AddVariantFromBase() {
-	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
-	defer stop()
+	// A fake of the service loaded with demo data: an app "capitals" that
+	// names the capital of a country. Against your server, use
+	// agenta.NewClientFromEnv() instead.
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	v, err := client.AddVariantFromBase(context.Background(), models.AddVariantFromBase{
 		BaseID:         demo.BaseID,
@@ -169,8 +180,19 @@ func ExampleClient_AddVariantFromBase() {
 }
 
 func ExampleClient_CreateEvaluation() {
-	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
-	defer stop()
+	// A fake of the service loaded with demo data: an app "capitals" that
+	// names the capital of a country. Against your server, use
+	// agenta.NewClientFromEnv() instead.
+	// A fixed clock makes the ids and times printed below the same on every
+	// run; a real server needs none of this.
+	fixed := time.Date(2024, 7, 1, 9, 30, 0, 0, time.UTC)
+	srv := agentatest.NewServer(agentatest.WithClock(func() time.Time { return fixed }))
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	evaluations, err := client.CreateEvaluation(context.Background(), models.NewEvaluation{
 		AppID:              demo.AppID,
@@ -193,11 +215,34 @@ func ExampleClient_CreateEvaluation() {
 }
 
 func ExampleClient_FetchEvaluationScenarios() {
-	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
-	defer stop()
+	// A fake of the service loaded with demo data: an app "capitals" that
+	// names the capital of a country. Against your server, use
+	// agenta.NewClientFromEnv() instead.
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 	// An evaluation of capitals.default, started as in the CreateEvaluation example.
-	evaluationID := startEvaluation(client, demo, demo.ExactMatchID, demo.EditDistanceID)
+	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID:              demo.AppID,
+		VariantIDs:         []string{demo.VariantID},
+		EvaluatorConfigIDs: []string{demo.ExactMatchID, demo.EditDistanceID},
+		TestsetID:          demo.TestsetID,
+		RateLimit:          models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	evaluationID := evaluations[0].ID
+	// Its scenarios are written when the run ends: wait for it, as in the
+	// WaitEvaluation example.
+	if _, err := client.WaitEvaluation(ctx, evaluationID, &agenta.WaitOptions{Interval: 50 * time.Millisecond}); err != nil {
+		log.Fatal(err)
+	}
 
 	scenarios, err := client.FetchEvaluationScenarios(ctx, evaluationID)
 	if err != nil {
@@ -221,11 +266,34 @@ func ExampleClient_FetchEvaluationScenarios() {
 }
 
 func ExampleClient_StreamEvaluationScenarios() {
-	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
-	defer stop()
+	// A fake of the service loaded with demo data: an app "capitals" that
+	// names the capital of a country. Against your server, use
+	// agenta.NewClientFromEnv() instead.
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 	// An evaluation of capitals.default, started as in the CreateEvaluation example.
-	evaluationID := startEvaluation(client, demo, demo.ExactMatchID)
+	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID:              demo.AppID,
+		VariantIDs:         []string{demo.VariantID},
+		EvaluatorConfigIDs: []string{demo.ExactMatchID},
+		TestsetID:          demo.TestsetID,
+		RateLimit:          models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	evaluationID := evaluations[0].ID
+	// Its scenarios are written when the run ends: wait for it, as in the
+	// WaitEvaluation example.
+	if _, err := client.WaitEvaluation(ctx, evaluationID, &agenta.WaitOptions{Interval: 50 * time.Millisecond}); err != nil {
+		log.Fatal(err)
+	}
 
 	// Scenarios arrive one at a time; memory stays flat however many
 	// there are. Breaking out of the loop closes the response.
@@ -245,8 +313,16 @@ func ExampleClient_StreamEvaluationScenarios() {
 }
 
 func ExampleClient_GetSpan() {
-	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
-	defer stop()
+	// A fake of the service loaded with demo data: an app "capitals" that
+	// names the capital of a country. Against your server, use
+	// agenta.NewClientFromEnv() instead.
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	span, err := client.GetSpan(context.Background(), demo.SpanID, nil)
 	if err != nil {
@@ -267,8 +343,16 @@ func ExampleClient_GetSpan() {
 }
 
 func ExampleClient_ListHumanEvaluations() {
-	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
-	defer stop()
+	// A fake of the service loaded with demo data: an app "capitals" that
+	// names the capital of a country. Against your server, use
+	// agenta.NewClientFromEnv() instead.
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	humans, err := client.ListHumanEvaluations(context.Background(), demo.AppID)
 	if err != nil {
@@ -284,14 +368,32 @@ func ExampleClient_ListHumanEvaluations() {
 }
 
 func ExampleClient_WaitEvaluation() {
-	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
-	defer stop()
+	// A fake of the service loaded with demo data: an app "capitals" that
+	// names the capital of a country. Against your server, use
+	// agenta.NewClientFromEnv() instead.
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 	// Bound the wait: a run that no worker of the server picks up stays
 	// EVALUATION_INITIALIZED for ever.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// An evaluation of capitals.default, started as in the CreateEvaluation example.
-	evaluationID := startEvaluation(client, demo, demo.ExactMatchID, demo.EditDistanceID)
+	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID:              demo.AppID,
+		VariantIDs:         []string{demo.VariantID},
+		EvaluatorConfigIDs: []string{demo.ExactMatchID, demo.EditDistanceID},
+		TestsetID:          demo.TestsetID,
+		RateLimit:          models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	evaluationID := evaluations[0].ID
 
 	// The fake runs the 8 rows in well under a second, so poll often; the
 	// default, right for a real server, is every 2 s.
@@ -312,24 +414,35 @@ func ExampleClient_WaitEvaluation() {
 	// Edit distance: 2.125
 }
 
-// waitEvaluation waits for an evaluation's run to end, as in
-// ExampleClient_WaitEvaluation.
-func waitEvaluation(client *agenta.Client, evaluationID string) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+func ExampleClient_FetchEvaluation() {
+	// A fake of the service loaded with demo data: an app "capitals" that
+	// names the capital of a country. Against your server, use
+	// agenta.NewClientFromEnv() instead.
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	// An evaluation of capitals.default, started as in the CreateEvaluation example.
+	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID:              demo.AppID,
+		VariantIDs:         []string{demo.VariantID},
+		EvaluatorConfigIDs: []string{demo.ExactMatchID},
+		TestsetID:          demo.TestsetID,
+		RateLimit:          models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	evaluationID := evaluations[0].ID
+	// Its scenarios are written when the run ends: wait for it, as in the
+	// WaitEvaluation example.
 	if _, err := client.WaitEvaluation(ctx, evaluationID, &agenta.WaitOptions{Interval: 50 * time.Millisecond}); err != nil {
 		log.Fatal(err)
 	}
-}
-
-func ExampleClient_FetchEvaluation() {
-	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
-	defer stop()
-	ctx := context.Background()
-	// An evaluation of capitals.default, started as in the CreateEvaluation
-	// example, whose run has ended, as in the WaitEvaluation example.
-	evaluationID := startEvaluation(client, demo, demo.ExactMatchID)
-	waitEvaluation(client, evaluationID)
 
 	ev, err := client.FetchEvaluation(ctx, evaluationID)
 	if err != nil {
@@ -346,11 +459,29 @@ func ExampleClient_FetchEvaluation() {
 }
 
 func ExampleClient_FetchEvaluationStatus() {
-	client, demo, stop := demoClient() // a client for the demo data; see the NewClient example
-	defer stop()
+	// A fake of the service loaded with demo data: an app "capitals" that
+	// names the capital of a country. Against your server, use
+	// agenta.NewClientFromEnv() instead.
+	srv := agentatest.NewServer()
+	defer srv.Close()
+	demo := agentatest.SeedDemo(srv)
+	client, err := agenta.NewClient(srv.URL())
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 	// An evaluation of capitals.default, started as in the CreateEvaluation example.
-	evaluationID := startEvaluation(client, demo, demo.ExactMatchID)
+	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID:              demo.AppID,
+		VariantIDs:         []string{demo.VariantID},
+		EvaluatorConfigIDs: []string{demo.ExactMatchID},
+		TestsetID:          demo.TestsetID,
+		RateLimit:          models.DefaultRateLimit(),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	evaluationID := evaluations[0].ID
 
 	// A status read is about 100 bytes: poll it, never the scenario list.
 	// WaitEvaluation runs this loop for you.

@@ -760,8 +760,8 @@ func TestFaultConnectionReuseConcurrent(t *testing.T) {
 	// The first requests of all workers meet in the handler, so that all 16
 	// connections are dialled while none is idle. After that a worker always
 	// finds an idle connection (net/http returns a connection to the pool
-	// before the caller sees the end of its body), so a dial would mean a
-	// connection was not reused.
+	// before the caller sees the end of its body), so a dial beyond a few
+	// spares would mean connections are not reused.
 	var arrived atomic.Int64
 	allIn := make(chan struct{})
 	s := newFaultServer(t, func(s *faultServer, w http.ResponseWriter, r *http.Request) {
@@ -799,8 +799,12 @@ func TestFaultConnectionReuseConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	assert.EqualValues(t, workers*calls, s.requests.Load(), "server saw the wrong number of requests, want %d", workers*calls)
-	if n := s.conns.Load(); n < 1 || n > workers {
-		t.Errorf("%d concurrent workers opened %d connections, want at most %d", workers, n, workers)
+	// One connection per worker, and a few spares: on a loaded machine
+	// net/http may replace a connection dropped while its end was being
+	// read, or dial one while another is being returned. One connection
+	// per call would be 400.
+	if n := s.conns.Load(); n < 1 || n > workers+workers/4 {
+		t.Errorf("%d concurrent workers opened %d connections, want at most %d and a few spares", workers, n, workers)
 	}
 }
 

@@ -26,6 +26,16 @@ type settings struct {
 	limits     ResponseLimits
 }
 
+// WithBaseURL replaces the base URL, such as "https://cloud.agenta.ai/api".
+// It is how options override AGENTA_HOST in NewClientFromEnv; given to
+// NewClient, it replaces NewClient's baseURL argument.
+func WithBaseURL(baseURL string) Option {
+	return func(s *settings) error {
+		s.baseURL = baseURLSetting{value: baseURL, name: "WithBaseURL"}
+		return nil
+	}
+}
+
 // WithAPIKey sets the credential sent, verbatim, as the Authorization header.
 // Agenta keys are sent as they are; newer deployments also accept
 // "ApiKey <key>" or "Bearer <jwt>", which can be passed the same way.

@@ -318,8 +318,12 @@ func TestConnectionsReused(t *testing.T) {
 				t.Error(err)
 			}
 		}
-		if got := srv.conns.Load(); got > 64 {
-			t.Errorf("64 workers opened %d connections, want at most 64", got)
+		// The pool holds at most 64 at once (MaxConnsPerHost), but on a
+		// loaded machine net/http may replace a connection it dropped, or
+		// dial a spare while another is being returned: allow a few. One
+		// connection per call would be 3,200.
+		if got := srv.conns.Load(); got > 64+64/8 {
+			t.Errorf("64 workers opened %d connections, want at most 64 and a few spares", got)
 		}
 	})
 }

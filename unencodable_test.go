@@ -2,8 +2,11 @@ package agenta
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/agenta-go/agenta/models"
@@ -101,3 +104,65 @@ func TestUnencodableErrorPaths(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// On random nested parameters holding at most one value JSON cannot carry,
+// the walk blames exactly that value, by its full path, whenever
+// json.Marshal fails, and never blames anything when it succeeds.
+func TestUnencodableWalkFindsTheOneBadValue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	bads := []struct {
+		value  any
+		reason string
+	}{{math.NaN(), "NaN"}, {math.Inf(1), "+Inf"}, {float32(math.Inf(-1)), "-Inf"}, {make(chan int), "a chan"}}
+	found := 0
+	for i := range 500 {
+		var wantPath, wantReason string
+		var build func(path string, depth int) any
+		build = func(path string, depth int) any {
+			switch n := rng.IntN(10); {
+			case depth < 4 && n < 3:
+				m := map[string]any{}
+				for k := range rng.IntN(4) {
+					key := fmt.Sprintf("k%d", k)
+					m[key] = build(path+fmt.Sprintf("[%q]", key), depth+1)
+				}
+				return m
+			case depth < 4 && n < 5:
+				var list []any
+				for k := range rng.IntN(4) {
+					list = append(list, build(fmt.Sprintf("%s[%d]", path, k), depth+1))
+				}
+				return list
+			case n == 5 && wantPath == "" && rng.IntN(2) == 0:
+				b := bads[rng.IntN(len(bads))]
+				wantPath, wantReason = path, b.reason
+				return b.value
+			case n == 6:
+				return nil
+			case n == 7:
+				return rng.Float64()
+			default:
+				return fmt.Sprintf("s%d", rng.IntN(100))
+			}
+		}
+		params := map[string]any{"root": build(`AddVariantFromBase.Parameters["root"]`, 0)}
+		v := validAddVariant()
+		v.Parameters = params
+		_, marshalErr := json.Marshal(v)
+		if (marshalErr != nil) != (wantPath != "") {
+			t.Fatalf("case %d: json.Marshal error %v, but a bad value at %q", i, marshalErr, wantPath)
+		}
+		if marshalErr == nil {
+			continue
+		}
+		found++
+		err := unencodableError(v, marshalErr)
+		want := "agenta: invalid argument " + wantPath + ": " + wantReason + " cannot be sent as JSON"
+		if err.Error() != want {
+			t.Fatalf("case %d: got %q, want %q", i, err, want)
+		}
+	}
+	if found < 50 {
+		t.Fatalf("only %d of 500 cases held a bad value; the generator needs more", found)
+	}
+}

@@ -39,10 +39,7 @@ func BenchmarkWaitEvaluation(b *testing.B) {
 		for _, impl := range []string{"poll-scenarios", "wait", "wait+fetch"} {
 			b.Run("list="+model+"/impl="+impl, func(b *testing.B) {
 				srv := newWaitBenchServer(b, list, polls, model == "growing")
-				c, err := NewClient(srv.URL+"/api", WithAPIKey(testKey))
-				if err != nil {
-					b.Fatal(err)
-				}
+				c := newTestClient(b, srv.URL+"/api")
 				defer c.CloseIdleConnections()
 				ctx := context.Background()
 				run := 0

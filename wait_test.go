@@ -102,8 +102,7 @@ func (s *waitServer) counts() (statuses, fetches, scenarios int, other []string)
 
 func waitClient(t *testing.T, s *waitServer) *Client {
 	t.Helper()
-	c, err := NewClient(s.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond), WithTimeout(5*time.Second))
-	require.NoError(t, err)
+	c := newTestClient(t, s.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond), WithTimeout(5*time.Second))
 	t.Cleanup(c.CloseIdleConnections)
 	return c
 }

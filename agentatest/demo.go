@@ -9,7 +9,10 @@ import (
 )
 
 // Demo holds the ids of the demo data SeedDemo loads: "capitals", an app
-// that names the capital of a country.
+// that names the capital of a country. It is an app of the cloud service,
+// where the span operation exists: its variants carry organization_id,
+// workspace_id and previous_variant_name, which a self-hosted server does
+// not send (an app seeded without an organization shows that).
 type Demo struct {
 	UserID string
 	AppID  string
@@ -129,7 +132,7 @@ func SeedDemo(s *Server) Demo {
 	s.mu.Lock()
 	s.user = User{ID: d.UserID, Username: "demo"}
 	s.mu.Unlock()
-	s.AddApp(App{ID: d.AppID, Name: "capitals"})
+	s.AddApp(App{ID: d.AppID, Name: "capitals", OrganizationID: demoID(0x0002), WorkspaceID: demoID(0x0003)})
 	s.AddBase(Base{ID: d.BaseID, AppID: d.AppID, Name: "capitals",
 		URI: "http://capitals-default.agenta.local", Application: CapitalsApplication})
 	inputs := []any{map[string]any{"name": "country"}}

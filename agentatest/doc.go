@@ -39,7 +39,9 @@
 // /evaluations/{id}, or with Server.Evaluation.
 //
 // By default the worker picks a run up 100 ms after create and spends 5 ms
-// on each row, so the demo's runs end about 140 ms after create.
+// on each row, so the demo's runs end about 140 ms after create. Like the
+// service's, it calls the app in batches of rate_limit.batch_size rows and
+// pauses delay_between_batches seconds between batches.
 // WithEvaluationPace changes that pace. A test makes runs finish
 // deterministically in one of two ways:
 //

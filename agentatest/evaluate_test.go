@@ -212,9 +212,11 @@ func TestEvaluationCreateRefusals(t *testing.T) {
 		require.ErrorAs(t, err, &apiErr)
 		return apiErr
 	}
-	base := models.NewEvaluation{AppID: appID, VariantIDs: variants, EvaluatorConfigIDs: []string{"e"},
-		TestsetID: testsetID, RateLimit: models.DefaultRateLimit()}
 	unknown := "0190b5a2-0000-7000-8000-000000000404"
+	// A well-formed config id: a malformed one is refused before the
+	// variants and the test set are looked up.
+	base := models.NewEvaluation{AppID: appID, VariantIDs: variants, EvaluatorConfigIDs: []string{unknown},
+		TestsetID: testsetID, RateLimit: models.DefaultRateLimit()}
 
 	for _, tc := range []struct {
 		name    string

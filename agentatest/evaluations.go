@@ -36,7 +36,12 @@ type evaluationRun struct {
 	answerKeys []string
 	// attempts is rate_limit.max_retries: how often the app is called for
 	// a row before the row fails. 0 means never.
-	attempts         int
+	attempts int
+	// batchSize and batchDelay are rate_limit.batch_size and
+	// delay_between_batches: the worker pauses batchDelay after every
+	// batchSize rows, as the service's worker does between batches.
+	batchSize        int
+	batchDelay       time.Duration
 	created, updated time.Time
 	status           string
 	statusError      *resultError
@@ -258,17 +263,21 @@ type newEvaluationRequest struct {
 	testsetID    string
 	providerKeys map[string]string
 	attempts     int
+	batchSize    int
+	batchDelay   time.Duration
 }
 
 // createRuns checks a create request against the stored state in the
 // service's order, and stores and schedules one run per variant, in the
-// order of variant_ids. Like the service it is not atomic: when a later
-// variant fails, the runs of those before it are already scheduled.
+// order of variant_ids. The service parses each id when it first looks it
+// up, so a malformed id fails where its lookup comes: the app (404 when
+// unknown), then every evaluator config (400 for an AI critique without
+// provider keys), then each variant and the test set. Like the service it
+// is not atomic: when a later variant fails, the runs of those before it
+// are already scheduled.
 func (s *Server) createRuns(req newEvaluationRequest) answer {
-	for _, id := range append([]string{req.appID, req.testsetID}, req.variantIDs...) {
-		if !s.wellFormed(id) {
-			return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
-		}
+	if !s.wellFormed(req.appID) {
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -278,6 +287,9 @@ func (s *Server) createRuns(req newEvaluationRequest) answer {
 	var evaluators []*evaluatorRecord
 	breakage := ""
 	for _, id := range req.configIDs {
+		if !s.wellFormed(id) {
+			return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+		}
 		e, ok := s.evaluators[id]
 		if !ok {
 			// The service accepts the request; the worker then breaks
@@ -297,6 +309,9 @@ func (s *Server) createRuns(req newEvaluationRequest) answer {
 	keys := answerKeys(evaluators)
 	created := []any{}
 	for _, id := range req.variantIDs {
+		if !s.wellFormed(id) || !s.wellFormed(req.testsetID) {
+			return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+		}
 		v, okV := s.variants[id]
 		testset, okT := s.testsets[req.testsetID]
 		if !okV || !okT {
@@ -343,7 +358,8 @@ func (s *Server) newRun(req newEvaluationRequest, v *variantRecord, testset *tes
 		parameters: params, application: app,
 		testsetID: testset.ID, testsetName: testset.Name,
 		rows: rows, inputs: names, evaluators: evaluators, answerKeys: keys,
-		attempts: req.attempts, created: now, updated: now,
+		attempts: req.attempts, batchSize: req.batchSize, batchDelay: req.batchDelay,
+		created: now, updated: now,
 		status: models.EvaluationInitialized, breakage: breakage,
 		computed: make([]*scenarioRecord, len(rows)), done: make(chan struct{}),
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // The operations. Each is a handler: it follows the service's order of
@@ -68,7 +69,15 @@ func (s *Server) handleCreateEvaluation(c *call) answer {
 		testsetID:    in["testset_id"].(string),
 		providerKeys: providerKeys,
 		attempts:     int(rateLimit["max_retries"].(int64)),
+		batchSize:    int(rateLimit["batch_size"].(int64)),
+		batchDelay:   batchDelay(rateLimit["delay_between_batches"].(int64)),
 	})
+}
+
+// batchDelay is delay_between_batches, in seconds, as a duration: none when
+// it is not positive, and at most a day, so that no value overflows.
+func batchDelay(seconds int64) time.Duration {
+	return time.Duration(min(max(seconds, 0), 24*60*60)) * time.Second
 }
 
 func (s *Server) handleGetVariantByEnv(c *call) answer {

@@ -9,7 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -302,4 +304,93 @@ func TestLifeCreateIsNeitherIdempotentNorAtomic(t *testing.T) {
 	require.Len(t, ids, 3, "the run of the variant before the unknown one was created")
 	waitRuns(t, srv)
 	assert.Equal(t, "EVALUATION_FINISHED", statusValue(t, srv, ids[2]), "and it runs")
+}
+
+// "Errors, in the order they are checked: unknown app 404; an AI-critique
+// evaluator without provider keys 400; an unknown variant or test set 500",
+// and "a malformed id is answered 500 'badly formed hexadecimal UUID
+// string'": the service parses an id where it looks it up, so a malformed
+// variant or test set id comes after the app and the evaluator configs, and
+// after the runs of the variants before it have started.
+func TestCreateChecksInTheServiceOrder(t *testing.T) {
+	const unknown, malformed = "0190b5a2-0000-7000-8000-000000000404", "not-a-uuid"
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	for _, tc := range []struct {
+		name                 string
+		app, testset         string
+		variants, evaluators []string
+		status               int
+		detail               string
+		started              int
+	}{
+		{"unknown app before a malformed variant", unknown, d.TestsetID, []string{malformed}, nil, 404, "404: App not found", 0},
+		{"unknown app before a malformed test set", unknown, malformed, []string{d.VariantID}, nil, 404, "404: App not found", 0},
+		{"unknown app before a malformed config", unknown, d.TestsetID, []string{d.VariantID}, []string{malformed}, 404, "404: App not found", 0},
+		{"missing provider key before a malformed variant", d.AppID, d.TestsetID, []string{malformed}, []string{d.AICritiqueID}, 400, "Missing LM provider Key", 0},
+		{"missing provider key before a malformed test set", d.AppID, malformed, []string{d.VariantID}, []string{d.AICritiqueID}, 400, "Missing LM provider Key", 0},
+		{"malformed config", d.AppID, d.TestsetID, []string{d.VariantID}, []string{malformed}, 500, "badly formed hexadecimal UUID string", 0},
+		{"malformed config before an AI critique", d.AppID, d.TestsetID, []string{d.VariantID}, []string{malformed, d.AICritiqueID}, 500, "badly formed hexadecimal UUID string", 0},
+		{"malformed app", malformed, d.TestsetID, []string{d.VariantID}, nil, 500, "badly formed hexadecimal UUID string", 0},
+		{"malformed test set", d.AppID, malformed, []string{d.VariantID}, nil, 500, "badly formed hexadecimal UUID string", 0},
+		{"a malformed second variant after the first one's run started", d.AppID, d.TestsetID, []string{d.VariantID, malformed}, nil, 500, "badly formed hexadecimal UUID string", 1},
+		{"an unknown second variant after the first one's run started", d.AppID, d.TestsetID, []string{d.VariantID, unknown}, nil, 500, "'NoneType' object has no attribute 'id'", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(srv.EvaluationIDs())
+			r := createRaw(t, srv, tc.app, tc.testset, tc.variants, tc.evaluators, 3)
+			assert.Equal(t, tc.status, r.status, "status; body %s", r.body)
+			assert.Equal(t, tc.detail, detail(t, r))
+			assert.Len(t, srv.EvaluationIDs(), before+tc.started, "runs started before the refusal")
+		})
+	}
+}
+
+// "lm_providers_keys names: OPENAI_API_KEY, … GEMINI_API_KEY; another name
+// gets a 422": every name models lists is accepted.
+func TestCreateAcceptsEveryProviderKeyName(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithManualEvaluations())
+	d := agentatest.SeedDemo(srv)
+	for _, name := range models.ProviderKeyNames() {
+		body := fmt.Sprintf(`{"app_id":%q,"variant_ids":[%q],"evaluators_configs":[%q],"testset_id":%q,
+			"rate_limit":{"batch_size":10,"max_retries":3,"retry_delay":3,"delay_between_batches":5},
+			"lm_providers_keys":{%q:"sk-test"}}`, d.AppID, d.VariantID, d.ExactMatchID, d.TestsetID, name)
+		r := post(t, srv.URL()+"/evaluations", "application/json", body)
+		assert.Equal(t, http.StatusOK, r.status, "%s is a valid provider key; got %s", name, r.body)
+	}
+}
+
+// "The worker … calls the app for every row (in batches of
+// rate_limit.batch_size, delay_between_batches seconds apart)": after a
+// batch the worker pauses, and no scenario is written before every row is
+// done.
+func TestRunPausesBetweenBatches(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithEvaluationPace(time.Millisecond))
+	var calls atomic.Int32
+	app := srv.AddApp(agentatest.App{Name: "counted"})
+	base := srv.AddBase(agentatest.Base{AppID: app, Application: func(_ map[string]any, in map[string]string) (string, error) {
+		calls.Add(1)
+		return in["word"], nil
+	}})
+	variant := srv.AddVariant(agentatest.Variant{BaseID: base, Parameters: map[string]any{"inputs": []any{map[string]any{"name": "word"}}}})
+	rows := make([]map[string]string, 6)
+	for i := range rows {
+		rows[i] = map[string]string{"word": fmt.Sprint("w", i)}
+	}
+	testset := srv.AddTestset(agentatest.Testset{AppID: app, Name: "six", Rows: rows})
+	body := fmt.Sprintf(`{"app_id":%q,"variant_ids":[%q],"evaluators_configs":[],"testset_id":%q,
+		"rate_limit":{"batch_size":4,"max_retries":3,"retry_delay":3,"delay_between_batches":60}}`, app, variant, testset)
+	id := created(t, post(t, srv.URL()+"/evaluations", "application/json", body))[0]["id"].(string)
+
+	deadline := time.Now().Add(time.Minute)
+	for calls.Load() < 4 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	require.EqualValues(t, 4, calls.Load(), "the first batch of 4 rows")
+	// A worker that ignored the batches would make the last two calls and
+	// finish within a few milliseconds; this one waits 60 s first.
+	time.Sleep(100 * time.Millisecond)
+	assert.EqualValues(t, 4, calls.Load(), "no app call during the pause between batches")
+	assert.Equal(t, models.EvaluationStarted, statusValue(t, srv, id))
+	assert.Empty(t, scenariosOf(t, srv, id), "no scenario before every row is done")
 }

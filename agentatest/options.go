@@ -24,8 +24,12 @@ func WithAPIKey(key string) Option {
 // 140 ms after create, and a scenario fetch right after create answers []
 // even on a loaded machine, as on the service. A shorter pace makes runs
 // end sooner but lets a slow test see them start before it looks; d <= 0
-// keeps the default. To make a run finish deterministically, call
-// WaitEvaluations after create, or drive it with WithManualEvaluations.
+// keeps the default. As on the service, rows are called in batches of the
+// request's rate_limit.batch_size, with a pause of delay_between_batches
+// real seconds between batches; a test that wants a quick run sends 0 there
+// or a batch_size as large as its test set (the web UI's 10 and 5 run the
+// demo's eight rows in one batch). To make a run finish deterministically,
+// call WaitEvaluations after create, or drive it with WithManualEvaluations.
 func WithEvaluationPace(d time.Duration) Option {
 	return func(s *Server) {
 		if d > 0 {

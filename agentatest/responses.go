@@ -3,6 +3,7 @@ package agentatest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -111,26 +112,38 @@ func (s *Server) scenarioWire(run *evaluationRun, sc *scenarioRecord) object {
 	)
 }
 
-// variantWire is an AppVariantResponse. Callers hold s.mu.
+// variantWire is an AppVariantResponse. A self-hosted server's model has no
+// previous_variant_name, organization_id or workspace_id, so they are
+// absent unless the app belongs to an organization, as on the cloud, which
+// sends all three. Callers hold s.mu.
 func (s *Server) variantWire(v *variantRecord) object {
 	app := s.apps[v.appID]
 	base := s.bases[v.baseID]
-	return object{
+	o := object{
 		{"app_id", v.appID},
 		{"app_name", app.Name},
 		{"variant_id", v.id},
 		{"variant_name", base.Name + "." + v.configName},
 		{"parameters", nullableMap(v.parameters)},
-		{"previous_variant_name", nullable(v.previousVariantName)},
-		{"user_id", v.userID},
-		{"base_name", base.Name},
-		{"base_id", base.ID},
-		{"config_name", v.configName},
-		{"uri", nullable(base.URI)},
-		{"revision", v.revision},
-		{"organization_id", nullable(app.OrganizationID)},
-		{"workspace_id", nullable(app.WorkspaceID)},
 	}
+	cloud := app.OrganizationID != "" || app.WorkspaceID != ""
+	if cloud {
+		o = append(o, field{"previous_variant_name", nullable(v.previousVariantName)})
+	}
+	o = append(o,
+		field{"user_id", v.userID},
+		field{"base_name", base.Name},
+		field{"base_id", base.ID},
+		field{"config_name", v.configName},
+		field{"uri", nullable(base.URI)},
+		field{"revision", v.revision},
+	)
+	if cloud {
+		o = append(o,
+			field{"organization_id", nullable(app.OrganizationID)},
+			field{"workspace_id", nullable(app.WorkspaceID)})
+	}
+	return o
 }
 
 func (s *Server) evaluatorWire(e *evaluatorRecord) object {
@@ -311,7 +324,16 @@ type answer struct {
 // jsonAnswer encodes v as the answer's body.
 func jsonAnswer(status int, v any) answer {
 	var buf bytes.Buffer
-	if err := encodeValue(&buf, v); err != nil {
+	var unsupported *json.UnsupportedValueError
+	if err := encodeValue(&buf, v); errors.As(err, &unsupported) {
+		// NaN or an infinity, say a 422 echoing the input NaN, which
+		// Python's json module read from the body: Starlette renders JSON
+		// with allow_nan=False, fails, and its error middleware answers a
+		// plain-text 500.
+		return answer{status: http.StatusInternalServerError,
+			header: http.Header{"Content-Type": {"text/plain; charset=utf-8"}},
+			body:   []byte("Internal Server Error")}
+	} else if err != nil {
 		// Only a bad seed (say, a channel in a parameters map) gets here.
 		status = http.StatusInternalServerError
 		buf.Reset()
@@ -332,7 +354,7 @@ func (a answer) write(w http.ResponseWriter) {
 	for name, values := range a.header {
 		h[name] = values
 	}
-	if a.body != nil {
+	if a.body != nil && h.Get("Content-Type") == "" {
 		h.Set("Content-Type", "application/json")
 	}
 	h.Set("Content-Length", strconv.Itoa(len(a.body)))

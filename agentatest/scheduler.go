@@ -11,9 +11,12 @@ import (
 // The scheduler is the fake's stand-in for the service's worker: it decides
 // when a run starts and when each of its rows' app calls happens. By
 // default a background worker picks a run up defaultPickup after create
-// and spends defaultRowPace on each row; WithEvaluationPace changes both;
-// under WithManualEvaluations nothing runs until the test calls
-// AdvanceEvaluations.
+// and spends defaultRowPace on each row; WithEvaluationPace changes both.
+// Like the service's worker it calls the app in batches of
+// rate_limit.batch_size rows, delay_between_batches seconds apart (real
+// seconds: with the web UI's 10 and 5, a 25-row test set takes over ten).
+// Under WithManualEvaluations nothing runs until the test calls
+// AdvanceEvaluations, which pauses for nothing.
 
 // The default pace. The pickup delay keeps the contract's "scenarios are []
 // right after create" true on a loaded machine (the first scenarios appear
@@ -49,23 +52,34 @@ func (s *Server) work(run *evaluationRun) {
 			return
 		case <-t.C:
 		}
-		if !s.step(run) {
+		i, ok := s.step(run)
+		if !ok {
 			return
 		}
-		t.Reset(s.rowPace)
+		t.Reset(s.rowPace + run.pauseAfter(i))
 	}
 }
 
 // step starts the run if it has not started and makes its next row's app
-// call. It reports whether it made one.
-func (s *Server) step(run *evaluationRun) bool {
+// call. It reports the row and whether it made one.
+func (s *Server) step(run *evaluationRun) (int, bool) {
 	s.mu.Lock()
 	i, ok := s.claimRow(run)
 	s.mu.Unlock()
 	if ok {
 		s.completeRow(run, i, run.runRow(i))
 	}
-	return ok
+	return i, ok
+}
+
+// pauseAfter is the worker's pause after row i: delay_between_batches when
+// the row ends a batch of batch_size rows and more rows follow, else none.
+// A batch_size below 1 makes one batch.
+func (run *evaluationRun) pauseAfter(i int) time.Duration {
+	if run.batchSize < 1 || (i+1)%run.batchSize != 0 || i+1 >= len(run.rows) {
+		return 0
+	}
+	return run.batchDelay
 }
 
 // completeRow keeps a row's outcome, out of sight, and after the last row

@@ -18,8 +18,11 @@ import (
 type App struct {
 	ID   string
 	Name string
-	// OrganizationID and WorkspaceID are sent with the app's variants;
-	// empty means null.
+	// OrganizationID and WorkspaceID make the app one of the cloud's: its
+	// variants then carry organization_id, workspace_id and
+	// previous_variant_name (null when empty). When both are empty the app
+	// is a self-hosted server's, whose variants have none of the three
+	// fields, as the contract's README says.
 	OrganizationID string
 	WorkspaceID    string
 }
@@ -50,7 +53,8 @@ type Variant struct {
 	Parameters map[string]any
 	// Revision is the variant's current revision; it defaults to 1.
 	Revision int
-	// PreviousVariantName is sent as previous_variant_name; empty means null.
+	// PreviousVariantName is sent as previous_variant_name (empty means
+	// null) when the app is a cloud one; see App.OrganizationID.
 	PreviousVariantName string
 	// UserID defaults to the Server's user.
 	UserID string

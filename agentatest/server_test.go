@@ -113,9 +113,10 @@ func TestWireShapes(t *testing.T) {
 	u := srv.URL()
 
 	v := get(t, http.DefaultClient, u+"/variants/"+d.VariantID).json(t).(map[string]any)
-	assert.Contains(t, v, "previous_variant_name")
+	assert.Contains(t, v, "previous_variant_name", "the demo app is a cloud one")
 	assert.Nil(t, v["previous_variant_name"])
-	assert.Nil(t, v["organization_id"])
+	assert.Regexp(t, uuid7, v["organization_id"])
+	assert.Regexp(t, uuid7, v["workspace_id"])
 
 	humans := get(t, http.DefaultClient, u+"/human-evaluations?app_id="+d.AppID).json(t).([]any)
 	for _, h := range humans {
@@ -251,6 +252,11 @@ func TestNeverPanics(t *testing.T) {
 		r := do(t, noRedirects, req)
 		require.NotZero(t, r.status)
 		require.NotContains(t, string(r.body), "agentatest: internal error", "%s %s", method, url)
+		if r.status == http.StatusInternalServerError && string(r.body) == "Internal Server Error" {
+			// Starlette's 500 for a 422 that would echo inf (the body 1e999).
+			assert.Equal(t, "text/plain; charset=utf-8", r.header.Get("Content-Type"))
+			continue
+		}
 		if r.status >= 400 && method != "HEAD" {
 			doc, ok := r.json(t).(map[string]any)
 			require.True(t, ok, "%s %s: %s", method, url, r.body)
@@ -278,4 +284,28 @@ func TestGeneratedIDsNeverTakeDemoIDs(t *testing.T) {
 	}
 	v := get(t, http.DefaultClient, srv.URL()+"/variants/"+d.VariantID).json(t).(map[string]any)
 	assert.Equal(t, "capitals.default", v["variant_name"])
+}
+
+// "A field that is not in the server's model is absent: self-hosted servers
+// send no previous_variant_name, organization_id or workspace_id (the cloud
+// does)." An app seeded without an organization is a self-hosted one.
+func TestSelfHostedVariantsLackCloudFields(t *testing.T) {
+	srv := agentatest.NewTestServer(t)
+	app := srv.AddApp(agentatest.App{Name: "self-hosted"})
+	base := srv.AddBase(agentatest.Base{AppID: app})
+	first := srv.AddVariant(agentatest.Variant{BaseID: base, PreviousVariantName: "self-hosted.v0"})
+	forked := post(t, srv.URL()+"/variants/from-base", "application/json",
+		`{"base_id":"`+base+`","new_variant_name":"x","new_config_name":"forked","parameters":{}}`)
+	require.Equal(t, http.StatusOK, forked.status, "from-base: %s", forked.body)
+	for name, body := range map[string]rawResponse{
+		"GET /variants/{id}":       get(t, http.DefaultClient, srv.URL()+"/variants/"+first),
+		"POST /variants/from-base": forked,
+	} {
+		v, ok := body.json(t).(map[string]any)
+		require.True(t, ok, "%s: %s", name, body.body)
+		for _, field := range []string{"previous_variant_name", "organization_id", "workspace_id"} {
+			assert.NotContains(t, v, field, "%s: a self-hosted server has no %s field; got %s", name, field, body.body)
+		}
+		assert.Contains(t, v, "uri", "%s: optional fields of the model are sent, as null", name)
+	}
 }

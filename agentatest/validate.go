@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agenta-go/agenta/models"
 )
 
 // This file reproduces how FastAPI and Pydantic refuse a request: the order
@@ -85,11 +87,7 @@ var v2Messages = map[errorKind][2]string{
 
 // providerKeyNames are the values of the service's LMProvidersEnum, in its
 // declaration order: the only keys lm_providers_keys accepts.
-var providerKeyNames = []string{
-	"OPENAI_API_KEY", "MISTRAL_API_KEY", "COHERE_API_KEY", "ANTHROPIC_API_KEY",
-	"ANYSCALE_API_KEY", "PERPLEXITYAI_API_KEY", "DEEPINFRA_API_KEY", "TOGETHERAI_API_KEY",
-	"ALEPHALPHA_API_KEY", "OPENROUTER_API_KEY", "GROQ_API_KEY", "GEMINI_API_KEY",
-}
+var providerKeyNames = models.ProviderKeyNames()
 
 // validator collects the errors of one request, in the order FastAPI
 // reports them.

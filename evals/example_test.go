@@ -7,6 +7,7 @@ import (
 	"log"
 	"maps"
 	"os"
+	"time"
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/agentatest"
@@ -51,20 +52,20 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// Wait for both runs to finish: here the fake's own wait; on a real
-	// server, wait for each evaluation's status to end, and take the
-	// finished Evaluation (for the evaluator names) from that wait.
-	if err := srv.WaitEvaluations(ctx); err != nil {
-		log.Fatal(err)
-	}
+	// Wait for each run to end, as on a real server; the finished
+	// Evaluation names the evaluator configs. (The fake's runs take a
+	// fraction of a second: poll faster than the default 2 s.)
 	var runs [2]evals.Run
 	for i, ev := range evaluations {
-		finished, _ := srv.Evaluation(ev.ID)
+		finished, err := client.WaitEvaluation(ctx, ev.ID, &agenta.WaitOptions{Interval: 20 * time.Millisecond})
+		if err != nil {
+			log.Fatal(err)
+		}
 		scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
 		if err != nil {
 			log.Fatal(err)
 		}
-		runs[i] = evals.Run{Evaluation: finished, Scenarios: scenarios}
+		runs[i] = evals.Run{Evaluation: *finished, Scenarios: scenarios}
 	}
 
 	report := evals.NewReport(runs[0], runs[1])

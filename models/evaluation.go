@@ -3,6 +3,7 @@ package models
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"sort"
 	"strings"
@@ -61,12 +62,47 @@ const (
 	AlephAlphaAPIKey   = "ALEPHALPHA_API_KEY"
 	OpenRouterAPIKey   = "OPENROUTER_API_KEY"
 	GroqAPIKey         = "GROQ_API_KEY"
+	GeminiAPIKey       = "GEMINI_API_KEY"
 )
 
-// ProviderKeys holds LLM provider credentials by key name. It marshals to
-// JSON unchanged, but prints its values as [REDACTED] with every fmt verb, so
-// logging a request never leaks a credential.
+// ProviderKeyNames returns every provider key name the service accepts in
+// NewEvaluation.LMProvidersKeys, in the order of its enumeration; it
+// answers another name with a 422.
+func ProviderKeyNames() []string {
+	return []string{
+		OpenAIAPIKey, MistralAPIKey, CohereAPIKey, AnthropicAPIKey,
+		AnyscaleAPIKey, PerplexityAIAPIKey, DeepInfraAPIKey, TogetherAIAPIKey,
+		AlephAlphaAPIKey, OpenRouterAPIKey, GroqAPIKey, GeminiAPIKey,
+	}
+}
+
+// ProviderKeys holds LLM provider credentials by key name. Its values print
+// as [REDACTED] with every fmt verb, in slog's text and JSON handlers, and in
+// its own JSON encoding, however deeply it is nested, so that logging a
+// request never leaks a credential. CreateEvaluation sends the values
+// themselves; to send them another way, encode map[string]string(keys).
+//
+// Two misuses that go vet reports reach fmt's error path, which calls no
+// method and prints the raw map: %p on a value that is not a pointer, and
+// %w outside fmt.Errorf or on a value that is not an error.
 type ProviderKeys map[string]string
+
+// redacted is the text that stands for a provider key's value.
+const redacted = "[REDACTED]"
+
+// MarshalJSON writes the key names with redacted values, so that a request
+// logged as JSON (slog's JSON handler marshals nested values) shows no
+// credential. The SDK sends the values through its own encoding.
+func (k ProviderKeys) MarshalJSON() ([]byte, error) {
+	if k == nil {
+		return []byte("null"), nil
+	}
+	names := make(map[string]string, len(k))
+	for name := range k {
+		names[name] = redacted
+	}
+	return json.Marshal(names)
+}
 
 // Format prints the key names with redacted values.
 func (k ProviderKeys) Format(f fmt.State, verb rune) {
@@ -105,6 +141,21 @@ func (k ProviderKeys) LogValue() slog.Value {
 	return slog.StringValue(fmt.Sprint(k))
 }
 
+// Format prints the request with its provider keys redacted, whatever the
+// verb. Without it, fmt would print a nested *NewEvaluation under a verb
+// that does not fit a pointer (%s, %t, %q…) through its error path, which
+// calls no Format method, and show the keys.
+func (e NewEvaluation) Format(f fmt.State, verb rune) {
+	// newEvaluationFields has NewEvaluation's fields but not this method:
+	// fmt prints them one by one, and ProviderKeys formats itself.
+	type newEvaluationFields NewEvaluation
+	out := fmt.Sprintf(fmt.FormatString(f, verb), newEvaluationFields(e))
+	if verb == 'v' && f.Flag('#') {
+		out = strings.Replace(out, "newEvaluationFields", "NewEvaluation", 1)
+	}
+	_, _ = io.WriteString(f, out)
+}
+
 // LogValue logs the request with its provider keys redacted.
 func (e NewEvaluation) LogValue() slog.Value {
 	return slog.GroupValue(
@@ -120,28 +171,63 @@ func (e NewEvaluation) LogValue() slog.Value {
 
 // Evaluation is one automatic evaluation run: one variant against one test set.
 type Evaluation struct {
-	ID                 string   `json:"id"`
-	AppID              string   `json:"app_id"`
-	UserID             string   `json:"user_id"`
-	UserUsername       string   `json:"user_username"`
-	VariantIDs         []string `json:"variant_ids"`
-	VariantNames       []string `json:"variant_names"`
+	// ID is the evaluation's id, the one FetchEvaluationScenarios,
+	// FetchEvaluation and WaitEvaluation take.
+	ID string `json:"id"`
+	// AppID is the application whose variant was evaluated.
+	AppID string `json:"app_id"`
+	// UserID is who started the run. Servers since September 2024 send
+	// project_id instead, and leave it empty.
+	UserID string `json:"user_id"`
+	// UserUsername is the username of who started the run.
+	UserUsername string `json:"user_username"`
+	// VariantIDs holds the id of the variant evaluated: one entry, since
+	// CreateEvaluation makes one Evaluation per variant.
+	VariantIDs []string `json:"variant_ids"`
+	// VariantNames holds that variant's name, such as "capitals.default",
+	// at the same index.
+	VariantNames []string `json:"variant_names"`
+	// VariantRevisionIDs holds the id of the variant's revision that was
+	// evaluated: the saved configuration itself, which stays the same when
+	// the variant later changes. Use it to tell which configuration a
+	// result belongs to.
 	VariantRevisionIDs []string `json:"variant_revision_ids"`
-	Revisions          []string `json:"revisions"`
-	TestsetID          string   `json:"testset_id,omitempty"`
-	TestsetName        string   `json:"testset_name,omitempty"`
+	// Revisions holds the same revision's number, as a string ("3"), as
+	// AppVariantResponse.Revision counts it: for people to read, next to
+	// VariantNames. It is not an id.
+	Revisions []string `json:"revisions"`
+	// TestsetID is the test set whose rows were run; older servers may send
+	// null.
+	TestsetID string `json:"testset_id,omitempty"`
+	// TestsetName is that test set's name.
+	TestsetName string `json:"testset_name,omitempty"`
 	// Status is a Result of type "status" whose value is one of the
 	// Evaluation… constants: EVALUATION_INITIALIZED right after create,
 	// EVALUATION_STARTED while running, then FINISHED, FINISHED_WITH_ERRORS,
 	// FAILED (with Error.Message "Evaluation Failed") or
-	// AGGREGATION_FAILED. Terminal, Failed and Running read it.
-	Status            Result             `json:"status"`
+	// AGGREGATION_FAILED. With no worker running on the server it stays
+	// INITIALIZED, and a failed aggregation can leave it STARTED, so a wait
+	// needs a deadline. Terminal, Failed and Running read it.
+	Status Result `json:"status"`
+	// AggregatedResults holds, once the run has finished, one entry per
+	// evaluator config: the unrounded mean of its values over the rows whose
+	// app call succeeded (a bool counts 1 or 0), or an error Result when one
+	// of those values is an error. A config without such rows has no entry;
+	// it is empty while the run goes on.
 	AggregatedResults []AggregatedResult `json:"aggregated_results"`
-	AverageCost       *Result            `json:"average_cost,omitempty"`
-	TotalCost         *Result            `json:"total_cost,omitempty"`
-	AverageLatency    *Result            `json:"average_latency,omitempty"`
-	CreatedAt         Timestamp          `json:"created_at"`
-	UpdatedAt         Timestamp          `json:"updated_at"`
+	// AverageCost is the mean cost of the app calls, a Result of type
+	// "cost", or an error Result when no row has a cost; nil before the run
+	// is over.
+	AverageCost *Result `json:"average_cost,omitempty"`
+	// TotalCost is the sum of those costs, read as AverageCost is.
+	TotalCost *Result `json:"total_cost,omitempty"`
+	// AverageLatency is the mean latency of the app calls in seconds, a
+	// Result of type "latency", read as AverageCost is.
+	AverageLatency *Result `json:"average_latency,omitempty"`
+	// CreatedAt is when the run was created.
+	CreatedAt Timestamp `json:"created_at"`
+	// UpdatedAt is when the run last changed, its status for example.
+	UpdatedAt Timestamp `json:"updated_at"`
 }
 
 // AggregatedResult is one evaluator config's score over a whole evaluation.
@@ -168,10 +254,15 @@ type EvaluationScenario struct {
 	EvaluationID string   `json:"evaluation_id"`
 	Inputs       []Input  `json:"inputs"`
 	Outputs      []Output `json:"outputs"`
-	Evaluation   string   `json:"evaluation,omitempty"`
-	// CorrectAnswer is the expected answer as older servers send it.
+	// Evaluation is sent by older servers (before July 2024) only.
+	Evaluation string `json:"evaluation,omitempty"`
+	// CorrectAnswer is the expected answer as older servers (before July
+	// 2024) send it; servers since then send CorrectAnswers instead.
 	CorrectAnswer string `json:"correct_answer,omitempty"`
-	// CorrectAnswers is the expected answers as newer servers send them.
+	// CorrectAnswers is the expected answers as servers since July 2024
+	// send them: one per evaluator config's settings_values.correct_answer_key,
+	// "" when the test set lacks that column, none on a row whose app call
+	// failed.
 	CorrectAnswers []CorrectAnswer  `json:"correct_answers,omitempty"`
 	IsPinned       bool             `json:"is_pinned,omitempty"`
 	Note           string           `json:"note,omitempty"`

@@ -71,7 +71,7 @@ var canonicalDocs = map[string]struct {
 	"NewEvaluation": {`{
 		"app_id": "a-1", "variant_ids": ["v-1", "v-2"], "evaluators_configs": ["c-1"], "testset_id": "t-1",
 		"rate_limit": {"batch_size": 10, "max_retries": 3, "retry_delay": 3, "delay_between_batches": 5},
-		"lm_providers_keys": {"OPENAI_API_KEY": "sk-1", "GROQ_API_KEY": "gsk-2"}, "correct_answer_column": "expected"
+		"lm_providers_keys": {"OPENAI_API_KEY": "[REDACTED]", "GROQ_API_KEY": "[REDACTED]"}, "correct_answer_column": "expected"
 	}`, func() any { return new(NewEvaluation) }},
 	"AddVariantFromBase": {`{
 		"base_id": "b-1", "new_variant_name": "fork", "new_config_name": "cfg", "parameters": {"temperature": 0.2, "n": [1]}
@@ -212,7 +212,10 @@ func TestProviderKeysNeverPrintValues(t *testing.T) {
 
 	out, err := json.Marshal(keys)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"OPENAI_API_KEY":"sk-SECRET-1","ANTHROPIC_API_KEY":"sk-ant-SECRET-2"}`, string(out), "the values are still sent")
+	assert.JSONEq(t, `{"OPENAI_API_KEY":"[REDACTED]","ANTHROPIC_API_KEY":"[REDACTED]"}`, string(out), "JSON shows the names only")
+	out, err = json.Marshal(map[string]string(keys))
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "sk-SECRET-1", "the plain map is how the values are sent")
 
 	// Structured logs of a request keep the names and redact the values.
 	var buf bytes.Buffer
@@ -243,4 +246,94 @@ func TestEvaluationState(t *testing.T) {
 		assert.Equal(t, tc.want, ev.State(), tc.status)
 	}
 	assert.Equal(t, RateLimit{BatchSize: 10, MaxRetries: 3, RetryDelay: 3, DelayBetweenBatches: 5}, DefaultRateLimit())
+}
+
+// Provider keys stay hidden under every fmt verb and in slog's text and JSON
+// handlers, however the request is nested: fmt's error path for a verb that
+// does not fit (%s on a nested pointer) calls no Format method, and slog's
+// JSON handler marshals nested values without asking LogValue.
+func TestProviderKeysRedactedInEveryShape(t *testing.T) {
+	const secret = "prov-SECRET-0123456789"
+	keys := ProviderKeys{OpenAIAPIKey: secret}
+	ev := NewEvaluation{AppID: "app-1", VariantIDs: []string{"v-1"}, RateLimit: DefaultRateLimit(), LMProvidersKeys: keys}
+	evPtr := &ev
+	type wrapper struct {
+		Name string
+		Eval *NewEvaluation
+		Keys ProviderKeys
+	}
+	shapes := map[string]any{
+		"ProviderKeys":                keys,
+		"*ProviderKeys":               &keys,
+		"NewEvaluation":               ev,
+		"*NewEvaluation":              &ev,
+		"**NewEvaluation":             &evPtr,
+		"[]any{&ev}":                  []any{&ev},
+		"[]any{&keys}":                []any{&keys},
+		"[][]any{{&ev}}":              [][]any{{&ev}},
+		"[]*NewEvaluation":            []*NewEvaluation{&ev},
+		"[1]NewEvaluation":            [1]NewEvaluation{ev},
+		"map[string]any{&ev}":         map[string]any{"x": &ev},
+		"map[string]*NewEvaluation":   map[string]*NewEvaluation{"x": &ev},
+		"map[NewEvaluation-free]Keys": map[int]ProviderKeys{1: keys},
+		"wrapper":                     wrapper{Name: "w", Eval: &ev, Keys: keys},
+		"*wrapper":                    &wrapper{Name: "w", Eval: &ev, Keys: keys},
+		"[]any{&wrapper}":             []any{&wrapper{Name: "w", Eval: &ev}},
+		"[]any{[]any{&ev}, 1}":        []any{[]any{&ev}, 1},
+	}
+	// Not %w outside Errorf, nor %p on a value that is not a pointer: fmt
+	// handles those before asking for any method, so only a type whose
+	// memory holds no key could hide it, and ProviderKeys is a
+	// map[string]string. go vet reports both misuses. %p on a pointer is
+	// fine, and so is every verb on a nested value.
+	verbs := []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%t", "%c", "%U", "%e", "%f", "%g",
+		"%b", "%o", "%O", "%T", "%10.3s", "%-40v", "%+q", "%#x", "% x"}
+	for name, v := range shapes {
+		for _, verb := range verbs {
+			out := fmt.Sprintf(verb, v)
+			if strings.Contains(out, secret) || strings.Contains(out, "prov-") {
+				t.Errorf("fmt.Sprintf(%q, %s) shows the key: %s", verb, name, out)
+			}
+		}
+		for _, out := range []string{fmt.Sprint(v), fmt.Sprintln(v)} {
+			if strings.Contains(out, secret) {
+				t.Errorf("fmt.Sprint(%s) shows the key: %s", name, out)
+			}
+		}
+	}
+	for _, handler := range []struct {
+		name string
+		make func(*bytes.Buffer) slog.Handler
+	}{
+		{"JSON", func(b *bytes.Buffer) slog.Handler { return slog.NewJSONHandler(b, nil) }},
+		{"text", func(b *bytes.Buffer) slog.Handler { return slog.NewTextHandler(b, nil) }},
+	} {
+		for name, v := range shapes {
+			var buf bytes.Buffer
+			l := slog.New(handler.make(&buf))
+			l.Info("create", "value", v)
+			l.Info("create", slog.Group("outer", slog.Any("value", v)))
+			l.With("value", v).Info("create")
+			if strings.Contains(buf.String(), secret) {
+				t.Errorf("slog's %s handler shows the key of %s: %s", handler.name, name, buf.String())
+			}
+		}
+		for _, v := range []any{keys, ev, &ev, []NewEvaluation{ev}} {
+			var buf bytes.Buffer
+			slog.New(handler.make(&buf)).Info("create", "value", v)
+			assert.Contains(t, buf.String(), OpenAIAPIKey, "slog's %s handler keeps the key names", handler.name)
+		}
+	}
+	for name, v := range shapes {
+		if reflect.ValueOf(v).Kind() == reflect.Pointer {
+			if out := fmt.Sprintf("%p", v); strings.Contains(out, secret) {
+				t.Errorf("fmt.Sprintf(%%p, %s) shows the key: %s", name, out)
+			}
+		}
+	}
+	// What is printed is still useful: the names and the rest of the request.
+	assert.Equal(t, `models.NewEvaluation{AppID:"app-1", VariantIDs:[]string{"v-1"}, EvaluatorConfigIDs:[]string(nil), TestsetID:"", RateLimit:models.RateLimit{BatchSize:10, MaxRetries:3, RetryDelay:3, DelayBetweenBatches:5}, LMProvidersKeys:models.ProviderKeys{"OPENAI_API_KEY":"[REDACTED]"}, CorrectAnswerColumn:""}`,
+		fmt.Sprintf("%#v", ev))
+	assert.Equal(t, `{AppID:app-1 VariantIDs:[v-1] EvaluatorConfigIDs:[] TestsetID: RateLimit:{BatchSize:10 MaxRetries:3 RetryDelay:3 DelayBetweenBatches:5} LMProvidersKeys:map[OPENAI_API_KEY:[REDACTED]] CorrectAnswerColumn:}`,
+		fmt.Sprintf("%+v", &ev))
 }

@@ -7,8 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultCorrectAnswerKey is the test-set column evaluators read the
-// expected answer from when their settings name none.
+// DefaultCorrectAnswerKey is the usual test-set column of the expected
+// answer, the one the web UI's evaluator configs name in
+// settings_values.correct_answer_key and the one ExpectedAnswer looks for
+// first. The service itself has no default: an evaluator config without
+// correct_answer_key makes every row's result the error "No correct answer
+// keys provided.".
 const DefaultCorrectAnswerKey = "correct_answer"
 
 // Text returns the input's value as text: a JSON string without its quotes
@@ -126,8 +130,9 @@ func (s EvaluationScenario) ExpectedAnswer() string {
 
 // ExpectedAnswerFor returns the expected answer from the test-set column
 // key, the one an evaluator config names in its correct_answer_key setting
-// ("" means "correct_answer"). Older servers send a single answer, taken as
-// that of every column.
+// ("" looks up DefaultCorrectAnswerKey). The service sends "" for a column
+// the test set lacks, and no entry at all on a row whose app call failed.
+// Older servers send a single answer, taken as that of every column.
 func (s EvaluationScenario) ExpectedAnswerFor(key string) (string, bool) {
 	if key == "" {
 		key = DefaultCorrectAnswerKey

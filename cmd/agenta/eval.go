@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/evals"
 	"github.com/agenta-go/agenta/models"
 	"github.com/spf13/cobra"
@@ -66,6 +67,8 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 
 ` + exitCodesHelp,
 		Example: `  agenta eval run --app "$AGENTA_APP_ID" --testset "$AGENTA_TESTSET_ID" \
+    --variant "$AGENTA_VARIANT_IDS" --evaluator "$AGENTA_EVALUATOR_IDS" --gate 'Exact match >= 0.6'
+  agenta eval run --app "$AGENTA_APP_ID" --testset "$AGENTA_TESTSET_ID" \
     --variant "$PRODUCTION_VARIANT" --variant "$CANDIDATE_VARIANT" \
     --evaluator "$EXACT_MATCH" --gate 'Exact match >= 0.8' \
     --gate 'regression_p(Exact match) >= 0.05' --junit report.xml`,
@@ -77,14 +80,15 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 			if runF != nil {
 				return runF(opts)
 			}
-			return runWith(f, func() error { return runEval(cmd.Context(), opts) })
+			return runWithClient(f, func(client *agenta.Client) error { return runEval(cmd.Context(), client, opts) })
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.AppID, "app", "", "the app's id (required)")
 	fl.StringVar(&opts.TestsetID, "testset", "", "the test set's id (required)")
-	fl.StringArrayVar(&opts.VariantIDs, "variant", nil, "a variant's id (repeatable; the first is the baseline, the last is gated)")
-	fl.StringArrayVar(&opts.EvaluatorIDs, "evaluator", nil, "an evaluator config's id (repeatable)")
+	// Comma-separated lists are accepted too, as agenta fake prints them.
+	fl.StringSliceVar(&opts.VariantIDs, "variant", nil, "a variant's id (repeatable or comma-separated; the first is the baseline, the last is gated)")
+	fl.StringSliceVar(&opts.EvaluatorIDs, "evaluator", nil, "an evaluator config's id (repeatable or comma-separated)")
 	fl.StringArrayVar(&opts.gates, "gate", nil, "a gate on the last variant, such as 'Exact match >= 0.9' (repeatable)")
 	fl.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report to this file")
 	fl.StringVar(&opts.CSV, "csv", "", "write the scenarios as CSV to this file")
@@ -117,11 +121,10 @@ func (o *EvalRunOptions) check() error {
 
 // runEval creates the evaluation, waits for each variant's run, prints the
 // summaries and comparisons, checks the gates and writes the reports.
-func runEval(ctx context.Context, opts *EvalRunOptions) error {
-	client, err := opts.Factory.Client()
-	if err != nil {
-		return err
-	}
+func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) error {
+	// --timeout bounds the whole run, every variant's wait included.
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
 	created, err := client.CreateEvaluation(ctx, models.NewEvaluation{
 		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
 		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(),
@@ -133,11 +136,14 @@ func runEval(ctx context.Context, opts *EvalRunOptions) error {
 	if err != nil {
 		return err
 	}
+	labels := make([]string, len(ordered))
+	for i, ev := range ordered {
+		labels[i] = "evaluation " + cell(ev.ID) + " (" + cell(evals.Run{Evaluation: ev}.Variant()) + ")"
+		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", labels[i])
+	}
 	runs := make([]evals.Run, len(ordered))
 	for i, ev := range ordered {
-		label := "evaluation " + ev.ID + " (" + evals.Run{Evaluation: ev}.Variant() + ")"
-		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", label)
-		finished, err := waitEvaluation(ctx, opts.IO, client, ev.ID, label, opts.Interval, opts.Timeout)
+		finished, err := waitEvaluation(ctx, opts.IO, client, ev.ID, labels[i], opts.Interval)
 		if err != nil {
 			return err
 		}
@@ -169,7 +175,7 @@ func runEval(ctx context.Context, opts *EvalRunOptions) error {
 	if err := printGates(out, gated.Gates); err != nil {
 		return localError(err)
 	}
-	if err := writeReports(gated, opts); err != nil {
+	if err := writeReports(opts.IO.ErrOut, gated, opts); err != nil {
 		return err
 	}
 	return gateErr
@@ -324,8 +330,8 @@ func diffText(d float64, rate bool) string {
 	return strconv.FormatFloat(d, 'g', 4, 64)
 }
 
-// writeReports writes the report files asked for.
-func writeReports(report *evals.Report, opts *EvalRunOptions) error {
+// writeReports writes the report files asked for, and says so on log.
+func writeReports(log io.Writer, report *evals.Report, opts *EvalRunOptions) error {
 	for _, file := range []struct {
 		path  string
 		write func(io.Writer) error
@@ -341,6 +347,7 @@ func writeReports(report *evals.Report, opts *EvalRunOptions) error {
 		if err := writeFile(file.path, file.write); err != nil {
 			return localError(fmt.Errorf("cannot write %s: %w", clipText(file.path, 200), errorReason(err)))
 		}
+		fmt.Fprintf(log, "wrote %s\n", file.path)
 	}
 	return nil
 }

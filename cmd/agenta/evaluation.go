@@ -95,7 +95,9 @@ failed and 4 when --timeout passes first.`,
 		Example: `  agenta evaluation wait "$EVALUATION_ID" --timeout 10m`,
 		Args:    exactArgs("EVALUATION_ID"),
 		RunE: evaluationRunE(opts, runF, func(ctx context.Context, client *agenta.Client) error {
-			ev, err := waitEvaluation(ctx, opts.IO, client, opts.EvaluationID, opts.EvaluationID, opts.Interval, opts.Timeout)
+			ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+			defer cancel()
+			ev, err := waitEvaluation(ctx, opts.IO, client, opts.EvaluationID, "evaluation "+opts.EvaluationID, opts.Interval)
 			if ev != nil {
 				if perr := printEvaluation(opts.IO.Out, opts.Output, ev); perr != nil && err == nil {
 					err = localError(perr)
@@ -113,7 +115,7 @@ failed and 4 when --timeout passes first.`,
 // evaluations.
 func addWaitFlags(cmd *cobra.Command, interval, timeout *time.Duration) {
 	cmd.Flags().DurationVar(interval, "interval", agenta.DefaultWaitInterval, "pause between status reads")
-	cmd.Flags().DurationVar(timeout, "timeout", 30*time.Minute, "give up waiting after this long")
+	cmd.Flags().DurationVar(timeout, "timeout", 30*time.Minute, "give up after this long (exit 4)")
 }
 
 // checkWaitFlags refuses intervals and timeouts that are not positive.
@@ -132,32 +134,20 @@ func checkWaitFlags(interval, timeout time.Duration) error {
 func evaluationRunE(opts *EvaluationOptions, runF func(*EvaluationOptions) error, work func(context.Context, *agenta.Client) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		opts.EvaluationID = args[0]
-		if err := checkOutput(opts.Output); err != nil {
-			return err
-		}
 		if cmd.Flags().Lookup("interval") != nil {
 			if err := checkWaitFlags(opts.Interval, opts.Timeout); err != nil {
 				return err
 			}
 		}
-		if runF != nil {
-			return runF(opts)
-		}
-		return runWith(opts.Factory, func() error {
-			client, err := opts.Factory.Client()
-			if err != nil {
-				return err
-			}
+		return dispatch(opts.Factory, opts, opts.Output, runF, func(client *agenta.Client) error {
 			return work(cmd.Context(), client)
 		})
 	}
 }
 
-// waitEvaluation waits for an evaluation with a progress display labelled
-// label, within timeout.
-func waitEvaluation(ctx context.Context, streams *IOStreams, client *agenta.Client, id, label string, interval, timeout time.Duration) (*models.Evaluation, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+// waitEvaluation waits for an evaluation, until ctx ends, with a progress
+// display labelled label.
+func waitEvaluation(ctx context.Context, streams *IOStreams, client *agenta.Client, id, label string, interval time.Duration) (*models.Evaluation, error) {
 	p := startProgress(streams, label)
 	ev, err := client.WaitEvaluation(ctx, id, &agenta.WaitOptions{Interval: interval, OnStatus: p.OnStatus})
 	p.Stop()

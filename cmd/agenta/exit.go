@@ -111,6 +111,7 @@ func describeServiceError(err error, host string) error {
 		dnsErr    *net.DNSError
 		netErr    net.Error
 		opErr     *net.OpError
+		waitErr   *agenta.WaitError
 	)
 	switch {
 	case errors.As(err, &apiErr) && (errors.Is(err, agenta.ErrUnauthorized) || errors.Is(err, agenta.ErrForbidden)):
@@ -124,6 +125,8 @@ func describeServiceError(err error, host string) error {
 		return fmt.Errorf("agenta: cannot connect to %s: connection refused; is the server running and AGENTA_HOST (or --host) right?", host)
 	case errors.As(err, &dnsErr):
 		return fmt.Errorf("agenta: cannot find host %s: %s; check AGENTA_HOST (or --host)", host, dnsErr.Err)
+	case errors.As(err, &waitErr):
+		return fmt.Errorf("%w; raise --timeout to wait longer", err)
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return fmt.Errorf("agenta: no answer from %s in time: %w", host, err)
 	case errors.As(err, &opErr):

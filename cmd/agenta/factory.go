@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"unicode"
 
 	"github.com/agenta-go/agenta"
 )
@@ -95,6 +96,9 @@ func readKeyFile(path string) (string, error) {
 	key = strings.TrimSpace(key)
 	if key == "" {
 		return "", usageErrorf("--api-key-file: %s is empty", clipText(path, 200))
+	}
+	if strings.IndexFunc(key, unicode.IsControl) >= 0 {
+		return "", usageErrorf("--api-key-file: the key in %s contains a control character", clipText(path, 200))
 	}
 	return key, nil
 }

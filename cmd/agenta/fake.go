@@ -110,9 +110,14 @@ func serveFake(ctx context.Context, opts *FakeOptions) error {
 		{"AGENTA_HOST", host},
 		{"AGENTA_APP_ID", demo.AppID},
 		{"AGENTA_TESTSET_ID", demo.TestsetID},
-		{"AGENTA_VARIANT_IDS", strings.Join([]string{demo.VariantID, demo.VerboseVariantID}, ",")},
+		{"AGENTA_VARIANT_IDS", strings.Join(demo.VariantIDs(), ",")},
 		{"AGENTA_EVALUATOR_IDS", strings.Join(demo.EvaluatorConfigIDs(), ",")},
 	})
+	// Close stdout once the settings are out, so that a shell's
+	// eval "$(agenta fake &)" reads them and goes on while the fake serves.
+	if err := opts.IO.CloseOut(); err != nil {
+		return localError(fmt.Errorf("fake: %w", err))
+	}
 	fmt.Fprintf(opts.IO.ErrOut, "agenta fake: serving the demo app %q on %s; stop with Ctrl-C\n", "capitals", host)
 
 	select {

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"github.com/agenta-go/agenta"
 	"github.com/spf13/cobra"
 )
 
@@ -32,17 +33,7 @@ func NewCmdHumanEvaluationList(f *Factory, runF func(*HumanEvaluationListOptions
 			if opts.AppID == "" {
 				return usageErrorf("--app is required")
 			}
-			if err := checkOutput(opts.Output); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runWith(f, func() error {
-				client, err := f.Client()
-				if err != nil {
-					return err
-				}
+			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
 				list, err := client.ListHumanEvaluations(cmd.Context(), opts.AppID)
 				if err != nil {
 					return err

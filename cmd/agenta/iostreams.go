@@ -34,3 +34,12 @@ func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
 // IsStderrTTY reports whether standard error is a terminal, where progress
 // is one line redrawn in place.
 func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
+
+// CloseOut closes standard output when it can be closed, for a command
+// that has said all it will say there but goes on running.
+func (s *IOStreams) CloseOut() error {
+	if c, ok := s.Out.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

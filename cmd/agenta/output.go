@@ -53,8 +53,12 @@ func newTable(w io.Writer) *table {
 	return &table{tw: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
 }
 
-// row writes one row.
+// row writes one row. Empty cells at its end are dropped, so that no
+// line ends in spaces.
 func (t *table) row(cells ...string) {
+	for len(cells) > 0 && cells[len(cells)-1] == "" {
+		cells = cells[:len(cells)-1]
+	}
 	for i, c := range cells {
 		if i > 0 {
 			io.WriteString(t.tw, "\t")

@@ -30,7 +30,7 @@ const redrawEvery = 200 * time.Millisecond
 
 // startProgress starts reporting on an evaluation, named by label.
 func startProgress(streams *IOStreams, label string) *progress {
-	p := &progress{io: streams, label: label, start: time.Now(), status: "waiting", live: streams.IsStderrTTY(),
+	p := &progress{io: streams, label: cell(label), start: time.Now(), status: "waiting", live: streams.IsStderrTTY(),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	if !p.live {
 		close(p.done)

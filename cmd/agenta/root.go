@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/agenta-go/agenta"
 	"github.com/spf13/cobra"
@@ -102,12 +103,33 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 		if len(args) != len(names) {
 			return usageErrorf("%s takes %d argument(s), %v, and got %d", cmd.CommandPath(), len(names), names, len(args))
 		}
+		for i, arg := range args {
+			if strings.TrimSpace(arg) == "" {
+				return usageErrorf("%s: %s is empty", cmd.CommandPath(), names[i])
+			}
+		}
 		return nil
 	}
 }
 
-// runWith runs a command's work with the client and turns what it returns
-// into an error with an exit code.
-func runWith(f *Factory, work func() error) error {
-	return classify(work(), f.serverHost())
+// runWithClient runs a command's work with a client for the configured
+// server, and gives what it returns an exit code.
+func runWithClient(f *Factory, work func(*agenta.Client) error) error {
+	client, err := f.Client()
+	if err != nil {
+		return err
+	}
+	return classify(work(client), f.serverHost())
+}
+
+// dispatch finishes a reading command: it checks --output, then hands the
+// parsed options to runF when a test gave one, or else does the work.
+func dispatch[O any](f *Factory, opts O, output string, runF func(O) error, work func(*agenta.Client) error) error {
+	if err := checkOutput(output); err != nil {
+		return err
+	}
+	if runF != nil {
+		return runF(opts)
+	}
+	return runWithClient(f, work)
 }

@@ -60,11 +60,7 @@ Formats:
 			if runF != nil {
 				return runF(opts)
 			}
-			return runWith(f, func() error {
-				client, err := f.Client()
-				if err != nil {
-					return err
-				}
+			return runWithClient(f, func(client *agenta.Client) error {
 				return streamScenarios(cmd.Context(), client, opts)
 			})
 		},

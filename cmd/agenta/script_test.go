@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -34,8 +37,11 @@ const testAPIKey = "s3cret-key-0123456789"
 //	APP_ID TESTSET_ID BASE_ID PRODUCTION VERBOSE EXACT EDIT TERSE SPAN_ID
 //	EVALUATION_ID     a finished evaluation of PRODUCTION with the three evaluators
 //	MISMATCH_TESTSET  a test set whose columns do not match the app's inputs
+//	FAILED_EVALUATION_ID an evaluation against it, which ended EVALUATION_FAILED
 //	AUTH_HOST         a fake that requires the key testAPIKey (AUTH_ROOT: without /api)
+//	STUCK_HOST        a fake without a worker, where STUCK_EVALUATION_ID stays INITIALIZED
 //	DOWN_HOST         a port of 127.0.0.1 that refuses connections
+//	HTML_HOST         a web server answering 200 with an HTML page to everything
 //	FAKE_PORT         a free port for agenta fake
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -43,10 +49,12 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup:               setupScript,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":      cmdExits,
-			"waitlisten": cmdWaitListen,
-			"sigterm":    cmdSIGTERM,
-			"exitedin":   cmdExitedIn,
+			"exits":           cmdExits,
+			"waitlisten":      cmdWaitListen,
+			"signal":          cmdSignal,
+			"exitedin":        cmdExitedIn,
+			"exitcode":        cmdExitCode,
+			"waitstatusreads": cmdWaitStatusReads,
 		},
 	})
 }
@@ -71,6 +79,13 @@ func setupScript(env *testscript.Env) error {
 	if err != nil {
 		return err
 	}
+	failed, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID: demo.AppID, VariantIDs: []string{demo.VariantID}, EvaluatorConfigIDs: demo.EvaluatorConfigIDs(),
+		TestsetID: mismatch, RateLimit: models.DefaultRateLimit(),
+	})
+	if err != nil {
+		return err
+	}
 	if err := srv.WaitEvaluations(ctx); err != nil {
 		return err
 	}
@@ -78,6 +93,31 @@ func setupScript(env *testscript.Env) error {
 	authed := agentatest.NewServer(agentatest.WithAPIKey(testAPIKey))
 	env.Defer(authed.Close)
 	agentatest.SeedDemo(authed)
+
+	// A server without a worker: its evaluation stays INITIALIZED.
+	stuck := agentatest.NewServer(agentatest.WithManualEvaluations())
+	env.Defer(stuck.Close)
+	stuckDemo := agentatest.SeedDemo(stuck)
+	stuckClient, err := agenta.NewClient(stuck.URL())
+	if err != nil {
+		return err
+	}
+	stuckEvaluation, err := stuckClient.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID: stuckDemo.AppID, VariantIDs: []string{stuckDemo.VariantID}, EvaluatorConfigIDs: []string{stuckDemo.ExactMatchID},
+		TestsetID: stuckDemo.TestsetID, RateLimit: models.DefaultRateLimit(),
+	})
+	if err != nil {
+		return err
+	}
+	env.Values[stuckKey{}] = stuck
+	env.Values[signalledKey{}] = &signalled{}
+
+	// A web server that is not the service: a login page for every path.
+	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html><body>Please sign in</body></html>")
+	}))
+	env.Defer(html.Close)
 
 	down, err := freeAddr()
 	if err != nil {
@@ -95,8 +135,10 @@ func setupScript(env *testscript.Env) error {
 		{"PRODUCTION", demo.VariantID}, {"VERBOSE", demo.VerboseVariantID},
 		{"EXACT", demo.ExactMatchID}, {"EDIT", demo.EditDistanceID}, {"TERSE", demo.TerseAnswerID},
 		{"SPAN_ID", demo.SpanID}, {"EVALUATION_ID", created[0].ID}, {"MISMATCH_TESTSET", mismatch},
+		{"FAILED_EVALUATION_ID", failed[0].ID},
 		{"AUTH_HOST", authed.URL()}, {"AUTH_ROOT", strings.TrimSuffix(authed.URL(), "/api")}, {"TEST_API_KEY", testAPIKey},
-		{"DOWN_HOST", "http://" + down + "/api"}, {"FAKE_PORT", fakePort},
+		{"STUCK_HOST", stuck.URL()}, {"STUCK_EVALUATION_ID", stuckEvaluation[0].ID},
+		{"DOWN_HOST", "http://" + down + "/api"}, {"HTML_HOST", html.URL + "/api"}, {"FAKE_PORT", fakePort},
 	} {
 		env.Setenv(kv[0], kv[1])
 	}
@@ -134,18 +176,36 @@ func cmdWaitListen(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdSIGTERM sends SIGTERM to the most recent background command. (The
-// built-in kill sends only SIGINT and SIGKILL.)
-func cmdSIGTERM(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: sigterm")
+// signalled is the command a script last signalled, kept past wait
+// (which drops it from the background list) for exitedin and exitcode.
+type signalled struct {
+	cmd *exec.Cmd
+	at  time.Time
+}
+
+type signalledKey struct{}
+
+// cmdSignal sends a signal, TERM (the default) or INT, to the most recent
+// background command. (The built-in kill sends only SIGINT and SIGKILL.)
+//
+//	signal [TERM|INT]
+func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
+	sig := syscall.SIGTERM
+	switch {
+	case neg || len(args) > 1:
+		ts.Fatalf("usage: signal [TERM|INT]")
+	case len(args) == 1 && args[0] == "INT":
+		sig = syscall.SIGINT
+	case len(args) == 1 && args[0] != "TERM":
+		ts.Fatalf("signal: unknown signal %q, want TERM or INT", args[0])
 	}
 	cmds := ts.BackgroundCmds()
 	if len(cmds) == 0 {
-		ts.Fatalf("sigterm: no background command")
+		ts.Fatalf("signal: no background command")
 	}
-	ts.Check(cmds[len(cmds)-1].Process.Signal(syscall.SIGTERM))
-	ts.Setenv("SIGNALLED_AT", fmt.Sprint(time.Now().UnixNano()))
+	last := cmds[len(cmds)-1]
+	ts.Check(last.Process.Signal(sig))
+	*ts.Value(signalledKey{}).(*signalled) = signalled{cmd: last, at: time.Now()}
 }
 
 // cmdExitedIn checks, after wait, that the signalled command ended within
@@ -158,16 +218,63 @@ func cmdExitedIn(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	limit, err := time.ParseDuration(args[0])
 	ts.Check(err)
-	var sent int64
-	if _, err := fmt.Sscan(strings.TrimSpace(ts.Getenv("SIGNALLED_AT")), &sent); err != nil {
-		ts.Fatalf("exitedin: no signal was sent (run sigterm first)")
+	last := ts.Value(signalledKey{}).(*signalled)
+	if last.cmd == nil || last.cmd.ProcessState == nil {
+		ts.Fatalf("exitedin: no signalled command has ended (run signal, then wait)")
 	}
-	took := time.Since(time.Unix(0, sent))
+	// wait returned as soon as the process ended, so this bounds the exit.
+	took := time.Since(last.at)
 	ts.Logf("exited %s after the signal", took.Round(time.Millisecond))
 	if took > limit {
 		ts.Fatalf("exited %s after the signal, want within %s", took.Round(time.Millisecond), limit)
 	}
 }
+
+// cmdExitCode checks, after wait, the exit code of the signalled command.
+//
+//	exitcode 130
+func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: exitcode CODE")
+	}
+	var want int
+	if _, err := fmt.Sscan(args[0], &want); err != nil {
+		ts.Fatalf("exitcode: CODE %q is not a number", args[0])
+	}
+	last := ts.Value(signalledKey{}).(*signalled)
+	if last.cmd == nil || last.cmd.ProcessState == nil {
+		ts.Fatalf("exitcode: no signalled command has ended (run signal, then wait)")
+	}
+	if got := last.cmd.ProcessState.ExitCode(); got != want {
+		ts.Fatalf("the signalled command exited %d (%s), want %d", got, last.cmd.ProcessState, want)
+	}
+}
+
+// cmdWaitStatusReads waits until the STUCK_HOST server has answered n
+// status reads since the last one, then forgets them: the command polling
+// it is then inside its wait, with its signal handlers in place.
+//
+//	waitstatusreads 2
+func cmdWaitStatusReads(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitstatusreads N")
+	}
+	var n int
+	if _, err := fmt.Sscan(args[0], &n); err != nil {
+		ts.Fatalf("waitstatusreads: N %q is not a number", args[0])
+	}
+	stuck := ts.Value(stuckKey{}).(*agentatest.Server)
+	deadline := time.Now().Add(20 * time.Second)
+	for len(stuck.RequestsFor(agentatest.OpFetchEvaluationStatus)) < n {
+		if time.Now().After(deadline) {
+			ts.Fatalf("the stuck server got %d status reads in 20s, want %d", len(stuck.RequestsFor(agentatest.OpFetchEvaluationStatus)), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stuck.ResetRequests()
+}
+
+type stuckKey struct{}
 
 // cmdExits runs a command and checks its exit code; stdout and stderr are
 // kept for the checks that follow, as exec keeps them.

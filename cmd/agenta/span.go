@@ -37,17 +37,7 @@ servers of mid-2024 answer it 404.`,
 		Args: exactArgs("SPAN_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.SpanID = args[0]
-			if err := checkOutput(opts.Output); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runWith(f, func() error {
-				client, err := f.Client()
-				if err != nil {
-					return err
-				}
+			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
 				span, err := client.GetSpan(cmd.Context(), opts.SpanID, &agenta.GetSpanOptions{})
 				if err != nil {
 					return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"maps"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/models"
 	"github.com/spf13/cobra"
 )
@@ -39,17 +41,7 @@ func NewCmdVariantGet(f *Factory, runF func(*VariantGetOptions) error) *cobra.Co
 		Args:    exactArgs("VARIANT_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.VariantID = args[0]
-			if err := checkOutput(opts.Output); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runWith(f, func() error {
-				client, err := f.Client()
-				if err != nil {
-					return err
-				}
+			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
 				v, err := client.GetVariant(cmd.Context(), opts.VariantID)
 				if err != nil {
 					return err
@@ -90,17 +82,7 @@ because of a bug in the service; later ones answer it as documented.`,
 			if opts.AppID == "" {
 				return usageErrorf("--app is required")
 			}
-			if err := checkOutput(opts.Output); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runWith(f, func() error {
-				client, err := f.Client()
-				if err != nil {
-					return err
-				}
+			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
 				v, err := client.GetVariantByEnvironment(cmd.Context(), opts.AppID, opts.Environment)
 				if err != nil {
 					return err
@@ -159,13 +141,9 @@ each --set KEY=VALUE sets one: VALUE is read as JSON when it is valid JSON
 				return err
 			}
 			opts.Set = set
-			if err := checkOutput(opts.Output); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runWith(f, func() error { return forkVariant(cmd, opts) })
+			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
+				return forkVariant(cmd.Context(), client, opts)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&opts.ConfigName, "name", "", "the new configuration's name (required)")
@@ -176,21 +154,18 @@ each --set KEY=VALUE sets one: VALUE is read as JSON when it is valid JSON
 	return cmd
 }
 
-func forkVariant(cmd *cobra.Command, opts *VariantForkOptions) error {
-	client, err := opts.Factory.Client()
-	if err != nil {
-		return err
-	}
+// forkVariant adds the variant, with the parameters of --from and --set.
+func forkVariant(ctx context.Context, client *agenta.Client, opts *VariantForkOptions) error {
 	parameters := map[string]any{}
 	if opts.From != "" {
-		from, err := client.GetVariant(cmd.Context(), opts.From)
+		from, err := client.GetVariant(ctx, opts.From)
 		if err != nil {
 			return err
 		}
 		maps.Copy(parameters, from.Parameters)
 	}
 	maps.Copy(parameters, opts.Set)
-	v, err := client.AddVariantFromBase(cmd.Context(), models.AddVariantFromBase{
+	v, err := client.AddVariantFromBase(ctx, models.AddVariantFromBase{
 		BaseID: opts.BaseID, NewVariantName: opts.VariantName, NewConfigName: opts.ConfigName, Parameters: parameters,
 	})
 	if err != nil {

@@ -15,6 +15,9 @@
 //
 //	go run ./examples/evaluate -app ID -testset ID -evaluators ID,ID -set temperature=0 \
 //	    -gate "Exact match >= 90%" -gate "regression_p(Exact match) >= 0.05"
+//
+// The baseline is the variant deployed to production, or -baseline ID:
+// servers of mid-2024 answer the lookup by environment with a 500.
 package main
 
 import (
@@ -71,6 +74,7 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 	testsetID := fs.String("testset", "", "test set id (AGENTA_HOST only)")
 	evaluatorIDs := fs.String("evaluators", "", "evaluator config ids, comma-separated (AGENTA_HOST only)")
 	environment := fs.String("env", models.EnvironmentProduction, "environment of the variant to compare with")
+	baselineID := fs.String("baseline", "", "id of the variant to compare with, instead of the one in -env (mid-2024 servers answer that lookup 500)")
 	name := fs.String("name", "precise", "config name of the candidate (a timestamp is added on a real server)")
 	overrides := map[string]any{}
 	fs.Func("set", "candidate parameter as key=value, the value JSON or else text; repeatable (default temperature=0)", func(kv string) error {
@@ -125,11 +129,17 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 	defer cancel()
 
 	// Fork the candidate from production, then evaluate both.
-	production, err := client.GetVariantByEnvironment(ctx, *appID, *environment)
-	if err != nil {
-		return fmt.Errorf("variant in %s: %w", *environment, err)
+	var production *models.AppVariantResponse
+	if *baselineID != "" {
+		production, err = client.GetVariant(ctx, *baselineID)
+	} else {
+		production, err = client.GetVariantByEnvironment(ctx, *appID, *environment)
 	}
-	parameters := maps.Clone(production.Parameters)
+	if err != nil {
+		return fmt.Errorf("baseline variant: %w", err)
+	}
+	parameters := map[string]any{}
+	maps.Copy(parameters, production.Parameters)
 	maps.Copy(parameters, overrides)
 	candidate, err := client.AddVariantFromBase(ctx, models.AddVariantFromBase{
 		BaseID: production.BaseID, NewVariantName: *name, NewConfigName: *name, Parameters: parameters,

@@ -132,7 +132,7 @@ func TestEvaluateAgainstAHost(t *testing.T) {
 
 	var out, progress bytes.Buffer
 	err := evaluate(context.Background(), []string{
-		"-app", d.AppID, "-testset", d.TestsetID, "-name", "chatty",
+		"-app", d.AppID, "-testset", d.TestsetID, "-name", "chatty", "-baseline", d.VariantID,
 		"-evaluators", d.ExactMatchID + "," + d.EditDistanceID,
 		"-set", "temperature=0", "-set", `prompt_system="Be chatty."`,
 		"-gate", "Exact match >= 50%",
@@ -146,6 +146,9 @@ func TestEvaluateAgainstAHost(t *testing.T) {
 	}
 	if n := len(srv.RequestsFor(agentatest.OpCreateEvaluation)); n != 1 {
 		t.Errorf("%d creates, want one for both variants", n)
+	}
+	if n := len(srv.RequestsFor(agentatest.OpGetVariantByEnvironment)); n != 0 {
+		t.Errorf("-baseline names the variant: want no lookup by environment, got %d", n)
 	}
 
 	before := len(srv.Requests())

@@ -65,7 +65,8 @@ func judge(t testing.TB, client *agenta.Client, demo agentatest.Demo, name strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	params := maps.Clone(production.Parameters)
+	params := map[string]any{}
+	maps.Copy(params, production.Parameters)
 	maps.Copy(params, parameters)
 	candidate, err := client.AddVariantFromBase(ctx, models.AddVariantFromBase{
 		BaseID: production.BaseID, NewVariantName: name, NewConfigName: name, Parameters: params,

@@ -106,7 +106,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	// 3. Fork a variant from the same base with other parameters.
 	section(out, "AddVariantFromBase: a new variant with temperature 0 and gpt-4o-mini")
-	params := maps.Clone(variant.Parameters)
+	params := map[string]any{}
+	maps.Copy(params, variant.Parameters)
 	params["temperature"] = 0.0
 	params["model"] = "gpt-4o-mini"
 	baseID := cmp.Or(cfg.baseID, variant.BaseID)

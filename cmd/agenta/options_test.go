@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agenta-go/agenta"
+	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/models"
+	"github.com/spf13/cobra"
+)
+
+// testFactory returns a Factory on buffers, with an empty environment.
+func testFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
+	out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
+	f := newFactory(&IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
+	f.getenv = func(string) string { return "" }
+	return f, out, errOut
+}
+
+// execute runs a command built by NewCmdX with args, as cobra would.
+func execute(cmd *cobra.Command, args ...string) error {
+	cmd.SetArgs(args)
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	return cmd.Execute()
+}
+
+// TestEvalRunOptions checks that eval run's flags parse into its options,
+// repeatable ones in order, and gates through evals.ParseGate.
+func TestEvalRunOptions(t *testing.T) {
+	f, _, _ := testFactory()
+	var got *EvalRunOptions
+	cmd := NewCmdEvalRun(f, func(o *EvalRunOptions) error { got = o; return nil })
+	err := execute(cmd, "--app", "a", "--testset", "t", "--variant", "v1", "--variant", "v2",
+		"--evaluator", "e1,e2", "--gate", "Exact match>=90%", "--gate", "worse(Edit distance) <= 2",
+		"--junit", "r.xml", "--csv", "r.csv", "--json", "r.jsonl", "--markdown", "r.md", "--interval", "50ms", "--timeout", "1m")
+	if err != nil {
+		t.Fatalf("eval run with every flag: %v", err)
+	}
+	want := EvalRunOptions{AppID: "a", TestsetID: "t", VariantIDs: []string{"v1", "v2"}, EvaluatorIDs: []string{"e1", "e2"},
+		Gates: []evals.Gate{
+			{Measure: evals.MeasureMean, Evaluator: "Exact match", Op: evals.AtLeast, Limit: 0.9},
+			{Measure: evals.MeasureWorseRows, Evaluator: "Edit distance", Op: evals.AtMost, Limit: 2},
+		},
+		JUnit: "r.xml", CSV: "r.csv", JSON: "r.jsonl", Markdown: "r.md", Interval: 50 * time.Millisecond, Timeout: time.Minute}
+	got.IO, got.Factory, got.gates = nil, nil, nil
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("options:\n got %+v\nwant %+v", *got, want)
+	}
+}
+
+// TestUsageErrors checks that bad input is refused before any work, with
+// exit code 2 and a message naming the flag.
+func TestUsageErrors(t *testing.T) {
+	never := func(t *testing.T) func() { return func() { t.Fatal("the command ran despite a usage error") } }
+	tests := []struct {
+		name string
+		cmd  func(f *Factory, ran func()) *cobra.Command
+		args []string
+		want string
+	}{
+		{"eval run without --app", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
+		}, []string{"--testset", "t", "--variant", "v", "--evaluator", "e"}, "--app is required"},
+		{"eval run with a bad gate", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
+		}, []string{"--app", "a", "--testset", "t", "--variant", "v", "--evaluator", "e", "--gate", "Exact match"}, "--gate"},
+		{"eval run with a zero interval", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
+		}, []string{"--app", "a", "--testset", "t", "--variant", "v", "--evaluator", "e", "--interval", "0s"}, "--interval 0s"},
+		{"scenarios with a bad format", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdScenarios(f, func(*ScenariosOptions) error { ran(); return nil })
+		}, []string{"id", "--format", "xml"}, `--format "xml"`},
+		{"variant fork with a bad --set", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdVariantFork(f, func(*VariantForkOptions) error { ran(); return nil })
+		}, []string{"base", "--name", "n", "--set", "=1"}, `--set "=1"`},
+		{"span get with a bad --output", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdSpanGet(f, func(*SpanGetOptions) error { ran(); return nil })
+		}, []string{"id", "-o", "yaml"}, `--output "yaml"`},
+		{"fake with a bad --addr", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdFake(f, func(*FakeOptions) error { ran(); return nil })
+		}, []string{"--addr", "8080"}, `--addr "8080"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := testFactory()
+			err := execute(tt.cmd(f, never(t)), tt.args...)
+			if code := exitCode(err); code != exitUsage {
+				t.Errorf("exit code %d (error %v), want %d", code, err, exitUsage)
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want it to name %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestVariantForkSettings checks how --set values are read: JSON when they
+// parse, else text.
+func TestVariantForkSettings(t *testing.T) {
+	f, _, _ := testFactory()
+	var got *VariantForkOptions
+	cmd := NewCmdVariantFork(f, func(o *VariantForkOptions) error { got = o; return nil })
+	err := execute(cmd, "base", "--name", "precise", "--set", "temperature=0", "--set", "prompt=Answer: {x}",
+		"--set", "stop=[\"\\n\"]", "--set", "stream=false", "--set", "empty=", "--set", "eq=a=b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"temperature": 0.0, "prompt": "Answer: {x}", "stop": []any{"\n"}, "stream": false, "empty": "", "eq": "a=b"}
+	if !reflect.DeepEqual(got.Set, want) {
+		t.Errorf("--set values: got %#v, want %#v", got.Set, want)
+	}
+	if got.VariantName != "precise" || got.BaseID != "base" {
+		t.Errorf("variant name %q and base %q, want precise and base", got.VariantName, got.BaseID)
+	}
+}
+
+// TestHostURL checks the server URL from --host or AGENTA_HOST.
+func TestHostURL(t *testing.T) {
+	tests := []struct {
+		flag, env, want string
+		usage           bool
+	}{
+		{"", "https://cloud.agenta.ai", "https://cloud.agenta.ai/api", false},
+		{"", "https://cloud.agenta.ai/", "https://cloud.agenta.ai/api", false},
+		{"", "http://127.0.0.1:8080/api", "http://127.0.0.1:8080/api", false},
+		{"", "http://host/prefix/api", "http://host/prefix/api", false},
+		{"http://flag:1", "http://env:2/api", "http://flag:1/api", false},
+		{"", "", "", true},
+		{"", "cloud.agenta.ai", "", true},
+	}
+	for _, tt := range tests {
+		f, _, _ := testFactory()
+		f.Host = tt.flag
+		f.getenv = func(name string) string {
+			if name == "AGENTA_HOST" {
+				return tt.env
+			}
+			return ""
+		}
+		got, err := f.hostURL()
+		if tt.usage {
+			if exitCode(err) != exitUsage {
+				t.Errorf("--host %q, AGENTA_HOST %q: error %v, want a usage error", tt.flag, tt.env, err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("--host %q, AGENTA_HOST %q: got %q, %v; want %q", tt.flag, tt.env, got, err, tt.want)
+		}
+	}
+}
+
+// TestClassify checks the exit code of each kind of error.
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nil", nil, exitOK},
+		{"gate", &evals.GateError{Failed: []evals.GateResult{{Gate: evals.MinMean("x", 1)}}, Total: 1}, exitGateFailed},
+		{"evaluation failed", fmt.Errorf("waiting: %w", &agenta.EvaluationFailedError{EvaluationID: "e", Status: models.EvaluationFailed}), exitEvalFailed},
+		{"usage", usageErrorf("bad"), exitUsage},
+		{"local", localError(errors.New("disk full")), exitLocal},
+		{"service", errors.New("agenta: GET /api/x: 500 Internal Server Error"), exitService},
+	}
+	for _, tt := range tests {
+		if got := exitCode(classify(tt.err, "h")); got != tt.want {
+			t.Errorf("%s: exit code %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestErrorLine checks that an error prints as one bounded line.
+func TestErrorLine(t *testing.T) {
+	long := strings.Repeat("é", 2000)
+	line := errorLine(errors.New("first\n  second\r\n\tthird " + long))
+	if strings.ContainsAny(line, "\n\r\t") {
+		t.Errorf("error line holds a control character: %q", line[:60])
+	}
+	if !strings.HasPrefix(line, "agenta: first; second; third ") {
+		t.Errorf("error line starts %q, want %q", line[:40], "agenta: first; second; third ")
+	}
+	if len(line) > maxErrorLine+len("agenta: ")+len("…") {
+		t.Errorf("error line is %d bytes, want at most about %d", len(line), maxErrorLine)
+	}
+}
+
+// TestProgress checks both displays: plain lines when stderr is not a
+// terminal, a line redrawn in place when it is.
+func TestProgress(t *testing.T) {
+	status := func(s models.EvaluationStatus) models.Result {
+		return models.Result{Type: "status", Value: []byte(`"` + string(s) + `"`)}
+	}
+	for _, tty := range []bool{false, true} {
+		errOut := &bytes.Buffer{}
+		p := startProgress(&IOStreams{ErrOut: errOut, errTTY: tty}, "evaluation e1")
+		p.OnStatus(status(models.EvaluationStarted))
+		p.OnStatus(status(models.EvaluationFinished))
+		p.Stop()
+		got := errOut.String()
+		for _, want := range []string{"evaluation e1: EVALUATION_STARTED", "evaluation e1: EVALUATION_FINISHED"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("tty=%v: progress %q lacks %q", tty, got, want)
+			}
+		}
+		if redraws := strings.Contains(got, "\r\x1b[K"); redraws != tty {
+			t.Errorf("tty=%v: progress redraws in place: %v, want %v (%q)", tty, redraws, tty, got)
+		}
+		if lines := strings.Count(got, "\n"); tty && lines != 1 || !tty && lines != 2 {
+			t.Errorf("tty=%v: progress wrote %d lines: %q", tty, lines, got)
+		}
+	}
+}
