@@ -36,23 +36,55 @@ import (
 const hostileKey = "hOsTiLe01.c2VjcmV0LWtleS1mb3ItdGVzdHM"
 
 // hostileMaxError bounds err.Error() for any answer: the method, the path
-// and a few hundred bytes of what the server said.
-const hostileMaxError = 1500
+// and a few hundred characters of what the server said (at most 800 for a
+// 422's details), each up to 4 bytes of UTF-8.
+const hostileMaxError = 4 << 10
 
 // hostileClient returns a client for base (ending in /api) with the
-// hostile key and near-zero retry waits.
+// hostile key and near-zero retry waits. It logs every attempt; when the
+// test ends, no log line may hold the key or be longer than an error.
 func hostileClient(t *testing.T, base string, opts ...Option) *Client {
 	t.Helper()
+	logged := new(hostileLog)
 	all := append([]Option{
 		WithAPIKey(hostileKey),
 		WithRetryWait(time.Millisecond, 5*time.Millisecond),
+		WithLogger(slog.New(slog.NewTextHandler(logged, nil))),
 	}, opts...)
 	c, err := NewClient(base, all...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.CloseIdleConnections)
+	t.Cleanup(func() {
+		for _, line := range strings.Split(logged.String(), "\n") {
+			if strings.Contains(line, hostileKey) {
+				t.Errorf("a log line holds the API key: %.300q…", line)
+			}
+			if len(line) > hostileMaxError {
+				t.Errorf("a log line is %d bytes, want at most %d: %.300q…", len(line), hostileMaxError, line)
+			}
+		}
+	})
 	return c
+}
+
+// hostileLog collects log output from any goroutine.
+type hostileLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *hostileLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *hostileLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // hostileCheckError fails when err's text is unbounded or holds the key.
@@ -561,8 +593,8 @@ func TestHostileErrorStrings(t *testing.T) {
 			if strings.Contains(logged.String(), hostileKey) {
 				t.Errorf("the log holds the API key: %.300q…", logged.String())
 			}
-			if n := logged.Len(); n > 4*hostileMaxError {
-				t.Errorf("the log is %d bytes for one failed call, want at most %d", n, 4*hostileMaxError)
+			if n := logged.Len(); n > 2*hostileMaxError {
+				t.Errorf("the log is %d bytes for one failed call, want at most %d", n, 2*hostileMaxError)
 			}
 			var apiErr *APIError
 			if errors.As(err, &apiErr) && bytes.Contains(apiErr.Body, []byte(hostileKey)) {
