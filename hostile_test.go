@@ -754,3 +754,29 @@ func TestHostileResponseLimitsOption(t *testing.T) {
 		t.Errorf("a negative limit: got %v, want ErrInvalidArgument", err)
 	}
 }
+
+// Item 5: an evaluation's failure message is server data too: WaitEvaluation
+// scrubs it, whether the key comes raw or escaped.
+func TestHostileEvaluationFailureScrubbed(t *testing.T) {
+	for _, echo := range []string{hostileKey, hostileEscapeAll(hostileKey)} {
+		failed := `{"type":"status","value":"EVALUATION_FAILED","error":{"message":"provider refused key ` + echo + `"}}`
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/status") {
+				io.WriteString(w, `{"status":`+failed+`}`)
+				return
+			}
+			io.WriteString(w, `{"id":"e-1","app_id":"a-1","status":`+failed+`}`)
+		}))
+		c := hostileClient(t, s.URL+"/api")
+		_, err := c.WaitEvaluation(context.Background(), "e-1", nil)
+		s.Close()
+		var failure *EvaluationFailedError
+		if !errors.As(err, &failure) {
+			t.Fatalf("got %v, want an *EvaluationFailedError", err)
+		}
+		if strings.Contains(failure.Message, hostileKey) {
+			t.Errorf("Message holds the API key: %q", failure.Message)
+		}
+		hostileCheckError(t, err)
+	}
+}
