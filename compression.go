@@ -58,10 +58,12 @@ func (g *gzipBody) Read(p []byte) (int, error) {
 			err = g.zr.Reset(g.r)
 		}
 		if err != nil {
-			if err == io.EOF && g.zr != nil && g.next {
-				g.err = io.EOF // the end of the last member is the end of the body
+			if err == io.EOF {
+				// An empty body, as net/http reports it, or the end of the
+				// last member.
+				g.err = io.EOF
 			} else {
-				g.err = noEOF(err)
+				g.err = err
 			}
 			return 0, g.err
 		}
@@ -86,11 +88,3 @@ func (g *gzipBody) Read(p []byte) (int, error) {
 }
 
 func (g *gzipBody) Close() error { return g.body.Close() }
-
-// noEOF turns an io.EOF inside a gzip stream into io.ErrUnexpectedEOF.
-func noEOF(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}

@@ -780,3 +780,36 @@ func TestHostileEvaluationFailureScrubbed(t *testing.T) {
 		hostileCheckError(t, err)
 	}
 }
+
+// gzipBody reads what net/http's transparent gzip reads: members one after
+// another, an empty body as no bytes, and a corrupt stream as an error.
+func TestHostileGzipBody(t *testing.T) {
+	members := hostileGzip(`{"a":`, ' ', 1, `1}`)
+	cases := []struct {
+		name    string
+		body    []byte
+		want    string
+		wantErr bool
+	}{
+		{"members", members, `{"a":` + strings.Repeat(" ", 1<<20) + `1}`, false},
+		{"empty", nil, "", false},
+		{"not gzip", []byte("plain"), "", true},
+		{"cut", members[:len(members)-3], "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := &http.Response{Header: http.Header{"Content-Encoding": {"gzip"}}, Body: io.NopCloser(bytes.NewReader(tc.body))}
+			inflate(resp)
+			got, err := io.ReadAll(resp.Body)
+			if tc.wantErr != (err != nil) {
+				t.Fatalf("err = %v, want an error: %v", err, tc.wantErr)
+			}
+			if !tc.wantErr && string(got) != tc.want {
+				t.Errorf("read %d bytes, want %d", len(got), len(tc.want))
+			}
+			if resp.Header.Get("Content-Encoding") != "" || !resp.Uncompressed {
+				t.Errorf("the header still says gzip, or Uncompressed is false")
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package agenta
 
 import (
 	"io"
+	"math"
 	"strconv"
 	"time"
 )
@@ -136,6 +137,9 @@ func newAnswerBody(body io.ReadCloser, field string, total int64) *answerBody {
 // the body of the first byte after the element before it.
 func (a *answerBody) element(offset int64, field string, limit int64) {
 	end := offset + limit
+	if end < offset { // a limit so large it overflows: none
+		end = math.MaxInt64
+	}
 	if a.total >= 0 && a.total < end {
 		a.limit, a.field, a.value = a.total, "List", a.total
 		return
