@@ -32,6 +32,7 @@ type Client struct {
 	logger     *slog.Logger
 	secrets    []string // credential values to scrub from error bodies
 	limits     ResponseLimits
+	gzip       bool // ask for gzip and inflate it (see compression.go)
 }
 
 // NewClient returns a Client for the service at baseURL, such as
@@ -116,6 +117,7 @@ func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 	hc.Transport = poolKeeper{hc.Transport}
 	hc.CheckRedirect = stripCredentialsOnRedirect(credentialNames(c.header), userRedirect)
 	c.http = hc
+	c.gzip = acceptGzip(hc.Transport.(poolKeeper).next)
 	c.retry = &retryablehttp.Client{
 		HTTPClient:   hc,
 		RetryMax:     s.maxRetries,

@@ -22,7 +22,7 @@ import (
 // the caller then gets.
 func decodeObject[T any](st *call, resp *http.Response) (*T, error) {
 	body := resp.Body
-	a := &arrayReader{r: body, buf: make([]byte, 0, 4<<10), most: int(st.c.limits.Single) + 64<<10}
+	a := &arrayReader{r: body, buf: make([]byte, 0, 1<<10), most: int(st.c.limits.Single) + 64<<10}
 	if a.skipSpace() && a.buf[a.pos] == '{' {
 		if end, found := a.valueEnd(); found {
 			v := new(T)
@@ -56,9 +56,16 @@ func decodeObject[T any](st *call, resp *http.Response) (*T, error) {
 // answer that can be large.
 type listDecoder[T any] func(st *call, resp *http.Response, yield func(T, error) bool) (complete bool)
 
-// jsonList is the listDecoder for any element type: encoding/json, one
-// element at a time.
+// jsonList is the listDecoder for any element type: arrayList, each
+// element decoded with json.Unmarshal.
 func jsonList[T any](st *call, resp *http.Response, yield func(T, error) bool) bool {
+	return arrayList(st, resp, yield, object[T])
+}
+
+// decoderList reads a list with a json.Decoder alone, one element at a
+// time. It is arrayList's reference, and reads what arrayList does not: an
+// answer that is not an array.
+func decoderList[T any](st *call, resp *http.Response, yield func(T, error) bool) bool {
 	var zero T
 	dec := json.NewDecoder(resp.Body)
 	st.element(0) // whitespace before the '[' counts as the first element's
@@ -190,23 +197,38 @@ func (st *call) decodeErrorAt(resp *http.Response, offset int64, buffered io.Rea
 	}
 }
 
-// finish closes an answer's body. After a complete read it drains what is
-// left (at most a little whitespace and the end of the framing) so that the
-// connection returns to the pool, but never waits on the network for it:
-// what has not arrived within drainGrace is not waited for, and the
-// connection is closed instead. A body whose end was read already is
-// simply closed.
+// finish closes an answer's body. After a complete read, what is left (at
+// most a little whitespace and the end of the framing) must be read for the
+// connection to return to the pool, but the caller never waits on the
+// network for it: a goroutine drains it, for at most drainWait before it
+// closes the connection instead, and the caller waits for that goroutine
+// for at most drainGrace, long enough for bytes already in flight on a
+// healthy connection, so that the next call finds the connection idle.
 func (st *call) finish(body io.ReadCloser, complete bool) {
-	if complete && (st.body == nil || st.body.err == nil) {
-		stop := time.AfterFunc(drainGrace, func() { body.Close() })
+	if !complete || st.body != nil && st.body.err != nil {
+		// Incomplete: the connection is not reused. Or the end was read:
+		// closing returns the connection to the pool.
+		body.Close()
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		stop := time.AfterFunc(drainWait, func() { body.Close() })
 		lr := drainPool.Get().(*io.LimitedReader) // io.CopyN would allocate one
 		lr.R, lr.N = body, 64<<10
 		_, _ = io.Copy(io.Discard, lr)
 		lr.R = nil
 		drainPool.Put(lr)
 		stop.Stop()
+		body.Close()
+	}()
+	wait := time.NewTimer(drainGrace)
+	select {
+	case <-done:
+	case <-wait.C:
 	}
-	body.Close()
+	wait.Stop()
 }
 
 var drainPool = sync.Pool{New: func() any { return new(io.LimitedReader) }}

@@ -114,6 +114,7 @@
 //	unencodable.go     naming the part of a request body JSON cannot carry
 //	redact.go          scrubbing credentials from bodies and strings, in every encoding
 //	limits.go          ResponseLimits: how many bytes of an answer a call reads
+//	compression.go     inflating gzip answers without waiting for the body's end
 //	variants.go, evaluations.go, wait.go, human_evaluations.go, observability.go
 //	                   the operations, one file per API area
 //

@@ -156,8 +156,14 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if c.gzip {
+		req.Header.Set("Accept-Encoding", "gzip") // inflated by inflate, not net/http
+	}
 
 	resp, err := c.retry.Do(req)
+	if err == nil && c.gzip && resp.StatusCode >= 200 {
+		inflate(resp)
+	}
 	if err != nil {
 		if resp != nil {
 			resp.Body.Close()
@@ -289,6 +295,9 @@ func (st *call) reason(err error) error {
 func (st *call) readError(resp *http.Response) error {
 	var body []byte
 	if resp.StatusCode >= 200 {
+		if st.c.gzip {
+			inflate(resp)
+		}
 		// Read past the cut by a secret's length, so that a secret the cut
 		// would split is recognised and dropped whole.
 		body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+maxSecretLength))

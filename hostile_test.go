@@ -36,23 +36,55 @@ import (
 const hostileKey = "hOsTiLe01.c2VjcmV0LWtleS1mb3ItdGVzdHM"
 
 // hostileMaxError bounds err.Error() for any answer: the method, the path
-// and a few hundred bytes of what the server said.
-const hostileMaxError = 1500
+// and a few hundred characters of what the server said (at most 800 for a
+// 422's details), each up to 4 bytes of UTF-8.
+const hostileMaxError = 4 << 10
 
 // hostileClient returns a client for base (ending in /api) with the
-// hostile key and near-zero retry waits.
+// hostile key and near-zero retry waits. It logs every attempt; when the
+// test ends, no log line may hold the key or be longer than an error.
 func hostileClient(t *testing.T, base string, opts ...Option) *Client {
 	t.Helper()
+	logged := new(hostileLog)
 	all := append([]Option{
 		WithAPIKey(hostileKey),
 		WithRetryWait(time.Millisecond, 5*time.Millisecond),
+		WithLogger(slog.New(slog.NewTextHandler(logged, nil))),
 	}, opts...)
 	c, err := NewClient(base, all...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.CloseIdleConnections)
+	t.Cleanup(func() {
+		for _, line := range strings.Split(logged.String(), "\n") {
+			if strings.Contains(line, hostileKey) {
+				t.Errorf("a log line holds the API key: %.300q…", line)
+			}
+			if len(line) > hostileMaxError {
+				t.Errorf("a log line is %d bytes, want at most %d: %.300q…", len(line), hostileMaxError, line)
+			}
+		}
+	})
 	return c
+}
+
+// hostileLog collects log output from any goroutine.
+type hostileLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *hostileLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *hostileLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // hostileCheckError fails when err's text is unbounded or holds the key.
@@ -297,9 +329,9 @@ func TestHostileGzipBombDefaults(t *testing.T) {
 		op    hostileOp
 		body  []byte
 		limit int64
-		// growth is how many times the limit the heap may grow by: 2 where
-		// the SDK's own buffer holds the answer, 4 where json.Decoder's
-		// does, which doubles past the limit before the limit stops it.
+		// growth is how many times the limit the heap may grow by: the
+		// SDK's buffer grows to the limit and no further, and the heap
+		// holds it and the one it replaced.
 		growth int64
 	}{
 		{"single answer, one huge string", hostileGetVariant,
@@ -308,8 +340,10 @@ func TestHostileGzipBombDefaults(t *testing.T) {
 			hostileGzip(`[{"id":"`, 'a', 256, `"}]`), 16 << 20, 2},
 		{"streamed element, endless whitespace after [", hostileStream,
 			hostileGzip(`[`, ' ', 256, `]`), 16 << 20, 2},
-		{"list element, one endless row (encoding/json path)", hostileListHuman,
-			hostileGzip(`[{"id":"`, 'a', 256, `"}]`), 16 << 20, 4},
+		{"list element, one endless row", hostileListHuman,
+			hostileGzip(`[{"id":"`, 'a', 256, `"}]`), 16 << 20, 2},
+		{"list element, endless whitespace after [", hostileCreateEvaluation,
+			hostileGzip(`[`, ' ', 256, `]`), 16 << 20, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -322,6 +356,7 @@ func TestHostileGzipBombDefaults(t *testing.T) {
 			if msg := err.Error(); !strings.Contains(msg, "WithResponseLimits") || !strings.Contains(msg, "MiB") {
 				t.Errorf("the error should name the limit and WithResponseLimits, got %q", msg)
 			}
+			t.Logf("the heap grew by %d MiB for a %d MiB limit and 256 MiB inflated", grew>>20, tc.limit>>20)
 			if max := uint64(tc.growth*tc.limit + 16<<20); grew > max {
 				t.Errorf("the heap grew by %d MiB for a %d MiB limit, want at most %d MiB", grew>>20, tc.limit>>20, max>>20)
 			}
@@ -331,10 +366,9 @@ func TestHostileGzipBombDefaults(t *testing.T) {
 }
 
 // hostileHoldBack answers with the whole value, then holds back the end of
-// the body: the terminating chunk, or the last byte of a Content-Length.
-// The connection stays open until the test ends. (Behind gzip the same
-// hold-back still waits: compress/gzip keeps the last bytes of a member
-// until it has read past its end.)
+// the body: the terminating chunk (after plain or gzip-encoded JSON), or
+// the last byte of a Content-Length. The connection stays open until the
+// test ends.
 func hostileHoldBack(t *testing.T, framing string) string {
 	t.Helper()
 	answer := func(path string) string {
@@ -358,6 +392,15 @@ func hostileHoldBack(t *testing.T, framing string) string {
 			io.WriteString(conn, head+"Transfer-Encoding: chunked\r\n\r\n"+
 				strconv.FormatInt(int64(len(body)), 16)+"\r\n"+body+"\r\n")
 			// The terminating "0\r\n\r\n" never comes.
+		case "gzip":
+			// A whole gzip stream in one chunk; the terminating chunk
+			// never comes.
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			io.WriteString(zw, body)
+			zw.Close()
+			io.WriteString(conn, head+"Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n"+
+				strconv.FormatInt(int64(b.Len()), 16)+"\r\n"+b.String()+"\r\n")
 		case "content-length":
 			io.WriteString(conn, head+"Content-Length: "+strconv.Itoa(len(body)+1)+"\r\n\r\n"+body)
 			// The final "\n" never comes.
@@ -374,7 +417,7 @@ func TestHostileHeldBackEnd(t *testing.T) {
 	const bound = 2 * time.Second
 	ops := []hostileOp{hostileGetVariant, hostileAddVariant, hostileCreateEvaluation,
 		hostileFetchScenarios, hostileListHuman, hostileStream}
-	for _, framing := range []string{"chunked", "content-length"} {
+	for _, framing := range []string{"chunked", "content-length", "gzip"} {
 		t.Run(framing, func(t *testing.T) {
 			c := hostileClient(t, hostileHoldBack(t, framing), WithTimeout(0))
 			for _, op := range ops {
@@ -550,8 +593,8 @@ func TestHostileErrorStrings(t *testing.T) {
 			if strings.Contains(logged.String(), hostileKey) {
 				t.Errorf("the log holds the API key: %.300q…", logged.String())
 			}
-			if n := logged.Len(); n > 4*hostileMaxError {
-				t.Errorf("the log is %d bytes for one failed call, want at most %d", n, 4*hostileMaxError)
+			if n := logged.Len(); n > 2*hostileMaxError {
+				t.Errorf("the log is %d bytes for one failed call, want at most %d", n, 2*hostileMaxError)
 			}
 			var apiErr *APIError
 			if errors.As(err, &apiErr) && bytes.Contains(apiErr.Body, []byte(hostileKey)) {
@@ -709,5 +752,64 @@ func TestHostileResponseLimitsOption(t *testing.T) {
 	}
 	if _, err := NewClient("http://127.0.0.1:1/api", WithResponseLimits(ResponseLimits{Element: -1})); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("a negative limit: got %v, want ErrInvalidArgument", err)
+	}
+}
+
+// Item 5: an evaluation's failure message is server data too: WaitEvaluation
+// scrubs it, whether the key comes raw or escaped.
+func TestHostileEvaluationFailureScrubbed(t *testing.T) {
+	for _, echo := range []string{hostileKey, hostileEscapeAll(hostileKey)} {
+		failed := `{"type":"status","value":"EVALUATION_FAILED","error":{"message":"provider refused key ` + echo + `"}}`
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/status") {
+				io.WriteString(w, `{"status":`+failed+`}`)
+				return
+			}
+			io.WriteString(w, `{"id":"e-1","app_id":"a-1","status":`+failed+`}`)
+		}))
+		c := hostileClient(t, s.URL+"/api")
+		_, err := c.WaitEvaluation(context.Background(), "e-1", nil)
+		s.Close()
+		var failure *EvaluationFailedError
+		if !errors.As(err, &failure) {
+			t.Fatalf("got %v, want an *EvaluationFailedError", err)
+		}
+		if strings.Contains(failure.Message, hostileKey) {
+			t.Errorf("Message holds the API key: %q", failure.Message)
+		}
+		hostileCheckError(t, err)
+	}
+}
+
+// gzipBody reads what net/http's transparent gzip reads: members one after
+// another, an empty body as no bytes, and a corrupt stream as an error.
+func TestHostileGzipBody(t *testing.T) {
+	members := hostileGzip(`{"a":`, ' ', 1, `1}`)
+	cases := []struct {
+		name    string
+		body    []byte
+		want    string
+		wantErr bool
+	}{
+		{"members", members, `{"a":` + strings.Repeat(" ", 1<<20) + `1}`, false},
+		{"empty", nil, "", false},
+		{"not gzip", []byte("plain"), "", true},
+		{"cut", members[:len(members)-3], "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := &http.Response{Header: http.Header{"Content-Encoding": {"gzip"}}, Body: io.NopCloser(bytes.NewReader(tc.body))}
+			inflate(resp)
+			got, err := io.ReadAll(resp.Body)
+			if tc.wantErr != (err != nil) {
+				t.Fatalf("err = %v, want an error: %v", err, tc.wantErr)
+			}
+			if !tc.wantErr && string(got) != tc.want {
+				t.Errorf("read %d bytes, want %d", len(got), len(tc.want))
+			}
+			if resp.Header.Get("Content-Encoding") != "" || !resp.Uncompressed {
+				t.Errorf("the header still says gzip, or Uncompressed is false")
+			}
+		})
 	}
 }

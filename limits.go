@@ -2,6 +2,7 @@ package agenta
 
 import (
 	"io"
+	"math"
 	"strconv"
 	"time"
 )
@@ -136,6 +137,9 @@ func newAnswerBody(body io.ReadCloser, field string, total int64) *answerBody {
 // the body of the first byte after the element before it.
 func (a *answerBody) element(offset int64, field string, limit int64) {
 	end := offset + limit
+	if end < offset { // a limit so large it overflows: none
+		end = math.MaxInt64
+	}
 	if a.total >= 0 && a.total < end {
 		a.limit, a.field, a.value = a.total, "List", a.total
 		return
@@ -168,8 +172,11 @@ func (a *answerBody) Read(p []byte) (int, error) {
 
 func (a *answerBody) Close() error { return a.body.Close() }
 
-// drainGrace is how long finish reads what is left of a complete answer (at
-// most a little whitespace and the end of its framing) before it closes the
-// connection instead. On a healthy connection those bytes are already in
-// flight; a server that holds them back costs a connection, never a wait.
-const drainGrace = time.Millisecond
+// drainGrace is how long a call waits for the end of a complete answer to
+// be read, and drainWait how long it is read at all before the connection
+// is closed instead (see call.finish). On a healthy connection the end is
+// in flight; a server that holds it back costs a connection, never a wait.
+const (
+	drainGrace = 5 * time.Millisecond
+	drainWait  = time.Second
+)

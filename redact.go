@@ -81,8 +81,10 @@ func (st *call) secretsOf() [][]string {
 
 // scrub replaces every form of every credential the request carried with
 // [REDACTED], in case the server echoes one (FastAPI echoes refused input).
-func (st *call) scrub(body []byte) []byte {
-	for _, list := range st.secretsOf() {
+func (st *call) scrub(body []byte) []byte { return scrubBytes(st.secretsOf(), body) }
+
+func scrubBytes(lists [][]string, body []byte) []byte {
+	for _, list := range lists {
 		for _, secret := range list {
 			for _, form := range secretForms(secret) {
 				body = redact(body, form)
@@ -125,11 +127,17 @@ func dropPrefixAtEnd(body []byte, form string) []byte {
 // text turns a string built from server data into one fit for an error or
 // a log: scrubbed, checked in its decoded forms, valid UTF-8, and cut to n
 // runes.
-func (st *call) text(s string, n int) string {
-	s = string(st.scrub([]byte(s)))
+func (st *call) text(s string, n int) string { return scrubText(st.secretsOf(), s, n) }
+
+// text is call.text for strings read outside a call's error path, such as
+// an evaluation's failure message: it scrubs the Client's credentials.
+func (c *Client) text(s string, n int) string { return scrubText([][]string{c.secrets}, s, n) }
+
+func scrubText(lists [][]string, s string, n int) string {
+	s = string(scrubBytes(lists, []byte(s)))
 	for _, decode := range []func(string) string{unescapeJSON, unescapePercent} {
 		if decoded := decode(s); decoded != s {
-			if scrubbed := string(st.scrub([]byte(decoded))); scrubbed != decoded {
+			if scrubbed := string(scrubBytes(lists, []byte(decoded))); scrubbed != decoded {
 				// An escaped secret: show the decoded text, scrubbed.
 				s = scrubbed
 			}

@@ -13,22 +13,27 @@ import (
 )
 
 // scenarioList is the listDecoder of evaluation scenarios, the one answer
-// that can be large. It reads the array itself and decodes each element with
-// internal/scenariojson, in one pass and several times faster than
-// encoding/json. An element that package does not handle is decoded with
-// json.Unmarshal; one that encoding/json refuses, or an array that breaks
+// that can be large: arrayList with internal/scenariojson, which decodes a
+// scenario in one pass and several times faster than encoding/json.
+func scenarioList(st *call, resp *http.Response, yield func(models.EvaluationScenario, error) bool) (complete bool) {
+	return arrayList(st, resp, yield, (*arrayReader).scenario)
+}
+
+// arrayList reads a JSON array itself, into a buffer that grows to the
+// limit on one element at most (ResponseLimits.Element), and decodes each
+// element with decode. An element decode refuses, or an array that breaks
 // the grammar, is handed to a json.Decoder positioned where the fast path
 // stopped (see resume), so that errors, offsets included, are exactly those
-// of jsonList. An answer that is not an array (null, an object) goes to
-// jsonList whole.
-func scenarioList(st *call, resp *http.Response, yield func(models.EvaluationScenario, error) bool) (complete bool) {
+// of decoderList. An answer that is not an array (null, an object) goes to
+// decoderList whole.
+func arrayList[T any](st *call, resp *http.Response, yield func(T, error) bool, decode func(*arrayReader) (T, bool)) (complete bool) {
 	body := resp.Body
 	a := &arrayReader{r: body, buf: make([]byte, 0, 16<<10), most: int(st.c.limits.Element) + 64<<10}
 	st.element(0) // whitespace before the '[' counts as the first element's
 	// The first non-space byte decides: only an array takes the fast path.
 	if !a.skipSpace() || a.buf[a.pos] != '[' {
 		resp.Body = a.replay(0, body)
-		return jsonList(st, resp, yield)
+		return decoderList(st, resp, yield)
 	}
 	a.pos++
 	n, scanned := 0, int64(0) // elements yielded, and the bytes encoding/json's scanner saw for them
@@ -36,7 +41,7 @@ func scenarioList(st *call, resp *http.Response, yield func(models.EvaluationSce
 		a.mark = a.pos // where a json.Decoder would take over
 		st.element(a.offset(a.pos))
 		if !a.skipSpace() {
-			return st.resume(resp, a, n, scanned, yield)
+			return resume(st, resp, a, n, scanned, yield)
 		}
 		c := a.buf[a.pos]
 		if c == ']' {
@@ -46,20 +51,20 @@ func scenarioList(st *call, resp *http.Response, yield func(models.EvaluationSce
 		a.start = a.pos // where encoding/json's scanner starts this value
 		if n > 0 {
 			if c != ',' {
-				return st.resume(resp, a, n, scanned, yield)
+				return resume(st, resp, a, n, scanned, yield)
 			}
 			a.pos++
 			a.start = a.pos
 			if !a.skipSpace() {
-				return st.resume(resp, a, n, scanned, yield)
+				return resume(st, resp, a, n, scanned, yield)
 			}
 		}
 		if a.buf[a.pos] != '{' {
-			return st.resume(resp, a, n, scanned, yield)
+			return resume(st, resp, a, n, scanned, yield)
 		}
-		s, ok := a.scenario()
+		s, ok := decode(a)
 		if !ok {
-			return st.resume(resp, a, n, scanned, yield)
+			return resume(st, resp, a, n, scanned, yield)
 		}
 		scanned += int64(a.pos - a.start)
 		n++
@@ -67,6 +72,20 @@ func scenarioList(st *call, resp *http.Response, yield func(models.EvaluationSce
 			return false
 		}
 	}
+}
+
+// object decodes the object at buf[pos] with json.Unmarshal, and moves pos
+// past it. It reports false when encoding/json refuses the object or the
+// input ends first.
+func object[T any](a *arrayReader) (T, bool) {
+	var v T
+	end, found := a.valueEnd()
+	if !found || json.Unmarshal(a.buf[a.pos:end], &v) != nil {
+		var zero T
+		return zero, false
+	}
+	a.pos = end
+	return v, true
 }
 
 // scenario decodes the object at buf[pos] and moves pos past it. It reports
@@ -102,18 +121,19 @@ func (a *arrayReader) scenario() (models.EvaluationScenario, bool) {
 }
 
 // resume hands the rest of the answer, from buf[mark:] on, to a json.Decoder
-// in the state jsonList would be in after n elements, and runs jsonList's
-// loop to the end. The decoder reads a short synthetic prefix first ("["
+// in the state decoderList would be in after n elements, and runs its loop
+// to the end. The decoder reads a short synthetic prefix first ("["
 // and, after an element, a dummy "{}"); offsets in errors are corrected for
-// it, so that errors are those of jsonList: the DecodeError offset and, in a
+// it, so that errors are those of decoderList: the DecodeError offset and, in a
 // *json.SyntaxError, the decoder's count of scanned bytes (scanned is that
 // count for the n elements before).
-func (st *call) resume(resp *http.Response, a *arrayReader, n int, scanned int64,
-	yield func(models.EvaluationScenario, error) bool) bool {
+func resume[T any](st *call, resp *http.Response, a *arrayReader, n int, scanned int64,
+	yield func(T, error) bool) bool {
+	var zero T
 	var limit *LimitError
 	if errors.As(a.err, &limit) {
 		// Nothing to decode: the element outgrew its limit.
-		yield(models.EvaluationScenario{}, st.decodeErrorAt(resp, a.offset(a.mark), bytes.NewReader(a.buf[a.mark:]), limit))
+		yield(zero, st.decodeErrorAt(resp, a.offset(a.mark), bytes.NewReader(a.buf[a.mark:]), limit))
 		return false
 	}
 	resp.Body = a.replay(a.mark, resp.Body)
@@ -145,7 +165,7 @@ func (st *call) resume(resp *http.Response, a *arrayReader, n int, scanned int64
 		if errors.As(derr, &de) {
 			de.Offset += base
 		}
-		yield(models.EvaluationScenario{}, derr)
+		yield(zero, derr)
 	}, &grammar)
 }
 

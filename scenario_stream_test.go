@@ -78,7 +78,7 @@ func streamOnceFailing(t testing.TB, body []byte, chunk int, slow bool, fail err
 	t.Helper()
 	decode := scenarioList // the fast path, as the operations use it
 	if slow {
-		decode = jsonList[models.EvaluationScenario] // encoding/json alone
+		decode = decoderList[models.EvaluationScenario] // encoding/json alone
 	}
 	c, err := NewClient("http://agenta.test/api", WithMaxRetries(0),
 		WithHTTPClient(&http.Client{Transport: chunkedTransport{status: 200, body: body, chunk: chunk, fail: fail}}))

@@ -127,7 +127,7 @@ func (c *Client) WaitEvaluation(ctx context.Context, evaluationID string, opts *
 		failure := &EvaluationFailedError{EvaluationID: evaluationID, Status: result.EvaluationStatus()}
 		for _, r := range []models.Result{result, final} {
 			if r.Error != nil && r.Error.Message != "" {
-				failure.Message = clip(r.Error.Message, maxMessage)
+				failure.Message = c.text(r.Error.Message, maxMessage)
 				break
 			}
 		}
