@@ -76,29 +76,13 @@ func fuzzLeak(msg string) string {
 			return "encoding " + strconv.Itoa(i)
 		}
 	}
-	if strings.Contains(fuzzUnescape(msg), fuzzKey) {
+	if strings.Contains(unescapeJSON(msg), fuzzKey) {
 		return "\\u escapes"
 	}
 	if unescaped, err := url.PathUnescape(msg); err == nil && strings.Contains(unescaped, fuzzKey) {
 		return "percent escapes"
 	}
 	return ""
-}
-
-// fuzzUnescape decodes every \uXXXX in s, leaving all else as it is.
-func fuzzUnescape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+6 <= len(s) && s[i+1] == 'u' {
-			if n, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil {
-				b.WriteRune(rune(n))
-				i += 5
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // FuzzHostileErrorPath sends the SDK's operations a random status, headers
