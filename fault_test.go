@@ -439,7 +439,9 @@ func faultTestStall(t *testing.T, midBody bool) {
 		faultEnded(t, start, "GetVariant against a stalled server")
 		t.Logf("outcome after %s: %v", time.Since(start).Round(time.Millisecond), err)
 		require.ErrorIs(t, err, context.DeadlineExceeded, "got %v, want an error wrapping context.DeadlineExceeded", err)
-		assert.EqualValues(t, 1, s.requests.Load(), "server saw the wrong number of requests, want 1: nothing is retried once the context is over")
+		// At most one: on a loaded machine the deadline can pass before the
+		// first request reaches the handler, and nothing is retried after.
+		assert.LessOrEqual(t, s.requests.Load(), int64(1), "server saw more than one request: nothing is retried once the context is over")
 	})
 }
 

@@ -54,8 +54,14 @@ func (d Demo) EvaluatorConfigIDs() []string {
 }
 
 // demoID makes the fixed ids of the demo data: UUIDv7 values of the time
-// the demo was stored, marked so that no generated id can equal one.
-func demoID(n int) string { return uuid7(demoTime, demoMark, uint64(n)) }
+// the demo was stored, marked so that no generated id can equal one, or
+// under WithOlderServer ObjectIds marked the same way.
+func (s *Server) demoID(n int) string {
+	if s.older {
+		return objectID(demoTime, demoObjectMark, uint64(n))
+	}
+	return uuid7(demoTime, demoMark, uint64(n))
+}
 
 // demoTime is when the demo data was stored.
 var demoTime = time.Date(2024, 6, 26, 12, 22, 31, 775000000, time.UTC)
@@ -115,24 +121,24 @@ func CapitalsApplication(parameters map[string]any, inputs map[string]string) (s
 // on it. It panics when called twice on one Server.
 func SeedDemo(s *Server) Demo {
 	d := Demo{
-		UserID:           demoID(0x0001),
-		AppID:            demoID(0x0a01),
-		BaseID:           demoID(0x0b01),
-		VariantID:        demoID(0x0c01),
-		VerboseVariantID: demoID(0x0c02),
-		TestsetID:        demoID(0x0d01),
+		UserID:           s.demoID(0x0001),
+		AppID:            s.demoID(0x0a01),
+		BaseID:           s.demoID(0x0b01),
+		VariantID:        s.demoID(0x0c01),
+		VerboseVariantID: s.demoID(0x0c02),
+		TestsetID:        s.demoID(0x0d01),
 		TestsetRows:      len(demoCapitals),
-		ExactMatchID:     demoID(0x0e01),
-		EditDistanceID:   demoID(0x0e02),
-		TerseAnswerID:    demoID(0x0e03),
-		AICritiqueID:     demoID(0x0e04),
-		TraceID:          demoID(0x4001),
-		SpanID:           demoID(0x5001),
+		ExactMatchID:     s.demoID(0x0e01),
+		EditDistanceID:   s.demoID(0x0e02),
+		TerseAnswerID:    s.demoID(0x0e03),
+		AICritiqueID:     s.demoID(0x0e04),
+		TraceID:          s.demoID(0x4001),
+		SpanID:           s.demoID(0x5001),
 	}
 	s.mu.Lock()
 	s.user = User{ID: d.UserID, Username: "demo"}
 	s.mu.Unlock()
-	s.AddApp(App{ID: d.AppID, Name: "capitals", OrganizationID: demoID(0x0002), WorkspaceID: demoID(0x0003)})
+	s.AddApp(App{ID: d.AppID, Name: "capitals", OrganizationID: s.demoID(0x0002), WorkspaceID: s.demoID(0x0003)})
 	s.AddBase(Base{ID: d.BaseID, AppID: d.AppID, Name: "capitals",
 		URI: "http://capitals-default.agenta.local", Application: CapitalsApplication})
 	inputs := []any{map[string]any{"name": "country"}}
@@ -191,7 +197,7 @@ func SeedDemo(s *Server) Demo {
 	defaultRev := s.variants[d.VariantID].revisionIDs[3]
 	verboseRev := s.variants[d.VerboseVariantID].revisionIDs[1]
 	s.mu.Unlock()
-	d.HumanEvaluationIDs = []string{demoID(0x0f01), demoID(0x0f02)}
+	d.HumanEvaluationIDs = []string{s.demoID(0x0f01), s.demoID(0x0f02)}
 	s.AddHumanEvaluation(models.HumanEvaluation{
 		ID: d.HumanEvaluationIDs[0], AppID: d.AppID, UserID: d.UserID, UserUsername: "demo",
 		EvaluationType:      models.HumanEvaluationABTesting,
@@ -218,12 +224,12 @@ func SeedDemo(s *Server) Demo {
 		UpdatedAt: models.Timestamp{Time: time.Date(2024, 6, 25, 16, 40, 11, 0, time.UTC)},
 	})
 
-	s.AddTrace(demoTrace(d))
+	s.AddTrace(demoTrace(d, s.demoID))
 	return d
 }
 
 // demoTrace is one call to capitals.default in production, as a span tree.
-func demoTrace(d Demo) models.Span {
+func demoTrace(d Demo, demoID func(int) string) models.Span {
 	at := func(ms int) models.Timestamp {
 		return models.Timestamp{Time: demoTime.Add(time.Duration(ms) * time.Millisecond)}
 	}

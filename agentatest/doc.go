@@ -8,7 +8,12 @@
 // forms, FastAPI's 422 bodies in Pydantic 2's dialect, {"detail": "..."}
 // for other errors with the service's statuses and texts (an unknown
 // variant is a 500, a malformed id "badly formed hexadecimal UUID string"),
-// and the span operation's 307 to its slashed path.
+// and the span operation's 307 to its slashed path. Fields a self-hosted
+// server lacks are absent: an app seeded without an organization has
+// variants without previous_variant_name, organization_id and workspace_id.
+// Lists (scenarios, human evaluations) come back in the order they were
+// written; the service defines no order, so code under test must not rely
+// on one.
 //
 //	srv := agentatest.NewServer()
 //	defer srv.Close()
@@ -51,6 +56,13 @@
 //     INITIALIZED until the test calls AdvanceEvaluations(n), which makes n
 //     rows' app calls, the last row of a run writing its scenarios and
 //     finishing it.
+//
+// The fake never ends a run EVALUATION_AGGREGATION_FAILED, nor leaves one
+// STARTED after a failed aggregation, as the service can. To test how code
+// meets those, answer the status read with a fault:
+//
+//	srv.InjectFault(agentatest.OpFetchEvaluationStatus, agentatest.Always, agentatest.Fault{
+//		Status: 200, Body: `{"status":{"type":"status","value":"EVALUATION_AGGREGATION_FAILED","error":null}}`})
 //
 // WithOlderServer answers as the servers before July 2024 did (naive
 // timestamps, Pydantic 1 errors, scenarios with correct_answer), so that a

@@ -281,16 +281,18 @@ func (s *Server) createRuns(req newEvaluationRequest) answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.apps[req.appID]; !ok {
+	app, ok := find(s, s.apps, req.appID)
+	if !ok {
 		return detailAnswer(http.StatusNotFound, "404: App not found")
 	}
+	req.appID = app.ID // as stored, whatever form of it the request used
 	var evaluators []*evaluatorRecord
 	breakage := ""
 	for _, id := range req.configIDs {
 		if !s.wellFormed(id) {
 			return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 		}
-		e, ok := s.evaluators[id]
+		e, ok := find(s, s.evaluators, id)
 		if !ok {
 			// The service accepts the request; the worker then breaks
 			// on the missing config.
@@ -312,8 +314,8 @@ func (s *Server) createRuns(req newEvaluationRequest) answer {
 		if !s.wellFormed(id) || !s.wellFormed(req.testsetID) {
 			return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 		}
-		v, okV := s.variants[id]
-		testset, okT := s.testsets[req.testsetID]
+		v, okV := find(s, s.variants, id)
+		testset, okT := find(s, s.testsets, req.testsetID)
 		if !okV || !okT {
 			return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'id'")
 		}

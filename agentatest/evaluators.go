@@ -14,7 +14,7 @@ func SupportedEvaluators() []string {
 	return []string{
 		"auto_exact_match", "auto_contains", "auto_contains_any", "auto_contains_all",
 		"auto_starts_with", "auto_ends_with", "auto_regex_test", "auto_levenshtein_distance",
-		"auto_similarity_match", "auto_contains_json",
+		"auto_similarity_match", "auto_contains_json", "field_match_test",
 	}
 }
 
@@ -134,6 +134,19 @@ func evaluate(key string, settings map[string]any, output string, row map[string
 			return errorResult("Error during Auto Similarity Match evaluation", "KeyError: 'similarity_threshold'")
 		}
 		return result{Type: "bool", Value: jaccard(output, want) > threshold}
+	case "field_match_test":
+		// The output read as a JSON object: its json_field must equal the
+		// expected answer. Any output that is not such an object is false.
+		want, failed := correct()
+		if failed != nil {
+			return *failed
+		}
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(output), &doc); err != nil {
+			return result{Type: "bool", Value: false}
+		}
+		got, ok := doc[text("json_field")].(string)
+		return result{Type: "bool", Value: ok && got == want}
 	case "auto_contains_json":
 		start, end := strings.Index(output, "{"), strings.LastIndex(output, "}")
 		ok := start >= 0 && end > start && json.Valid([]byte(output[start:end+1]))

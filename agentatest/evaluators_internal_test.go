@@ -49,6 +49,11 @@ func TestEvaluators(t *testing.T) {
 		{"similarity", "auto_similarity_match", map[string]any{"similarity_threshold": 0.4, "correct_answer_key": "alt"}, "Rio today", "bool", true, ""},
 		{"contains json", "auto_contains_json", nil, `answer: {"city": "Brasília"}`, "bool", true, ""},
 		{"contains no json", "auto_contains_json", nil, `answer: {city}`, "bool", false, ""},
+		{"field match", "field_match_test", map[string]any{"json_field": "city"}, `{"city": "Brasília", "n": 1}`, "bool", true, ""},
+		{"field match on another value", "field_match_test", map[string]any{"json_field": "city"}, `{"city": "Rio"}`, "bool", false, ""},
+		{"field match without the field", "field_match_test", map[string]any{"json_field": "town"}, `{"city": "Brasília"}`, "bool", false, ""},
+		{"field match on an output that is not JSON", "field_match_test", map[string]any{"json_field": "city"}, `Brasília`, "bool", false, ""},
+		{"field match without correct_answer_key", "field_match_test", nil, `{"city": "Brasília"}`, "error", nil, "No correct answer keys provided."},
 		{"an evaluator the fake cannot run", "auto_ai_critique", nil, "x", "error", nil, "Error during auto_ai_critique evaluation"},
 		{"an unknown evaluator", "auto_magic", nil, "x", "error", nil, "Evaluation method 'auto_magic' not found."},
 	} {

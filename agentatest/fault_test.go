@@ -155,3 +155,33 @@ func TestFaultAnyOperationAndOrder(t *testing.T) {
 	srv.InjectFault(agentatest.OpGetVariant, 0, agentatest.Fault{Status: 418})
 	assert.Equal(t, 500, get(t, http.DefaultClient, srv.URL()+"/variants/x").status, "zero calls inject nothing")
 }
+
+// "A self-hosted server of mid-2024 answers [the span operation] 404
+// {"detail":"Not Found"}": the fault AddTrace's doc names gives exactly the
+// answer of an unknown route.
+func TestFaultSelfHostedSpanIsAnUnknownRoute(t *testing.T) {
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	srv.InjectFault(agentatest.OpGetSpan, agentatest.Always, agentatest.Fault{Status: http.StatusNotFound})
+	span := get(t, http.DefaultClient, srv.URL()+"/observability/spans/"+d.SpanID+"/")
+	unknown := get(t, http.DefaultClient, srv.URL()+"/observability/nothing")
+	assert.Equal(t, unknown.status, span.status)
+	assert.JSONEq(t, string(unknown.body), string(span.body), "the span answer is an unknown route's")
+	assert.JSONEq(t, `{"detail":"Not Found"}`, string(span.body))
+}
+
+// The fake never produces EVALUATION_AGGREGATION_FAILED; the fault the
+// package doc names makes the status read answer it, and the SDK's wait
+// then ends with ErrEvaluationFailed.
+func TestFaultAnswersAnAggregationFailure(t *testing.T) {
+	srv, d, c := newDemo(t, agentatest.WithManualEvaluations())
+	evs, err := c.CreateEvaluation(context.Background(), newEvaluation(d, d.VariantID))
+	require.NoError(t, err)
+	srv.InjectFault(agentatest.OpFetchEvaluationStatus, agentatest.Always, agentatest.Fault{
+		Status: 200, Body: `{"status":{"type":"status","value":"EVALUATION_AGGREGATION_FAILED","error":null}}`})
+	r := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+evs[0].ID+"/status")
+	assert.Equal(t, http.StatusOK, r.status)
+	assert.Equal(t, "application/json", r.header.Get("Content-Type"))
+	_, err = c.WaitEvaluation(context.Background(), evs[0].ID, &agenta.WaitOptions{Interval: time.Millisecond})
+	assert.ErrorIs(t, err, agenta.ErrEvaluationFailed, "an aggregation failure ends the wait as a failure")
+}

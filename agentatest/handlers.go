@@ -42,7 +42,7 @@ func (s *Server) readQuery(c *call, names ...string) (map[string]string, answer,
 func (s *Server) handleFetchScenarios(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	run, ok := s.evaluations[c.id]
+	run, ok := find(s, s.evaluations, c.id)
 	if !ok {
 		return s.evaluationNotFound(c.id)
 	}
@@ -92,7 +92,7 @@ func (s *Server) handleGetVariantByEnv(c *call) answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	app, ok := s.apps[appID]
+	app, ok := find(s, s.apps, appID)
 	if !ok {
 		return detailAnswer(http.StatusInternalServerError, "App Variant not found")
 	}
@@ -117,13 +117,13 @@ func (s *Server) handleAddVariantFromBase(c *call) answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	base, ok := s.bases[baseID]
+	base, ok := find(s, s.bases, baseID)
 	if !ok {
 		return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'base_name'")
 	}
 	var previous *variantRecord
 	for _, other := range s.variants {
-		if other.baseID != baseID {
+		if other.baseID != base.ID {
 			continue
 		}
 		if other.configName == configName {
@@ -154,7 +154,7 @@ func (s *Server) handleAddVariantFromBase(c *call) answer {
 func (s *Server) handleGetVariant(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.variants[c.id]
+	v, ok := find(s, s.variants, c.id)
 	switch {
 	case !ok && !s.wellFormed(c.id):
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
@@ -195,7 +195,7 @@ func (s *Server) handleListHumanEvaluations(c *call) answer {
 	defer s.mu.Unlock()
 	list := []any{}
 	for i := range s.humanEvals {
-		if s.humanEvals[i].AppID == appID {
+		if id := s.humanEvals[i].AppID; id == appID || id == s.key(appID) {
 			list = append(list, s.humanEvaluationWire(&s.humanEvals[i]))
 		}
 	}
@@ -207,7 +207,7 @@ func (s *Server) handleListHumanEvaluations(c *call) answer {
 func (s *Server) handleFetchEvaluation(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	run, ok := s.evaluations[c.id]
+	run, ok := find(s, s.evaluations, c.id)
 	if !ok {
 		return s.evaluationNotFound(c.id)
 	}
@@ -229,7 +229,7 @@ func (s *Server) evaluationNotFound(id string) answer {
 func (s *Server) handleFetchEvaluationStatus(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	run, ok := s.evaluations[c.id]
+	run, ok := find(s, s.evaluations, c.id)
 	switch {
 	case ok:
 		return jsonAnswer(http.StatusOK, object{{"status", s.statusResult(run).wire()}})

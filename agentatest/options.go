@@ -64,7 +64,8 @@ func WithUser(u User) Option {
 
 // WithOlderServer makes the Server answer as the MongoDB-era servers
 // before July 2024 did, so that a client can be tested on what they send:
-// naive timestamps ("2024-06-26T12:22:31.775000", meaning UTC; a created
+// 24-hex ObjectIds instead of UUIDv7 ids (the demo's and generated ones;
+// any string is then a well-formed id), naive timestamps ("2024-06-26T12:22:31.775000", meaning UTC; a created
 // evaluation's with "+00:00"), 422 items
 // in Pydantic 1's form ({loc, msg, type}, "field required"), and scenarios
 // carrying correct_answer (a string) and evaluation instead of

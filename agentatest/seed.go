@@ -318,6 +318,11 @@ func (s *Server) AddHumanEvaluation(h models.HumanEvaluation) string {
 // the tree can then be fetched with GetSpan, with its descendants. Empty
 // ids are generated; ParentSpanID and TraceID are filled in from the tree;
 // zero times default to the Server's clock.
+//
+// The span operation exists on the cloud service only; a self-hosted server
+// of mid-2024 answers it 404 {"detail":"Not Found"}, as for an unknown
+// route. InjectFault(OpGetSpan, Always, Fault{Status: 404}) answers that,
+// for testing code that must also work against a self-hosted server.
 func (s *Server) AddTrace(root models.Span) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

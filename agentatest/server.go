@@ -77,12 +77,16 @@ func NewServer(opts ...Option) *Server {
 		spans:        map[string]*spanRecord{},
 		evaluations:  map[string]*evaluationRun{},
 		closing:      make(chan struct{}),
-		user:         User{ID: demoID(0x0001), Username: "agentatest"},
+		user:         User{ID: uuid7(demoTime, demoMark, 0x0001), Username: "agentatest"},
 	}
+	defaultUser := s.user
 	for _, opt := range opts {
 		if opt != nil {
 			opt(s)
 		}
+	}
+	if s.user == defaultUser {
+		s.user.ID = s.demoID(0x0001) // an ObjectId under WithOlderServer
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

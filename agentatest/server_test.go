@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -103,6 +104,8 @@ var (
 	pythonStamp = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d{6})?\+00:00$`)
 	// UUIDv7 ids.
 	uuid7 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	// Older servers' MongoDB ObjectIds.
+	objectID = regexp.MustCompile(`^[0-9a-f]{24}$`)
 )
 
 // TestWireShapes checks what only the raw JSON shows: explicit nulls and the
@@ -177,10 +180,11 @@ func TestOlderServerShapes(t *testing.T) {
 		readStamp   *regexp.Regexp // of the evaluation read back
 		humanStamp  *regexp.Regexp
 		olderFields bool
+		id          *regexp.Regexp // "UUIDv7 strings since July 2024; older servers used 24-hex ObjectIds"
 	}{
-		{"mid-2024, the default", nil, zuluStamp, zuluStamp, pythonStamp, false},
-		{"WithNewerServer changes nothing", []agentatest.Option{agentatest.WithNewerServer()}, zuluStamp, zuluStamp, pythonStamp, false},
-		{"WithOlderServer", []agentatest.Option{agentatest.WithOlderServer()}, zonedStamp, naiveStamp, naiveStamp, true},
+		{"mid-2024, the default", nil, zuluStamp, zuluStamp, pythonStamp, false, uuid7},
+		{"WithNewerServer changes nothing", []agentatest.Option{agentatest.WithNewerServer()}, zuluStamp, zuluStamp, pythonStamp, false, uuid7},
+		{"WithOlderServer", []agentatest.Option{agentatest.WithOlderServer()}, zonedStamp, naiveStamp, naiveStamp, true, objectID},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := agentatest.NewTestServer(t, tc.opts...)
@@ -196,9 +200,17 @@ func TestOlderServerShapes(t *testing.T) {
 			assert.Regexp(t, tc.humanStamp, humans[0].(map[string]any)["created_at"])
 			read := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+ev["id"].(string)).json(t).(map[string]any)
 			assert.Regexp(t, tc.readStamp, read["created_at"], "read back from storage")
+			for _, id := range []any{d.AppID, d.VariantID, d.TestsetID, d.ExactMatchID, d.SpanID, d.UserID, d.HumanEvaluationIDs[0],
+				ev["id"], ev["user_id"], ev["variant_revision_ids"].([]any)[0]} {
+				assert.Regexp(t, tc.id, id)
+			}
+			forked := post(t, srv.URL()+"/variants/from-base", "application/json",
+				`{"base_id":"`+d.BaseID+`","new_variant_name":"x","new_config_name":"forked","parameters":{}}`).json(t).(map[string]any)
+			assert.Regexp(t, tc.id, forked["variant_id"], "a created variant: %v", forked)
 
 			waitRuns(t, srv)
 			sc := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+ev["id"].(string)+"/evaluation_scenarios").json(t).([]any)[0].(map[string]any)
+			assert.Regexp(t, tc.id, sc["id"])
 			if tc.olderFields {
 				assert.NotContains(t, sc, "correct_answers")
 				assert.Equal(t, "Paris", sc["correct_answer"])
@@ -307,5 +319,36 @@ func TestSelfHostedVariantsLackCloudFields(t *testing.T) {
 			assert.NotContains(t, v, field, "%s: a self-hosted server has no %s field; got %s", name, field, body.body)
 		}
 		assert.Contains(t, v, "uri", "%s: optional fields of the model are sent, as null", name)
+	}
+}
+
+// The service reads every id with Python's uuid.UUID and looks up that
+// value, so the other forms uuid.UUID reads (upper case, braces, a
+// "urn:uuid:" prefix, no hyphens) name the same object: what the contract's
+// "badly formed hexadecimal UUID string" for any other string implies.
+func TestIDsInEveryFormUUIDReads(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithManualEvaluations())
+	d := agentatest.SeedDemo(srv)
+	forms := func(id string) map[string]string {
+		return map[string]string{
+			"upper case": strings.ToUpper(id), "braces": "{" + id + "}", "urn": "urn:uuid:" + id,
+			"no hyphens": strings.ReplaceAll(id, "-", ""),
+		}
+	}
+	for name, variant := range forms(d.VariantID) {
+		r := get(t, http.DefaultClient, srv.URL()+"/variants/"+url.PathEscape(variant))
+		require.Equal(t, http.StatusOK, r.status, "variant id in %s form: %s", name, r.body)
+		assert.Equal(t, d.VariantID, r.json(t).(map[string]any)["variant_id"], "the stored form comes back")
+	}
+	for name, app := range forms(d.AppID) {
+		r := get(t, http.DefaultClient, srv.URL()+"/human-evaluations?app_id="+url.QueryEscape(app))
+		assert.Len(t, r.json(t), 2, "app id in %s form: %s", name, r.body)
+	}
+	ev := created(t, createRaw(t, srv, strings.ToUpper(d.AppID), "{"+d.TestsetID+"}",
+		[]string{strings.ReplaceAll(d.VariantID, "-", "")}, []string{strings.ToUpper(d.ExactMatchID)}, 3))[0]
+	assert.Equal(t, d.AppID, ev["app_id"], "the evaluation names the app as stored")
+	for name, id := range forms(ev["id"].(string)) {
+		r := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+url.PathEscape(id)+"/status")
+		assert.Equal(t, http.StatusOK, r.status, "evaluation id in %s form: %s", name, r.body)
 	}
 }

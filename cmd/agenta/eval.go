@@ -6,7 +6,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agenta-go/agenta"
@@ -31,8 +33,12 @@ type EvalRunOptions struct {
 	// Report files; empty means none.
 	JUnit, CSV, JSON, Markdown string
 	Interval, Timeout          time.Duration
+	// ProviderKeys holds the LLM provider keys named by --lm-provider-key,
+	// read from the environment: the AI critique evaluator needs one.
+	ProviderKeys models.ProviderKeys
 
-	gates []string
+	gates        []string
+	providerKeys []string
 }
 
 // NewCmdEvalRun returns agenta eval run.
@@ -58,6 +64,10 @@ Gates (--gate, repeatable) apply to the last variant:
   errors(NAME) OP N        results of NAME that failed
   cost.mean, cost.p95, cost.max, cost.total, latency.mean, latency.p50,
   latency.p95, latency.max, app_errors OP NUMBER
+
+An AI critique evaluator needs an LLM provider key: --lm-provider-key NAME
+sends the key held in the environment variable NAME (such as OPENAI_API_KEY);
+the key itself is never a flag value.
 
 Reports (--junit, --csv, --json, --markdown) cover the baseline and the last
 variant, or the one variant. The CSV has one record per scenario per
@@ -90,6 +100,7 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	fl.StringSliceVar(&opts.VariantIDs, "variant", nil, "a variant's id (repeatable or comma-separated; the first is the baseline, the last is gated)")
 	fl.StringSliceVar(&opts.EvaluatorIDs, "evaluator", nil, "an evaluator config's id (repeatable or comma-separated)")
 	fl.StringArrayVar(&opts.gates, "gate", nil, "a gate on the last variant, such as 'Exact match >= 0.9' (repeatable)")
+	fl.StringArrayVar(&opts.providerKeys, "lm-provider-key", nil, "send the LLM provider key in this environment variable, such as OPENAI_API_KEY (repeatable; the value is never a flag)")
 	fl.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report to this file")
 	fl.StringVar(&opts.CSV, "csv", "", "write the scenarios as CSV to this file")
 	fl.StringVar(&opts.JSON, "json", "", "write the scenarios as JSON Lines to this file")
@@ -116,7 +127,38 @@ func (o *EvalRunOptions) check() error {
 		}
 		o.Gates = append(o.Gates, gate)
 	}
+	keys, err := providerKeysFromEnv(o.providerKeys, o.Factory.getenv)
+	if err != nil {
+		return err
+	}
+	o.ProviderKeys = keys
 	return checkWaitFlags(o.Interval, o.Timeout)
+}
+
+// providerKeysFromEnv reads the LLM provider keys named by
+// --lm-provider-key from the environment. A name must be one the service
+// knows, and set; the values never appear in a message.
+func providerKeysFromEnv(names []string, getenv func(string) string) (models.ProviderKeys, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	known := []string{models.OpenAIAPIKey, models.MistralAPIKey, models.CohereAPIKey, models.AnthropicAPIKey,
+		models.AnyscaleAPIKey, models.PerplexityAIAPIKey, models.DeepInfraAPIKey, models.TogetherAIAPIKey,
+		models.AlephAlphaAPIKey, models.OpenRouterAPIKey, models.GroqAPIKey,
+		"GEMINI_API_KEY", // accepted by the service; models has no constant for it
+	}
+	keys := models.ProviderKeys{}
+	for _, name := range names {
+		if !slices.Contains(known, name) {
+			return nil, usageErrorf("--lm-provider-key %q: want one of %s", clipText(name, 50), strings.Join(known, ", "))
+		}
+		value := strings.TrimSpace(getenv(name))
+		if value == "" {
+			return nil, usageErrorf("--lm-provider-key %s: the environment variable %s is not set", name, name)
+		}
+		keys[name] = value
+	}
+	return keys, nil
 }
 
 // runEval creates the evaluation, waits for each variant's run, prints the
@@ -127,7 +169,7 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 	defer cancel()
 	created, err := client.CreateEvaluation(ctx, models.NewEvaluation{
 		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
-		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(),
+		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(), LMProvidersKeys: opts.ProviderKeys,
 	})
 	if err != nil {
 		return err

@@ -3,8 +3,6 @@ package main
 import (
 	"io"
 	"os"
-
-	"golang.org/x/term"
 )
 
 // IOStreams is where a command reads and writes, and whether each end is a
@@ -23,9 +21,23 @@ type IOStreams struct {
 func systemStreams() *IOStreams {
 	return &IOStreams{
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-		outTTY: term.IsTerminal(int(os.Stdout.Fd())),
-		errTTY: term.IsTerminal(int(os.Stderr.Fd())),
+		outTTY: isTerminal(os.Stdout),
+		errTTY: isTerminal(os.Stderr),
 	}
+}
+
+// isTerminal reports whether f is a character device other than the null
+// device: a terminal, for what the command does with the answer (a live
+// progress line, a table). It needs no dependency, unlike x/term, whose
+// current versions would raise the whole module's go line to 1.26; the
+// rare other character device (a serial line) only gets a table.
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(fi, null)
 }
 
 // IsStdoutTTY reports whether standard output is a terminal.

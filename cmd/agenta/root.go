@@ -89,9 +89,16 @@ func groupRun(cmd *cobra.Command, _ []string) error {
 	return usageErrorf("%s needs a command", cmd.CommandPath())
 }
 
-// newGroup returns a command that groups subcommands.
+// newGroup returns a command that groups subcommands; its help shows their
+// examples.
 func newGroup(use, short string, subcommands ...*cobra.Command) *cobra.Command {
-	cmd := &cobra.Command{Use: use, Short: short, Args: groupArgs, RunE: groupRun}
+	var examples []string
+	for _, sub := range subcommands {
+		if sub.Example != "" {
+			examples = append(examples, sub.Example)
+		}
+	}
+	cmd := &cobra.Command{Use: use, Short: short, Example: strings.Join(examples, "\n"), Args: groupArgs, RunE: groupRun}
 	cmd.AddCommand(subcommands...)
 	return cmd
 }

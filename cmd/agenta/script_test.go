@@ -27,6 +27,10 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){"agenta": main})
 }
 
+// bigRows is the size of the BIG_HOST evaluation: large enough that holding
+// its rows (35 MB of JSON) would show in the peak RSS.
+const bigRows = 50_000
+
 // testAPIKey is the key the AUTH_HOST server requires.
 const testAPIKey = "s3cret-key-0123456789"
 
@@ -34,12 +38,13 @@ const testAPIKey = "s3cret-key-0123456789"
 // services, and their ids in its environment:
 //
 //	AGENTA_HOST       the demo fake (agentatest with SeedDemo), ending in /api
-//	APP_ID TESTSET_ID BASE_ID PRODUCTION VERBOSE EXACT EDIT TERSE SPAN_ID
+//	APP_ID TESTSET_ID BASE_ID PRODUCTION VERBOSE EXACT EDIT TERSE CRITIQUE SPAN_ID
 //	EVALUATION_ID     a finished evaluation of PRODUCTION with the three evaluators
 //	MISMATCH_TESTSET  a test set whose columns do not match the app's inputs
 //	FAILED_EVALUATION_ID an evaluation against it, which ended EVALUATION_FAILED
 //	AUTH_HOST         a fake that requires the key testAPIKey (AUTH_ROOT: without /api)
 //	STUCK_HOST        a fake without a worker, where STUCK_EVALUATION_ID stays INITIALIZED
+//	BIG_HOST          a server of BIG_EVALUATION_ID, an evaluation of bigRows scenarios
 //	DOWN_HOST         a port of 127.0.0.1 that refuses connections
 //	HTML_HOST         a web server answering 200 with an HTML page to everything
 //	FAKE_PORT         a free port for agenta fake
@@ -55,6 +60,7 @@ func TestScripts(t *testing.T) {
 			"exitedin":        cmdExitedIn,
 			"exitcode":        cmdExitCode,
 			"waitstatusreads": cmdWaitStatusReads,
+			"peakrss":         cmdPeakRSS,
 		},
 	})
 }
@@ -119,6 +125,10 @@ func setupScript(env *testscript.Env) error {
 	}))
 	env.Defer(html.Close)
 
+	// A large evaluation, written row by row as it is sent.
+	big := httptest.NewServer(scenarioServer(func(w io.Writer) error { return writeBenchScenarios(w, bigRows) }))
+	env.Defer(big.Close)
+
 	down, err := freeAddr()
 	if err != nil {
 		return err
@@ -134,10 +144,12 @@ func setupScript(env *testscript.Env) error {
 		{"APP_ID", demo.AppID}, {"TESTSET_ID", demo.TestsetID}, {"BASE_ID", demo.BaseID},
 		{"PRODUCTION", demo.VariantID}, {"VERBOSE", demo.VerboseVariantID},
 		{"EXACT", demo.ExactMatchID}, {"EDIT", demo.EditDistanceID}, {"TERSE", demo.TerseAnswerID},
+		{"CRITIQUE", demo.AICritiqueID},
 		{"SPAN_ID", demo.SpanID}, {"EVALUATION_ID", created[0].ID}, {"MISMATCH_TESTSET", mismatch},
 		{"FAILED_EVALUATION_ID", failed[0].ID},
 		{"AUTH_HOST", authed.URL()}, {"AUTH_ROOT", strings.TrimSuffix(authed.URL(), "/api")}, {"TEST_API_KEY", testAPIKey},
 		{"STUCK_HOST", stuck.URL()}, {"STUCK_EVALUATION_ID", stuckEvaluation[0].ID},
+		{"BIG_HOST", big.URL + "/api"}, {"BIG_EVALUATION_ID", benchEvaluationID},
 		{"DOWN_HOST", "http://" + down + "/api"}, {"HTML_HOST", html.URL + "/api"}, {"FAKE_PORT", fakePort},
 	} {
 		env.Setenv(kv[0], kv[1])
@@ -299,5 +311,39 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdPeakRSS watches the most recent background command until it exits
+// and fails when its peak RSS went over the limit, in MiB (three times
+// that under the race detector). Where /proc
+// does not give it, it says so and checks nothing.
+//
+//	peakrss 64
+func cmdPeakRSS(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: peakrss MiB")
+	}
+	var limit int64
+	if _, err := fmt.Sscan(args[0], &limit); err != nil {
+		ts.Fatalf("peakrss: %q is not a number of MiB", args[0])
+	}
+	if raceEnabled {
+		// The race detector's shadow memory roughly triples the binary's
+		// RSS (42 MiB here for 17); the bound without it is the real one.
+		limit *= 3
+	}
+	cmds := ts.BackgroundCmds()
+	if len(cmds) == 0 {
+		ts.Fatalf("peakrss: no background command")
+	}
+	peak := watchPeakRSS(cmds[len(cmds)-1].Process.Pid)()
+	if peak == 0 {
+		ts.Logf("peakrss: no VmHWM in /proc on this system, so the bound is not checked")
+		return
+	}
+	ts.Logf("peak RSS %.1f MiB", float64(peak)/1024)
+	if peak > limit<<10 {
+		ts.Fatalf("peak RSS %.1f MiB, want at most %d MiB", float64(peak)/1024, limit)
 	}
 }

@@ -1,0 +1,141 @@
+package main
+
+// The fixture evaluation of the benchmarks and of the memory script: a
+// large evaluation shaped as the mid-2024 service sends it, served by a
+// loopback server whose own cost is small; and the peak RSS of a child
+// process.
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+const benchEvaluationID = "0190b5a2-7c1e-7b52-a0a7-3c3f2b1d9e01"
+
+var benchEvaluators = [3]string{"0190547f-5e5f-7de0-8000-000000000e01", "0190547f-5e5f-7de0-8000-000000000e02", "0190547f-5e5f-7de0-8000-000000000e03"}
+
+// benchScenarios returns the JSON array of n scenarios as the mid-2024
+// service sends them (see appendBenchScenario).
+func benchScenarios(n int) []byte {
+	b := make([]byte, 0, n*720)
+	b = append(b, '[')
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendBenchScenario(b, i)
+	}
+	return append(b, ']')
+}
+
+// writeBenchScenarios writes the same array as benchScenarios, row by row,
+// so that a server can send a large evaluation without holding it.
+func writeBenchScenarios(w io.Writer, n int) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteByte('[')
+	row := make([]byte, 0, 1024)
+	for i := range n {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		row = appendBenchScenario(row[:0], i)
+		if _, err := bw.Write(row); err != nil {
+			return err
+		}
+	}
+	bw.WriteByte(']')
+	return bw.Flush()
+}
+
+var benchCountries = []string{"France", "Japan", "Brazil", "Australia", "Canada", "Nigeria", "Switzerland", "Türkiye"}
+
+// appendBenchScenario appends row i of the fixture evaluation: one input,
+// one output with cost and latency, three evaluator results (bool, number,
+// bool) and correct_answers, about 700 bytes.
+func appendBenchScenario(b []byte, i int) []byte {
+	country := benchCountries[i%len(benchCountries)]
+	return fmt.Appendf(b, `{"id":"0190b5a2-%04x-7000-8000-%012x","evaluation_id":%q,`+
+		`"inputs":[{"name":"country","type":"text","value":%q}],`+
+		`"outputs":[{"result":{"type":"text","value":"The capital of %s is a city of some size, row %d.","error":null},"cost":%g,"latency":%g}],`+
+		`"correct_answers":[{"key":"correct_answer","value":"Answer %d"}],"is_pinned":false,"note":"",`+
+		`"results":[{"evaluator_config":%q,"result":{"type":"bool","value":%t,"error":null}},`+
+		`{"evaluator_config":%q,"result":{"type":"number","value":%d,"error":null}},`+
+		`{"evaluator_config":%q,"result":{"type":"bool","value":true,"error":null}}]}`,
+		i>>16&0xffff, i, benchEvaluationID, country, country, i, 0.000014+float64(i%7)/1e6, 0.5+float64(i%100)/1000, i,
+		benchEvaluators[0], i%3 != 0, benchEvaluators[1], i%11, benchEvaluators[2])
+}
+
+// benchEvaluation is the evaluation's own answer, naming the evaluators.
+var benchEvaluation = `{"id":"` + benchEvaluationID + `","app_id":"a","user_id":"u","user_username":"u",
+"variant_ids":["v"],"variant_names":["capitals.default"],"variant_revision_ids":["r"],"revisions":["1"],
+"testset_id":"t","testset_name":"capitals","status":{"type":"status","value":"EVALUATION_FINISHED","error":null},
+"aggregated_results":[
+{"evaluator_config":{"id":"` + benchEvaluators[0] + `","name":"Exact match","evaluator_key":"auto_exact_match","settings_values":{},"created_at":"2024-07-15 10:52:51+00:00","updated_at":"2024-07-15 10:52:51+00:00"},"result":{"type":"number","value":0.66,"error":null}},
+{"evaluator_config":{"id":"` + benchEvaluators[1] + `","name":"Edit distance","evaluator_key":"auto_levenshtein_distance","settings_values":{},"created_at":"2024-07-15 10:52:51+00:00","updated_at":"2024-07-15 10:52:51+00:00"},"result":{"type":"number","value":5,"error":null}},
+{"evaluator_config":{"id":"` + benchEvaluators[2] + `","name":"Terse answer","evaluator_key":"auto_regex_test","settings_values":{},"created_at":"2024-07-15 10:52:51+00:00","updated_at":"2024-07-15 10:52:51+00:00"},"result":{"type":"number","value":1,"error":null}}],
+"average_cost":null,"total_cost":null,"average_latency":null,
+"created_at":"2024-07-15T10:52:51.123456Z","updated_at":"2024-07-15T10:52:51.123456Z"}`
+
+// scenarioServer serves the fixture evaluation (for its evaluator names)
+// and its scenarios, written by scenarios.
+func scenarioServer(scenarios func(io.Writer) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/api/evaluations/" + benchEvaluationID:
+			io.WriteString(w, benchEvaluation)
+		case "/api/evaluations/" + benchEvaluationID + "/evaluation_scenarios":
+			scenarios(w)
+		default:
+			http.Error(w, `{"detail":"Not Found"}`, http.StatusNotFound)
+		}
+	})
+}
+
+// watchPeakRSS polls a process's VmHWM (its peak resident set since exec)
+// until it exits, and returns a function giving the last value read, in
+// KiB. getrusage's ru_maxrss cannot be used: Go starts children with
+// CLONE_VM, so a child's ru_maxrss counts this process's memory, which
+// holds the pre-encoded bodies.
+func watchPeakRSS(pid int) func() int64 {
+	var (
+		mu   sync.Mutex
+		peak int64
+		done = make(chan struct{})
+	)
+	path := "/proc/" + strconv.Itoa(pid) + "/status"
+	go func() {
+		defer close(done)
+		for {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return // the process is gone
+			}
+			for _, line := range strings.Split(string(data), "\n") {
+				if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+					kib, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+					mu.Lock()
+					peak = max(peak, kib)
+					mu.Unlock()
+				}
+			}
+			if strings.Contains(string(data), "State:\tZ") {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	return func() int64 {
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		return peak
+	}
+}
