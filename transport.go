@@ -3,8 +3,8 @@ package agenta
 import (
 	"context"
 	"errors"
-	"io"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
