@@ -7,8 +7,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +137,65 @@ func TestReviewReadsEndWithContextIgnoringTransport(t *testing.T) {
 				cancel()
 			}
 		})
+	}
+}
+
+// No hostile answer leaves a goroutine of the SDK behind once the call has
+// returned, its server is gone and the idle connections are closed: not
+// the drain of a complete answer whose end was held back, not a gzip
+// reader, not a stream stopped early or cut by its context, not a 101.
+func TestReviewHostileAnswersLeaveNoGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	t.Run("calls", func(t *testing.T) {
+		ops := []hostileOp{hostileGetVariant, hostileAddVariant, hostileListHuman, hostileStream}
+		run := func(c *Client, ctxWait time.Duration) {
+			for _, op := range ops {
+				ctx, cancel := context.WithTimeout(context.Background(), ctxWait)
+				_ = op.run(ctx, c)
+				cancel()
+			}
+		}
+		for _, framing := range []string{"chunked", "content-length", "gzip", "gzip trailer"} {
+			inner := &http.Transport{}
+			run(hostileClient(t, hostileHoldBack(t, framing), WithTimeout(0)), time.Minute)
+			run(hostileClient(t, hostileHoldBack(t, framing), WithTimeout(0),
+				WithHTTPClient(&http.Client{Transport: wrappedTransport{inner}})), time.Minute)
+			t.Cleanup(inner.CloseIdleConnections)
+		}
+		switching, _ := hostileTCP(t, func(conn net.Conn, _ *http.Request) {
+			io.WriteString(conn, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n")
+		})
+		run(hostileClient(t, switching, WithTimeout(0)), 50*time.Millisecond)
+		run(hostileClient(t, "http://127.0.0.1:9/api", WithTimeout(0),
+			WithHTTPClient(&http.Client{Transport: stallTransport{200, `{"app_id":"a-1",`}})), 50*time.Millisecond)
+
+		// A stream stopped after its first row, and one its context cuts.
+		rows := `[{"id":"s-1","evaluation_id":"e-1"},{"id":"s-2","evaluation_id":"e-1"},`
+		stalled, _ := hostileTCP(t, func(conn net.Conn, _ *http.Request) {
+			io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"+
+				strconv.FormatInt(int64(len(rows)), 16)+"\r\n"+rows+"\r\n")
+		})
+		c := hostileClient(t, stalled, WithTimeout(0))
+		for range c.StreamEvaluationScenarios(context.Background(), "e-1") {
+			break
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		for _, err := range c.StreamEvaluationScenarios(ctx, "e-1") {
+			if err != nil {
+				break
+			}
+		}
+		cancel()
+	})
+	// Connections and drains end asynchronously (a drain within drainWait):
+	// give them time, then compare, with a margin for the runtime's own.
+	const margin = 2
+	deadline := time.Now().Add(3*drainWait + 2*time.Second)
+	for runtime.NumGoroutine() > before+margin && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+margin {
+		buf := make([]byte, 1<<20)
+		t.Errorf("expected at most %d goroutines, got %d:\n%s", before+margin, n, buf[:runtime.Stack(buf, true)])
 	}
 }
