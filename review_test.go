@@ -199,3 +199,50 @@ func TestReviewHostileAnswersLeaveNoGoroutine(t *testing.T) {
 		t.Errorf("expected at most %d goroutines, got %d:\n%s", before+margin, n, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// silentTransport never answers and ignores the request's context and its
+// Cancel channel, as a hand-written RoundTripper may; it returns only when
+// release is closed.
+type silentTransport struct{ release chan struct{} }
+
+func (s silentTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	<-s.release
+	return nil, errors.New("released")
+}
+
+// A RoundTripper that never answers ends the call at the attempt's timeout
+// or the context's deadline, as a server that never answers does.
+func TestReviewSilentTransportEndsAtDeadline(t *testing.T) {
+	const limit = 300 * time.Millisecond
+	cases := []struct {
+		name    string
+		opts    []Option
+		ctxWait time.Duration
+		want    error
+	}{
+		{"attempt timeout", []Option{WithTimeout(limit), WithMaxRetries(0)}, time.Minute, ErrAttemptTimeout},
+		{"context", []Option{WithTimeout(0)}, limit, context.DeadlineExceeded},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := silentTransport{make(chan struct{})}
+			t.Cleanup(func() { close(rt.release) })
+			c := hostileClient(t, "http://127.0.0.1:9/api", append(tc.opts, WithHTTPClient(&http.Client{Transport: rt}))...)
+			for _, op := range []hostileOp{hostileGetVariant, hostileAddVariant, hostileStream} {
+				ctx, cancel := context.WithTimeout(context.Background(), tc.ctxWait)
+				done := make(chan error, 1)
+				go func() { _, err := hostileElapsed(ctx, c, op); done <- err }()
+				select {
+				case err := <-done:
+					if !errors.Is(err, tc.want) {
+						t.Errorf("%s: got %v, want an error matching %v", op.name, err, tc.want)
+					}
+					hostileCheckError(t, err)
+				case <-time.After(10 * limit):
+					t.Errorf("%s: still running after %s, want an end near %s", op.name, 10*limit, limit)
+				}
+				cancel()
+			}
+		})
+	}
+}

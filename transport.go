@@ -36,23 +36,48 @@ func newTransport() *http.Transport {
 
 // poolKeeper forwards RoundTrip only, so that go-retryablehttp cannot empty
 // the idle pool. With guard set (any RoundTripper but an *http.Transport),
-// it also closes each answer's body when the attempt's context ends: its
-// deadline is the earlier of the caller's and WithTimeout's. net/http's
-// transport ends a read then by itself; a hand-written RoundTripper may
-// not, and the SDK never waits past either.
+// it also ends the attempt when its context ends, whose deadline is the
+// earlier of the caller's and WithTimeout's: a wait for the answer returns
+// the context's error, and the answer's body is closed. net/http's
+// transport does both by itself; a hand-written RoundTripper may do
+// neither, and the SDK never waits past either limit.
 type poolKeeper struct {
 	next  http.RoundTripper
 	guard bool
 }
 
 func (p poolKeeper) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := p.next.RoundTrip(r)
-	if err != nil || !p.guard || resp == nil || resp.Body == nil || r.Context().Done() == nil {
-		return resp, err
+	ctx := r.Context()
+	if !p.guard || ctx.Done() == nil {
+		return p.next.RoundTrip(r)
 	}
-	ctx, body := r.Context(), resp.Body
-	resp.Body = &guardedBody{ctx: ctx, body: body, stop: context.AfterFunc(ctx, func() { body.Close() })}
-	return resp, nil
+	type answer struct {
+		resp *http.Response
+		err  error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		resp, err := p.next.RoundTrip(r)
+		answered <- answer{resp, err}
+	}()
+	select {
+	case a := <-answered:
+		if a.err != nil || a.resp == nil || a.resp.Body == nil {
+			return a.resp, a.err
+		}
+		body := a.resp.Body
+		a.resp.Body = &guardedBody{ctx: ctx, body: body, stop: context.AfterFunc(ctx, func() { body.Close() })}
+		return a.resp, nil
+	case <-ctx.Done():
+		go func() {
+			// An answer that comes too late is closed: it holds a
+			// connection.
+			if a := <-answered; a.resp != nil && a.resp.Body != nil {
+				a.resp.Body.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // guardedBody is a body that poolKeeper closes when its context ends. A
