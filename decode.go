@@ -22,7 +22,7 @@ import (
 // the caller then gets.
 func decodeObject[T any](st *call, resp *http.Response) (*T, error) {
 	body := resp.Body
-	a := &arrayReader{r: body, buf: make([]byte, 0, 1<<10), most: int(st.c.limits.Single) + 64<<10}
+	a := &arrayReader{r: body, buf: make([]byte, 0, 1<<10), most: bufferBound(st.c.limits.Single)}
 	if a.skipSpace() && a.buf[a.pos] == '{' {
 		if end, found := a.valueEnd(); found {
 			v := new(T)

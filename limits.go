@@ -154,12 +154,13 @@ func (a *answerBody) Read(p []byte) (int, error) {
 		return 0, a.err
 	}
 	if a.limit >= 0 {
-		room := a.limit + 1 - a.read
-		if room <= 0 {
+		if a.read > a.limit {
 			return 0, &LimitError{Field: a.field, Limit: a.value}
 		}
-		if int64(len(p)) > room {
-			p = p[:room]
+		// Up to one byte past the limit. Not limit+1, which overflows at
+		// math.MaxInt64, the value a caller may set to mean no limit.
+		if room := a.limit - a.read; int64(len(p)) > room {
+			p = p[:room+1]
 		}
 	}
 	n, err := a.body.Read(p)
@@ -180,3 +181,15 @@ const (
 	drainGrace = 5 * time.Millisecond
 	drainWait  = time.Second
 )
+
+// bufferBound is the capacity a decoder's buffer may grow to for an answer
+// or element bounded by limit: the limit and 64 KiB, or 0 (no bound of its
+// own; answerBody still enforces the limit) when the sum would overflow an
+// int, as with math.MaxInt64.
+func bufferBound(limit int64) int {
+	const slack = 64 << 10
+	if limit > int64(math.MaxInt-slack) {
+		return 0
+	}
+	return int(limit) + slack
+}

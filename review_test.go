@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -244,5 +245,38 @@ func TestReviewSilentTransportEndsAtDeadline(t *testing.T) {
 				cancel()
 			}
 		})
+	}
+}
+
+// A careless user turns a limit off with math.MaxInt64: every answer still
+// decodes, and no limit overflows into refusing everything.
+func TestReviewHugeResponseLimits(t *testing.T) {
+	variant := `{"app_id":"a-1","variant_id":"v-1","variant_name":"bot.default"}`
+	rows := `[{"id":"h-1","app_id":"a-1"},{"id":"h-2","app_id":"a-1"}]`
+	scenarios := `[{"id":"s-1","evaluation_id":"e-1"},{"id":"s-2","evaluation_id":"e-1"}]`
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/evaluation_scenarios"):
+			io.WriteString(w, scenarios)
+		case strings.HasSuffix(r.URL.Path, "/human-evaluations"):
+			io.WriteString(w, rows)
+		default:
+			io.WriteString(w, variant)
+		}
+	}))
+	t.Cleanup(s.Close)
+	for _, limits := range []ResponseLimits{
+		{Single: math.MaxInt64},
+		{List: math.MaxInt64},
+		{Element: math.MaxInt64},
+		{Single: math.MaxInt64, List: math.MaxInt64, Element: math.MaxInt64},
+		{List: math.MaxInt64 - 1, Element: math.MaxInt64 - 1},
+	} {
+		c := hostileClient(t, s.URL+"/api", WithResponseLimits(limits))
+		for _, op := range []hostileOp{hostileGetVariant, hostileListHuman, hostileFetchScenarios, hostileStream} {
+			if err := op.run(context.Background(), c); err != nil {
+				t.Errorf("%+v, %s: %v, want the answer", limits, op.name, err)
+			}
+		}
 	}
 }

@@ -28,7 +28,7 @@ func scenarioList(st *call, resp *http.Response, yield func(models.EvaluationSce
 // decoderList whole.
 func arrayList[T any](st *call, resp *http.Response, yield func(T, error) bool, decode func(*arrayReader) (T, bool)) (complete bool) {
 	body := resp.Body
-	a := &arrayReader{r: body, buf: make([]byte, 0, 16<<10), most: int(st.c.limits.Element) + 64<<10}
+	a := &arrayReader{r: body, buf: make([]byte, 0, 16<<10), most: bufferBound(st.c.limits.Element)}
 	st.element(0) // whitespace before the '[' counts as the first element's
 	// The first non-space byte decides: only an array takes the fast path.
 	if !a.skipSpace() || a.buf[a.pos] != '[' {
