@@ -143,7 +143,37 @@ func scrubText(lists [][]string, s string, n int) string {
 			}
 		}
 	}
-	return clip(s, n)
+	return clip(dropCutSecrets(lists, s), n)
+}
+
+// dropCutSecrets drops, before each "…" in s, the first bytes of a secret
+// that end there: a message cut before it could be scrubbed (a detail the
+// error body parser clipped, a timestamp models quotes in part) may have
+// split a secret that was echoed in an encoding the scrub of the raw body
+// missed, such as one \u-escaped character.
+func dropCutSecrets(lists [][]string, s string) string {
+	if !strings.Contains(s, "…") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		before, after, cut := strings.Cut(s, "…")
+		if !cut {
+			b.WriteString(before)
+			return b.String()
+		}
+		head := []byte(before)
+		for _, list := range lists {
+			for _, secret := range list {
+				for _, form := range secretForms(secret) {
+					head = dropPrefixAtEnd(head, form)
+				}
+			}
+		}
+		b.Write(head)
+		b.WriteString("…")
+		s = after
+	}
 }
 
 // unescapeJSON decodes each \uXXXX in s and leaves everything else.

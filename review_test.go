@@ -280,3 +280,43 @@ func TestReviewHugeResponseLimits(t *testing.T) {
 		}
 	}
 }
+
+// A message the SDK cuts before it can scrub it (a detail, a 422 msg, a
+// timestamp, a status) never keeps the first characters of a key that
+// the cut split: the key is echoed with one character \u-escaped, so the
+// scrub of the raw body misses it, and lands on the cut.
+func TestReviewCutNeverSplitsAKey(t *testing.T) {
+	mixed := `\u00` + strconv.FormatInt(int64(hostileKey[0]), 16) + hostileKey[1:]
+	prefix := hostileKey[:8]
+	cases := []struct {
+		name   string
+		op     hostileOp
+		status int
+		body   string
+	}{
+		{"404 detail", hostileGetVariant, 404,
+			`{"detail":"` + strings.Repeat("x", maxMessage-10) + mixed + `"}`},
+		{"500 message", hostileGetVariant, 500,
+			`{"message":"` + strings.Repeat("x", maxMessage-10) + mixed + `"}`},
+		{"422 msg", hostileAddVariant, 422,
+			`{"detail":[{"loc":["body","parameters"],"msg":"` + strings.Repeat("x", 4*maxMessage-30) + mixed + `","type":"value_error"}]}`},
+		{"created_at", hostileListHuman, 200,
+			`[{"id":"h-1","created_at":"2024-06-26T12:22:31` + strings.Repeat("9", 30) + mixed + `"}]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := hostileClient(t, hostileServe(t, tc.status, nil, tc.body), WithMaxRetries(0))
+			err := tc.op.run(context.Background(), c)
+			if err == nil {
+				t.Fatalf("%s succeeded, want an error", tc.op.name)
+			}
+			if strings.Contains(err.Error(), prefix) {
+				t.Errorf("err.Error() holds the key's first 8 characters %q: %q", prefix, err.Error())
+			}
+			var apiErr *APIError
+			if errors.As(err, &apiErr) && strings.Contains(apiErr.Message, prefix) {
+				t.Errorf("APIError.Message holds the key's first 8 characters: %q", apiErr.Message)
+			}
+		})
+	}
+}
