@@ -225,8 +225,9 @@ func (c *columnScenarios) emit(record []string) error {
 	}
 	c.table.row(record...)
 	// Flush every 100 rows, so that a long stream does not pile up in the
-	// table's buffer: columns are aligned within each block.
-	if c.n%100 == 0 {
+	// table's buffer: columns are aligned within each block. The header
+	// (n is 0) goes out with the first block, aligned with its rows.
+	if c.n > 0 && c.n%100 == 0 {
 		return c.table.flush()
 	}
 	return nil
