@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agenta-go/agenta"
 	"github.com/spf13/cobra"
@@ -129,14 +130,38 @@ func runWithClient(f *Factory, work func(*agenta.Client) error) error {
 	return classify(work(client), f.serverHost())
 }
 
-// dispatch finishes a reading command: it checks --output, then hands the
-// parsed options to runF when a test gave one, or else does the work.
-func dispatch[O any](f *Factory, opts O, output string, runF func(O) error, work func(*agenta.Client) error) error {
+// dispatch finishes a reading command: it checks --output and --timeout,
+// then hands the parsed options to runF when a test gave one, or else does
+// the work within the timeout.
+func dispatch[O any](cmd *cobra.Command, f *Factory, opts O, output string, timeout time.Duration, runF func(O) error, work func(context.Context, *agenta.Client) error) error {
 	if err := checkOutput(output); err != nil {
+		return err
+	}
+	if err := checkTimeout(timeout); err != nil {
 		return err
 	}
 	if runF != nil {
 		return runF(opts)
 	}
-	return runWithClient(f, work)
+	ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+	defer cancel()
+	return runWithClient(f, func(client *agenta.Client) error { return work(ctx, client) })
+}
+
+// defaultReadTimeout bounds a reading command, retries included: a server
+// that accepts the connection and never answers would otherwise hold a CI
+// job for the SDK's four attempts of 60 s each.
+const defaultReadTimeout = 2 * time.Minute
+
+// addTimeoutFlag adds --timeout to a command that calls the server.
+func addTimeoutFlag(cmd *cobra.Command, timeout *time.Duration, value time.Duration) {
+	cmd.Flags().DurationVar(timeout, "timeout", value, "give up after this long, retries included (exit 4)")
+}
+
+// checkTimeout refuses a --timeout that is not positive.
+func checkTimeout(timeout time.Duration) error {
+	if timeout <= 0 {
+		return usageErrorf("--timeout %s: want a positive duration, such as 2m", timeout)
+	}
+	return nil
 }

@@ -47,6 +47,9 @@ const testAPIKey = "s3cret-key-0123456789"
 //	BIG_HOST          a server of BIG_EVALUATION_ID, an evaluation of bigRows scenarios
 //	DOWN_HOST         a port of 127.0.0.1 that refuses connections
 //	HTML_HOST         a web server answering 200 with an HTML page to everything
+//	HANG_HOST         a web server that accepts every request and never answers
+//	SLOW_BODY_HOST    one that starts a 200 answer and never ends it
+//	CUT_BODY_HOST     one that cuts the connection in the middle of a 200 answer
 //	FAKE_PORT         a free port for agenta fake
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -125,6 +128,34 @@ func setupScript(env *testscript.Env) error {
 	}))
 	env.Defer(html.Close)
 
+	// A server that accepts every request and never answers it, until the
+	// client goes away or the script ends.
+	stop := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	// One that starts a 200 answer and never ends it, and one that cuts it.
+	slowBody := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"variant_id":`)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	cutBody := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		io.WriteString(w, `{"variant_id":`)
+		w.(http.Flusher).Flush()
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+	}))
+	env.Defer(func() { close(stop); hang.Close(); slowBody.Close(); cutBody.Close() })
+
 	// A large evaluation, written row by row as it is sent.
 	big := httptest.NewServer(scenarioServer(func(w io.Writer) error { return writeBenchScenarios(w, bigRows) }))
 	env.Defer(big.Close)
@@ -150,7 +181,8 @@ func setupScript(env *testscript.Env) error {
 		{"AUTH_HOST", authed.URL()}, {"AUTH_ROOT", strings.TrimSuffix(authed.URL(), "/api")}, {"TEST_API_KEY", testAPIKey},
 		{"STUCK_HOST", stuck.URL()}, {"STUCK_EVALUATION_ID", stuckEvaluation[0].ID},
 		{"BIG_HOST", big.URL + "/api"}, {"BIG_EVALUATION_ID", benchEvaluationID},
-		{"DOWN_HOST", "http://" + down + "/api"}, {"HTML_HOST", html.URL + "/api"}, {"FAKE_PORT", fakePort},
+		{"DOWN_HOST", "http://" + down + "/api"}, {"HTML_HOST", html.URL + "/api"}, {"HANG_HOST", hang.URL + "/api"},
+		{"SLOW_BODY_HOST", slowBody.URL + "/api"}, {"CUT_BODY_HOST", cutBody.URL + "/api"}, {"FAKE_PORT", fakePort},
 	} {
 		env.Setenv(kv[0], kv[1])
 	}

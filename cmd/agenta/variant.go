@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/models"
@@ -28,6 +29,7 @@ type VariantGetOptions struct {
 	Factory   *Factory
 	VariantID string
 	Output    string
+	Timeout   time.Duration
 }
 
 // NewCmdVariantGet returns agenta variant get. runF, when not nil, runs
@@ -41,8 +43,8 @@ func NewCmdVariantGet(f *Factory, runF func(*VariantGetOptions) error) *cobra.Co
 		Args:    exactArgs("VARIANT_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.VariantID = args[0]
-			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
-				v, err := client.GetVariant(cmd.Context(), opts.VariantID)
+			return dispatch(cmd, f, opts, opts.Output, opts.Timeout, runF, func(ctx context.Context, client *agenta.Client) error {
+				v, err := client.GetVariant(ctx, opts.VariantID)
 				if err != nil {
 					return err
 				}
@@ -51,6 +53,7 @@ func NewCmdVariantGet(f *Factory, runF func(*VariantGetOptions) error) *cobra.Co
 		},
 	}
 	addOutputFlag(cmd, &opts.Output)
+	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
 
@@ -61,6 +64,7 @@ type VariantEnvOptions struct {
 	AppID       string
 	Environment string
 	Output      string
+	Timeout     time.Duration
 }
 
 // NewCmdVariantEnv returns agenta variant env, the variant deployed to an
@@ -82,8 +86,8 @@ because of a bug in the service; later ones answer it as documented.`,
 			if opts.AppID == "" {
 				return usageErrorf("--app is required")
 			}
-			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
-				v, err := client.GetVariantByEnvironment(cmd.Context(), opts.AppID, opts.Environment)
+			return dispatch(cmd, f, opts, opts.Output, opts.Timeout, runF, func(ctx context.Context, client *agenta.Client) error {
+				v, err := client.GetVariantByEnvironment(ctx, opts.AppID, opts.Environment)
 				if err != nil {
 					return err
 				}
@@ -93,6 +97,7 @@ because of a bug in the service; later ones answer it as documented.`,
 	}
 	cmd.Flags().StringVar(&opts.AppID, "app", "", "the app's id (required)")
 	addOutputFlag(cmd, &opts.Output)
+	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
 
@@ -106,8 +111,9 @@ type VariantForkOptions struct {
 	// From is a variant whose parameters the fork starts from.
 	From string
 	// Set holds the parameters given with --set, already parsed.
-	Set    map[string]any
-	Output string
+	Set     map[string]any
+	Output  string
+	Timeout time.Duration
 
 	set []string
 }
@@ -141,8 +147,8 @@ each --set KEY=VALUE sets one: VALUE is read as JSON when it is valid JSON
 				return err
 			}
 			opts.Set = set
-			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
-				return forkVariant(cmd.Context(), client, opts)
+			return dispatch(cmd, f, opts, opts.Output, opts.Timeout, runF, func(ctx context.Context, client *agenta.Client) error {
+				return forkVariant(ctx, client, opts)
 			})
 		},
 	}
@@ -151,6 +157,7 @@ each --set KEY=VALUE sets one: VALUE is read as JSON when it is valid JSON
 	cmd.Flags().StringVar(&opts.From, "from", "", "start from this variant's parameters")
 	cmd.Flags().StringArrayVar(&opts.set, "set", nil, "set a parameter, KEY=VALUE (repeatable)")
 	addOutputFlag(cmd, &opts.Output)
+	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
 
