@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,6 +136,10 @@ func (o *EvalRunOptions) check() error {
 	return checkWaitFlags(o.Interval, o.Timeout)
 }
 
+// envName is what an environment variable's name looks like; a provider
+// key does not (sk-..., lowercase letters, dashes).
+var envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
+
 // providerKeysFromEnv reads the LLM provider keys named by
 // --lm-provider-key from the environment. A name must be one the service
 // knows, and set; the values never appear in a message.
@@ -149,8 +154,12 @@ func providerKeysFromEnv(names []string, getenv func(string) string) (models.Pro
 	}
 	keys := models.ProviderKeys{}
 	for _, name := range names {
+		if !envName.MatchString(name) {
+			// Likely the key itself, given by mistake: never repeat it.
+			return nil, usageErrorf("--lm-provider-key: want the name of an environment variable, one of %s", strings.Join(known, ", "))
+		}
 		if !slices.Contains(known, name) {
-			return nil, usageErrorf("--lm-provider-key %q: want one of %s", clipText(name, 50), strings.Join(known, ", "))
+			return nil, usageErrorf("--lm-provider-key %q: want one of %s", name, strings.Join(known, ", "))
 		}
 		value := strings.TrimSpace(getenv(name))
 		if value == "" {

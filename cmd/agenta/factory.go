@@ -86,11 +86,13 @@ func (f *Factory) serverHost() string {
 }
 
 // readKeyFile reads an API key from a file: its first line, trimmed. The
-// key itself never appears in an error.
+// key itself never appears in an error, nor does the name of a file that
+// cannot be read: in --api-key-file "$AGENTA_API_KEY", a slip a CI script
+// makes, that name is the key.
 func readKeyFile(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", usageErrorf("--api-key-file: cannot read %s: %v", clipText(path, 200), errorReason(err))
+		return "", usageErrorf("--api-key-file: cannot read the file: %v", errorReason(err))
 	}
 	key, _, _ := strings.Cut(string(data), "\n")
 	key = strings.TrimSpace(key)
