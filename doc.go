@@ -96,6 +96,12 @@
 // evaluation with its aggregated results; FetchEvaluationStatus reads the
 // status alone.
 //
+// # Testing code that uses the SDK
+//
+// Package agentatest provides an in-memory fake of the service on a real
+// loopback listener. The SDK also works with HTTP mocking libraries through
+// WithHTTPClient.
+//
 // # Layout
 //
 // For maintainers, each file of this package and the one thing it holds:
@@ -127,13 +133,7 @@
 //
 // One error, a 422: checkRetry sees the answer and shouldRetry refuses to
 // retry it; start hands it to readError (engine.go), which reads at most
-// 1 MiB, scrubs credentials (redact.go) and calls newAPIError (errors.go), which parses
-// the body into a *ValidationError; start returns it unchanged through
-// getOne to the caller's errors.As.
-//
-// # Testing code that uses the SDK
-//
-// Package agentatest provides an in-memory fake of the service on a real
-// loopback listener. The SDK also works with HTTP mocking libraries through
-// WithHTTPClient.
+// 1 MiB, scrubs credentials (redact.go) and calls newAPIError (errors.go),
+// which parses the body into a *ValidationError; start returns it unchanged
+// through getOne to the caller's errors.As.
 package agenta

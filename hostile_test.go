@@ -366,8 +366,8 @@ func TestHostileGzipBombDefaults(t *testing.T) {
 }
 
 // hostileHoldBack answers with the whole value, then holds back the end of
-// the body: the terminating chunk (after plain or gzip-encoded JSON), or
-// the last byte of a Content-Length. The connection stays open until the
+// the body: the terminating chunk (after plain or gzip-encoded JSON), the
+// last byte of a Content-Length, or the trailer of a gzip stream. The connection stays open until the
 // test ends.
 func hostileHoldBack(t *testing.T, framing string) string {
 	t.Helper()
@@ -401,6 +401,15 @@ func hostileHoldBack(t *testing.T, framing string) string {
 			zw.Close()
 			io.WriteString(conn, head+"Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n"+
 				strconv.FormatInt(int64(b.Len()), 16)+"\r\n"+b.String()+"\r\n")
+		case "gzip trailer":
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			io.WriteString(zw, body)
+			zw.Close()
+			zipped := b.Bytes()
+			// Everything but the 8-byte trailer (CRC-32 and size).
+			io.WriteString(conn, head+"Content-Encoding: gzip\r\nContent-Length: "+strconv.Itoa(len(zipped))+"\r\n\r\n")
+			conn.Write(zipped[:len(zipped)-8])
 		case "content-length":
 			io.WriteString(conn, head+"Content-Length: "+strconv.Itoa(len(body)+1)+"\r\n\r\n"+body)
 			// The final "\n" never comes.
@@ -417,7 +426,7 @@ func TestHostileHeldBackEnd(t *testing.T) {
 	const bound = 2 * time.Second
 	ops := []hostileOp{hostileGetVariant, hostileAddVariant, hostileCreateEvaluation,
 		hostileFetchScenarios, hostileListHuman, hostileStream}
-	for _, framing := range []string{"chunked", "content-length", "gzip"} {
+	for _, framing := range []string{"chunked", "content-length", "gzip", "gzip trailer"} {
 		t.Run(framing, func(t *testing.T) {
 			c := hostileClient(t, hostileHoldBack(t, framing), WithTimeout(0))
 			for _, op := range ops {
@@ -793,6 +802,8 @@ func TestHostileGzipBody(t *testing.T) {
 	}{
 		{"members", members, `{"a":` + strings.Repeat(" ", 1<<20) + `1}`, false},
 		{"empty", nil, "", false},
+		{"header fields", hostileGzipHeader(`{"a":1}`), `{"a":1}`, false},
+		{"bad checksum", hostileBadChecksum(`{"a":1}`), "", true},
 		{"not gzip", []byte("plain"), "", true},
 		{"cut", members[:len(members)-3], "", true},
 	}
@@ -812,4 +823,58 @@ func TestHostileGzipBody(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hostileGzipHeader is data as one member whose header has a name, a
+// comment and an extra field.
+func hostileGzipHeader(data string) []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Name, zw.Comment, zw.Extra = "answer.json", "from a proxy", []byte("xx")
+	io.WriteString(zw, data)
+	zw.Close()
+	return b.Bytes()
+}
+
+// hostileBadChecksum is data as one member whose CRC-32 is wrong.
+func hostileBadChecksum(data string) []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	io.WriteString(zw, data)
+	zw.Close()
+	out := b.Bytes()
+	out[len(out)-8] ^= 0xff
+	return out
+}
+
+// FuzzGzipBody checks the SDK's gzip reader against compress/gzip, which
+// net/http uses: the same bytes for any stream compress/gzip reads, and an
+// error for any it refuses.
+func FuzzGzipBody(f *testing.F) {
+	f.Add(append(hostileGzipHeader(`{"a":`), hostileGzipHeader(`1}`)...)) // two members
+	f.Add(hostileGzipHeader(`{"a":1}`))
+	f.Add(hostileBadChecksum(`{"a":1}`))
+	f.Add([]byte{})
+	f.Add([]byte{0x1f, 0x8b, 8, 0x1f, 0, 0, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, wantErr := func() ([]byte, error) {
+			zr, err := gzip.NewReader(bytes.NewReader(data))
+			if err == io.EOF {
+				return nil, nil // an empty body
+			}
+			if err != nil {
+				return nil, err
+			}
+			return io.ReadAll(zr)
+		}()
+		resp := &http.Response{Header: http.Header{"Content-Encoding": {"gzip"}}, Body: io.NopCloser(bytes.NewReader(data))}
+		inflate(resp)
+		got, err := io.ReadAll(resp.Body)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("error %v, compress/gzip says %v", err, wantErr)
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("read %d bytes, compress/gzip %d", len(got), len(want))
+		}
+	})
 }
