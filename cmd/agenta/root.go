@@ -87,7 +87,16 @@ func groupArgs(cmd *cobra.Command, args []string) error {
 
 // groupRun refuses a grouping command run without a subcommand.
 func groupRun(cmd *cobra.Command, _ []string) error {
-	return usageErrorf("%s needs a command", cmd.CommandPath())
+	if !cmd.HasParent() {
+		return usageErrorf("no command given")
+	}
+	return usageErrorf("%s needs a command", commandName(cmd))
+}
+
+// commandName is a command's path without the root's name, which the
+// "agenta: " that starts every error line already says.
+func commandName(cmd *cobra.Command) string {
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
 }
 
 // newGroup returns a command that groups subcommands; its help shows their
@@ -107,13 +116,21 @@ func newGroup(use, short string, subcommands ...*cobra.Command) *cobra.Command {
 // exactArgs is cobra.ExactArgs with a usage error that names the
 // arguments expected.
 func exactArgs(names ...string) cobra.PositionalArgs {
+	want := "no arguments"
+	switch len(names) {
+	case 0:
+	case 1:
+		want = "one argument, " + names[0]
+	default:
+		want = fmt.Sprintf("%d arguments, %s", len(names), strings.Join(names, " "))
+	}
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != len(names) {
-			return usageErrorf("%s takes %d argument(s), %v, and got %d", cmd.CommandPath(), len(names), names, len(args))
+			return usageErrorf("%s takes %s, and got %d", commandName(cmd), want, len(args))
 		}
 		for i, arg := range args {
 			if strings.TrimSpace(arg) == "" {
-				return usageErrorf("%s: %s is empty", cmd.CommandPath(), names[i])
+				return usageErrorf("%s: %s is empty", commandName(cmd), names[i])
 			}
 		}
 		return nil
