@@ -147,11 +147,7 @@ func providerKeysFromEnv(names []string, getenv func(string) string) (models.Pro
 	if len(names) == 0 {
 		return nil, nil
 	}
-	known := []string{models.OpenAIAPIKey, models.MistralAPIKey, models.CohereAPIKey, models.AnthropicAPIKey,
-		models.AnyscaleAPIKey, models.PerplexityAIAPIKey, models.DeepInfraAPIKey, models.TogetherAIAPIKey,
-		models.AlephAlphaAPIKey, models.OpenRouterAPIKey, models.GroqAPIKey,
-		"GEMINI_API_KEY", // accepted by the service; models has no constant for it
-	}
+	known := providerKeyNames
 	keys := models.ProviderKeys{}
 	for _, name := range names {
 		if !envName.MatchString(name) {
@@ -205,28 +201,34 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 		runs[i] = evals.Run{Evaluation: *finished, Scenarios: scenarios}
 	}
 
-	var gated *evals.Report
-	out := opts.IO.Out
-	for i, run := range runs {
-		report := evals.NewReport(evals.Run{}, run)
-		if i > 0 {
-			report = evals.NewReport(runs[0], run)
-		}
-		if err := printSummary(out, report, i == 0 && len(runs) > 1); err != nil {
-			return localError(err)
-		}
-		if report.Comparison != nil {
-			if err := printComparison(out, report); err != nil {
-				return localError(err)
+	var (
+		gated   *evals.Report
+		gateErr error
+		secrets = opts.Factory.secrets()
+	)
+	err = scrubbedWrite(opts.IO.Out, secrets, func(out io.Writer) error {
+		for i, run := range runs {
+			report := evals.NewReport(evals.Run{}, run)
+			if i > 0 {
+				report = evals.NewReport(runs[0], run)
 			}
+			if err := printSummary(out, report, i == 0 && len(runs) > 1); err != nil {
+				return err
+			}
+			if report.Comparison != nil {
+				if err := printComparison(out, report); err != nil {
+					return err
+				}
+			}
+			gated = report
 		}
-		gated = report
-	}
-	gateErr := gated.Check(opts.Gates...)
-	if err := printGates(out, gated.Gates); err != nil {
+		gateErr = gated.Check(opts.Gates...)
+		return printGates(out, gated.Gates)
+	})
+	if err != nil {
 		return localError(err)
 	}
-	if err := writeReports(opts.IO.ErrOut, gated, opts); err != nil {
+	if err := writeReports(opts.IO.ErrOut, gated, opts, secrets); err != nil {
 		return err
 	}
 	return gateErr
@@ -381,8 +383,9 @@ func diffText(d float64, rate bool) string {
 	return strconv.FormatFloat(d, 'g', 4, 64)
 }
 
-// writeReports writes the report files asked for, and says so on log.
-func writeReports(log io.Writer, report *evals.Report, opts *EvalRunOptions) error {
+// writeReports writes the report files asked for, scrubbed of secrets,
+// and says so on log.
+func writeReports(log io.Writer, report *evals.Report, opts *EvalRunOptions, secrets []string) error {
 	for _, file := range []struct {
 		path  string
 		write func(io.Writer) error
@@ -395,7 +398,8 @@ func writeReports(log io.Writer, report *evals.Report, opts *EvalRunOptions) err
 		if file.path == "" {
 			continue
 		}
-		if err := writeFile(file.path, file.write); err != nil {
+		write := file.write
+		if err := writeFile(file.path, func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }); err != nil {
 			return localError(fmt.Errorf("cannot write %s: %w", clipText(file.path, 200), errorReason(err)))
 		}
 		fmt.Fprintf(log, "wrote %s\n", file.path)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -24,7 +25,9 @@ func run(ctx context.Context, args []string, streams *IOStreams) int {
 		return exitOK
 	}
 	code := exitCode(err)
-	line := errorLine(err)
+	// The SDK scrubs the API key from its errors; the provider keys, and
+	// the key in messages the command built, are scrubbed here.
+	line := errorLine(errors.New(string(scrub([]byte(err.Error()), f.secrets()))))
 	if code == exitUsage && cmd != nil {
 		line += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +36,9 @@ func TestMain(m *testing.M) {
 // its rows (35 MB of JSON) would show in the peak RSS.
 const bigRows = 50_000
 
+// leakKey is a provider key that LEAKY_TESTSET's rows hold.
+const leakKey = "sk-leak-provider-key-0123456789"
+
 // testAPIKey is the key the AUTH_HOST server requires.
 const testAPIKey = "s3cret-key-0123456789"
 
@@ -46,6 +51,8 @@ const testAPIKey = "s3cret-key-0123456789"
 //	MISMATCH_TESTSET  a test set whose columns do not match the app's inputs
 //	FAILED_EVALUATION_ID an evaluation against it, which ended EVALUATION_FAILED
 //	TRICKY_EVALUATION_ID an evaluation of PRODUCTION on inputs with commas, quotes and line breaks
+//	TRICKY_TESTSET    its test set
+//	LEAKY_TESTSET     a test set whose rows hold LEAK_KEY, raw, in base64 and in hex
 //	AUTH_HOST         a fake that requires the key testAPIKey (AUTH_ROOT: without /api)
 //	STUCK_HOST        a fake without a worker, where STUCK_EVALUATION_ID stays INITIALIZED
 //	BIG_HOST          a server of BIG_EVALUATION_ID, an evaluation of bigRows scenarios
@@ -114,6 +121,12 @@ func setupScript(env *testscript.Env) error {
 	if err != nil {
 		return err
 	}
+	// Rows that carry a provider key, raw and encoded, as a provider's
+	// error echoed into a result would: eval run's output must not.
+	leaky := srv.AddTestset(agentatest.Testset{AppID: demo.AppID, Name: "leaky", Rows: []map[string]string{
+		{"country": leakKey, "correct_answer": base64.StdEncoding.EncodeToString([]byte(leakKey))},
+		{"country": "France " + hex.EncodeToString([]byte(leakKey)), "correct_answer": "Paris"},
+	}})
 	if err := srv.WaitEvaluations(ctx); err != nil {
 		return err
 	}
@@ -197,6 +210,8 @@ func setupScript(env *testscript.Env) error {
 		{"CRITIQUE", demo.AICritiqueID},
 		{"SPAN_ID", demo.SpanID}, {"EVALUATION_ID", created[0].ID}, {"MISMATCH_TESTSET", mismatch},
 		{"FAILED_EVALUATION_ID", failed[0].ID}, {"TRICKY_EVALUATION_ID", trickyRun[0].ID}, {"TRICKY_TESTSET", tricky},
+		{"LEAKY_TESTSET", leaky}, {"LEAK_KEY", leakKey},
+		{"LEAK_KEY_BASE64", base64.StdEncoding.EncodeToString([]byte(leakKey))}, {"LEAK_KEY_HEX", hex.EncodeToString([]byte(leakKey))},
 		{"AUTH_HOST", authed.URL()}, {"AUTH_ROOT", strings.TrimSuffix(authed.URL(), "/api")}, {"TEST_API_KEY", testAPIKey},
 		{"STUCK_HOST", stuck.URL()}, {"STUCK_EVALUATION_ID", stuckEvaluation[0].ID},
 		{"BIG_HOST", big.URL + "/api"}, {"BIG_EVALUATION_ID", benchEvaluationID},
