@@ -126,6 +126,10 @@ func (o *EvalRunOptions) check() error {
 		if err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("--gate: %w", err)}
 		}
+		// Refused now rather than failed after a whole run.
+		if comparesWithBaseline(gate) && len(o.VariantIDs) < 2 {
+			return usageErrorf("--gate %q compares with a baseline: give two --variant, the baseline first", clipText(text, 100))
+		}
 		o.Gates = append(o.Gates, gate)
 	}
 	keys, err := providerKeysFromEnv(o.providerKeys, o.Factory.getenv)
@@ -139,6 +143,12 @@ func (o *EvalRunOptions) check() error {
 // envName is what an environment variable's name looks like; a provider
 // key does not (sk-..., lowercase letters, dashes).
 var envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
+
+// comparesWithBaseline reports whether a gate measures the last variant
+// against the first, and so needs two variants.
+func comparesWithBaseline(g evals.Gate) bool {
+	return g.Measure == evals.MeasureWorseRows || g.Measure == evals.MeasureRegressionP
+}
 
 // providerKeysFromEnv reads the LLM provider keys named by
 // --lm-provider-key from the environment. A name must be one the service

@@ -72,6 +72,9 @@ func TestUsageErrors(t *testing.T) {
 		{"eval run with a bad gate", func(f *Factory, ran func()) *cobra.Command {
 			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
 		}, []string{"--app", "a", "--testset", "t", "--variant", "v", "--evaluator", "e", "--gate", "Exact match"}, "--gate"},
+		{"eval run with a baseline gate and one variant", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
+		}, []string{"--app", "a", "--testset", "t", "--variant", "v", "--evaluator", "e", "--gate", "regression_p(Exact match) >= 0.05"}, "compares with a baseline: give two --variant"},
 		{"eval run with a zero interval", func(f *Factory, ran func()) *cobra.Command {
 			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
 		}, []string{"--app", "a", "--testset", "t", "--variant", "v", "--evaluator", "e", "--interval", "0s"}, "--interval 0s"},
