@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -112,13 +113,19 @@ func TestVariantForkSettings(t *testing.T) {
 	var got *VariantForkOptions
 	cmd := NewCmdVariantFork(f, func(o *VariantForkOptions) error { got = o; return nil })
 	err := execute(cmd, "base", "--name", "precise", "--set", "temperature=0", "--set", "prompt=Answer: {x}",
-		"--set", "stop=[\"\\n\"]", "--set", "stream=false", "--set", "empty=", "--set", "eq=a=b")
+		"--set", "stop=[\"\\n\"]", "--set", "stream=false", "--set", "empty=", "--set", "eq=a=b",
+		"--set", "seed=12345678901234567890", "--set", "top_p= 0.95")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"temperature": 0.0, "prompt": "Answer: {x}", "stop": []any{"\n"}, "stream": false, "empty": "", "eq": "a=b"}
+	want := map[string]any{"temperature": json.Number("0"), "prompt": "Answer: {x}", "stop": []any{"\n"}, "stream": false, "empty": "", "eq": "a=b",
+		"seed": json.Number("12345678901234567890"), "top_p": json.Number("0.95")}
 	if !reflect.DeepEqual(got.Set, want) {
 		t.Errorf("--set values: got %#v, want %#v", got.Set, want)
+	}
+	// A number is sent as written: a float64 would send 12345678901234567000.
+	if body, _ := json.Marshal(got.Set["seed"]); string(body) != "12345678901234567890" {
+		t.Errorf("--set seed=12345678901234567890 is sent as %s, want it as written", body)
 	}
 	if got.VariantName != "precise" || got.BaseID != "base" {
 		t.Errorf("variant name %q and base %q, want precise and base", got.VariantName, got.BaseID)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"slices"
@@ -182,7 +183,8 @@ func forkVariant(ctx context.Context, client *agenta.Client, opts *VariantForkOp
 }
 
 // parseSettings reads --set KEY=VALUE pairs: VALUE as JSON when it parses,
-// else as a string.
+// else as a string. Numbers stay as written (json.Number): a float64 would
+// change an integer past 2^53, such as a seed.
 func parseSettings(pairs []string) (map[string]any, error) {
 	out := map[string]any{}
 	for _, pair := range pairs {
@@ -191,13 +193,28 @@ func parseSettings(pairs []string) (map[string]any, error) {
 		if !ok || key == "" {
 			return nil, usageErrorf("--set %q: want KEY=VALUE, such as temperature=0.2", clipText(pair, 100))
 		}
-		var v any
-		if err := json.Unmarshal([]byte(value), &v); err != nil {
+		v, err := decodeSetting(value)
+		if err != nil {
 			v = value
 		}
 		out[key] = v
 	}
 	return out, nil
+}
+
+// decodeSetting decodes one JSON value, numbers as json.Number; anything
+// after it is an error, as with json.Unmarshal.
+func decodeSetting(value string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(value))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("more than one JSON value")
+	}
+	return v, nil
 }
 
 // printVariant writes a variant as a table of fields or as JSON.
