@@ -159,12 +159,7 @@ func errorLine(err error) string {
 			lines = append(lines, line)
 		}
 	}
-	text := strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, strings.Join(lines, "; "))
+	text := strings.Map(printable, strings.Join(lines, "; "))
 	if len(text) > maxErrorLine {
 		cut := maxErrorLine
 		for cut > 0 && !utf8RuneStart(text[cut]) {
@@ -179,6 +174,17 @@ func errorLine(err error) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// printable maps a character of server text to what a line may hold: a
+// control character (a terminal escape starts with one), a line or
+// paragraph separator, or a bidirectional override, which can make a line
+// read other than it is, becomes a space.
+func printable(r rune) rune {
+	if unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp, unicode.Bidi_Control) {
+		return ' '
+	}
+	return r
+}
 
 // exitCode returns the exit code of an error that went through classify.
 func exitCode(err error) int {

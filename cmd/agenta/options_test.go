@@ -199,6 +199,14 @@ func TestErrorLine(t *testing.T) {
 	if !strings.HasPrefix(line, "agenta: first; second; third ") {
 		t.Errorf("error line starts %q, want %q", line[:40], "agenta: first; second; third ")
 	}
+	// A terminal escape, a line separator or a bidirectional override
+	// from a server message never reaches the terminal.
+	for _, hostile := range []string{"\x1b[2J", "\u2028", "\u2029", "\u202e", "\u2066", "\u0085"} {
+		line, c := errorLine(errors.New("a"+hostile+"b")), cell("a"+hostile+"b")
+		if strings.Contains(line, hostile) || strings.Contains(c, hostile) {
+			t.Errorf("error line %q or cell %q holds %q, want it replaced by a space", line, c, hostile)
+		}
+	}
 	if len(line) > maxErrorLine+len("agenta: ")+len("…") {
 		t.Errorf("error line is %d bytes, want at most about %d", len(line), maxErrorLine)
 	}
