@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/evals"
@@ -236,5 +237,30 @@ func TestProgress(t *testing.T) {
 		if lines := strings.Count(got, "\n"); tty && lines != 1 || !tty && lines != 2 {
 			t.Errorf("tty=%v: progress wrote %d lines: %q", tty, lines, got)
 		}
+	}
+
+	// On a terminal, a long label is cut so that the line never wraps: a
+	// wrapped line cannot be redrawn in place.
+	for _, width := range []int{0, 40, 120} {
+		errOut := &bytes.Buffer{}
+		streams := &IOStreams{ErrOut: errOut, errTTY: true, errWidth: width}
+		p := startProgress(streams, "evaluation 0190b606-17b8-7000-8000-000000000003 (capitals.a-long-variant-name)")
+		p.OnStatus(status(models.EvaluationAggregationFailed))
+		p.Stop()
+		for _, drawn := range strings.Split(strings.TrimSpace(errOut.String()), "\x1b[K") {
+			drawn = strings.TrimSuffix(drawn, "\r")
+			if n := utf8.RuneCountInString(drawn); n >= streams.errorWidth() {
+				t.Errorf("width %d: live line of %d runes, want fewer than %d: %q", width, n, streams.errorWidth(), drawn)
+			}
+		}
+		if !strings.Contains(errOut.String(), "EVALUATION_AGGREGATION_FAILED") {
+			t.Errorf("width %d: the live line lost its status: %q", width, errOut.String())
+		}
+	}
+	if got := columns("132"); got != 132 {
+		t.Errorf("COLUMNS=132: width %d, want 132", got)
+	}
+	if got := columns("wide"); got != 0 {
+		t.Errorf("COLUMNS=wide: width %d, want 0 (the default)", got)
 	}
 }
