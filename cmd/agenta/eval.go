@@ -211,34 +211,30 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 		runs[i] = evals.Run{Evaluation: *finished, Scenarios: scenarios}
 	}
 
-	var (
-		gated   *evals.Report
-		gateErr error
-		secrets = opts.Factory.secrets()
-	)
-	err = scrubbedWrite(opts.IO.Out, secrets, func(out io.Writer) error {
-		for i, run := range runs {
-			report := evals.NewReport(evals.Run{}, run)
-			if i > 0 {
-				report = evals.NewReport(runs[0], run)
-			}
-			if err := printSummary(out, report, i == 0 && len(runs) > 1); err != nil {
-				return err
-			}
-			if report.Comparison != nil {
-				if err := printComparison(out, report); err != nil {
-					return err
-				}
-			}
-			gated = report
+	// Standard output is scrubbed of the keys by run; the reports are
+	// scrubbed as they are written.
+	var gated *evals.Report
+	out := opts.IO.Out
+	for i, run := range runs {
+		report := evals.NewReport(evals.Run{}, run)
+		if i > 0 {
+			report = evals.NewReport(runs[0], run)
 		}
-		gateErr = gated.Check(opts.Gates...)
-		return printGates(out, gated.Gates)
-	})
-	if err != nil {
+		if err := printSummary(out, report, i == 0 && len(runs) > 1); err != nil {
+			return localError(err)
+		}
+		if report.Comparison != nil {
+			if err := printComparison(out, report); err != nil {
+				return localError(err)
+			}
+		}
+		gated = report
+	}
+	gateErr := gated.Check(opts.Gates...)
+	if err := printGates(out, gated.Gates); err != nil {
 		return localError(err)
 	}
-	if err := writeReports(opts.IO.ErrOut, gated, opts, secrets); err != nil {
+	if err := writeReports(opts.IO.ErrOut, gated, opts, opts.Factory.secrets()); err != nil {
 		return err
 	}
 	return gateErr

@@ -15,12 +15,22 @@ import (
 // printed here, once, as one line on stderr.
 func run(ctx context.Context, args []string, streams *IOStreams) int {
 	f := newFactory(streams)
+	// Standard output is scrubbed of the keys the command knows, whatever
+	// a command prints there (server data can echo a key).
+	out := newScrubWriter(streams.Out, f.secrets)
+	scrubbed := *streams
+	scrubbed.Out = out
+	f.IO = &scrubbed
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(streams.In)
-	root.SetOut(streams.Out)
+	root.SetOut(out)
 	root.SetErr(streams.ErrOut)
 	cmd, err := root.ExecuteContextC(ctx)
+	if ferr := out.Flush(); ferr != nil && err == nil {
+		err = localError(ferr)
+		cmd = nil
+	}
 	if err == nil {
 		return exitOK
 	}

@@ -53,6 +53,7 @@ const testAPIKey = "s3cret-key-0123456789"
 //	TRICKY_EVALUATION_ID an evaluation of PRODUCTION on inputs with commas, quotes and line breaks
 //	TRICKY_TESTSET    its test set
 //	LEAKY_TESTSET     a test set whose rows hold LEAK_KEY, raw, in base64 and in hex
+//	LEAKY_EVALUATION_ID an evaluation of PRODUCTION on it
 //	AUTH_HOST         a fake that requires the key testAPIKey (AUTH_ROOT: without /api)
 //	STUCK_HOST        a fake without a worker, where STUCK_EVALUATION_ID stays INITIALIZED
 //	BIG_HOST          a server of BIG_EVALUATION_ID, an evaluation of bigRows scenarios
@@ -127,6 +128,13 @@ func setupScript(env *testscript.Env) error {
 		{"country": leakKey, "correct_answer": base64.StdEncoding.EncodeToString([]byte(leakKey))},
 		{"country": "France " + hex.EncodeToString([]byte(leakKey)), "correct_answer": "Paris"},
 	}})
+	leakyRun, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID: demo.AppID, VariantIDs: []string{demo.VariantID}, EvaluatorConfigIDs: []string{demo.ExactMatchID},
+		TestsetID: leaky, RateLimit: models.DefaultRateLimit(),
+	})
+	if err != nil {
+		return err
+	}
 	if err := srv.WaitEvaluations(ctx); err != nil {
 		return err
 	}
@@ -210,7 +218,7 @@ func setupScript(env *testscript.Env) error {
 		{"CRITIQUE", demo.AICritiqueID},
 		{"SPAN_ID", demo.SpanID}, {"EVALUATION_ID", created[0].ID}, {"MISMATCH_TESTSET", mismatch},
 		{"FAILED_EVALUATION_ID", failed[0].ID}, {"TRICKY_EVALUATION_ID", trickyRun[0].ID}, {"TRICKY_TESTSET", tricky},
-		{"LEAKY_TESTSET", leaky}, {"LEAK_KEY", leakKey},
+		{"LEAKY_TESTSET", leaky}, {"LEAKY_EVALUATION_ID", leakyRun[0].ID}, {"LEAK_KEY", leakKey},
 		{"LEAK_KEY_BASE64", base64.StdEncoding.EncodeToString([]byte(leakKey))}, {"LEAK_KEY_HEX", hex.EncodeToString([]byte(leakKey))},
 		{"AUTH_HOST", authed.URL()}, {"AUTH_ROOT", strings.TrimSuffix(authed.URL(), "/api")}, {"TEST_API_KEY", testAPIKey},
 		{"STUCK_HOST", stuck.URL()}, {"STUCK_EVALUATION_ID", stuckEvaluation[0].ID},

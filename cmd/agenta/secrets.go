@@ -82,13 +82,83 @@ func scrub(b []byte, secrets []string) []byte {
 	return b
 }
 
-// scrubbedWrite writes what render writes, scrubbed: the whole of
-// it is rendered first, so that no secret is split between two writes.
+// scrubWriter scrubs what goes through it, however the writes split it:
+// it holds back the bytes that could be the start of a secret's form,
+// fewer than the longest form, until the next write or Flush shows what
+// follows them.
+type scrubWriter struct {
+	w io.Writer
+	// known returns the secrets; it is called at the first write, once the
+	// flags that name them (--api-key-file) are parsed.
+	known   func() []string
+	secrets []string
+	keep    int // the longest form's length, less one
+	started bool
+	pending []byte
+}
+
+// newScrubWriter returns w, scrubbed of the secrets known returns.
+func newScrubWriter(w io.Writer, known func() []string) *scrubWriter {
+	return &scrubWriter{w: w, known: known}
+}
+
+func (s *scrubWriter) start() {
+	if s.started {
+		return
+	}
+	s.started = true
+	s.secrets = s.known()
+	for _, secret := range s.secrets {
+		for _, form := range secretForms(secret) {
+			s.keep = max(s.keep, len(form)-1)
+		}
+	}
+}
+
+// Write scrubs p with what was held back before it, and writes all but
+// the bytes a form could still be starting in. Every form that starts
+// before them is whole in the buffer, and so was replaced.
+func (s *scrubWriter) Write(p []byte) (int, error) {
+	s.start()
+	if len(s.secrets) == 0 {
+		return s.w.Write(p)
+	}
+	s.pending = scrub(append(s.pending, p...), s.secrets)
+	if n := len(s.pending) - s.keep; n > 0 {
+		if _, err := s.w.Write(s.pending[:n]); err != nil {
+			return 0, err
+		}
+		s.pending = append(s.pending[:0], s.pending[n:]...)
+	}
+	return len(p), nil
+}
+
+// Flush writes what was held back.
+func (s *scrubWriter) Flush() error {
+	if len(s.pending) == 0 {
+		return nil
+	}
+	_, err := s.w.Write(s.pending)
+	s.pending = s.pending[:0]
+	return err
+}
+
+// Close flushes, then closes the underlying writer when it can be closed.
+func (s *scrubWriter) Close() error {
+	err := s.Flush()
+	if c, ok := s.w.(io.Closer); ok {
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// scrubbedWrite writes what render writes, scrubbed of secrets.
 func scrubbedWrite(w io.Writer, secrets []string, render func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := render(&buf); err != nil {
+	sw := newScrubWriter(w, func() []string { return secrets })
+	if err := render(sw); err != nil {
 		return err
 	}
-	_, err := w.Write(scrub(buf.Bytes(), secrets))
-	return err
+	return sw.Flush()
 }
