@@ -98,8 +98,11 @@ func BenchmarkScenarios(b *testing.B) {
 			}
 			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
-		for _, format := range []string{"csv", "jsonl"} {
-			b.Run("rows="+strconv.Itoa(rows)+"/agenta-scenarios-"+format, func(b *testing.B) {
+		// jsonl-keyed runs with an API key set, so that stdout goes
+		// through the scrub of the key.
+		for _, name := range []string{"csv", "jsonl", "jsonl-keyed"} {
+			format, keyed := strings.CutSuffix(name, "-keyed")
+			b.Run("rows="+strconv.Itoa(rows)+"/agenta-scenarios-"+name, func(b *testing.B) {
 				bin := buildAgenta(b)
 				srv := benchServer(b, rows)
 				b.SetBytes(int64(len(benchBodies[rows])))
@@ -108,6 +111,9 @@ func BenchmarkScenarios(b *testing.B) {
 				for range b.N {
 					cmd := exec.Command(bin, "scenarios", benchEvaluationID, "--format", format)
 					cmd.Env = []string{"AGENTA_HOST=" + srv.URL}
+					if keyed {
+						cmd.Env = append(cmd.Env, "AGENTA_API_KEY=bench-key-0123456789abcdef")
+					}
 					var stdout countingWriter
 					var stderr strings.Builder
 					cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,6 +126,10 @@ func (o *EvalRunOptions) check() error {
 		if err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("--gate: %w", err)}
 		}
+		// Refused now rather than failed after a whole run.
+		if comparesWithBaseline(gate) && len(o.VariantIDs) < 2 {
+			return usageErrorf("--gate %q compares with a baseline: give two --variant, the baseline first", clipText(text, 100))
+		}
 		o.Gates = append(o.Gates, gate)
 	}
 	keys, err := providerKeysFromEnv(o.providerKeys, o.Factory.getenv)
@@ -135,6 +140,16 @@ func (o *EvalRunOptions) check() error {
 	return checkWaitFlags(o.Interval, o.Timeout)
 }
 
+// envName is what an environment variable's name looks like; a provider
+// key does not (sk-..., lowercase letters, dashes).
+var envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
+
+// comparesWithBaseline reports whether a gate measures the last variant
+// against the first, and so needs two variants.
+func comparesWithBaseline(g evals.Gate) bool {
+	return g.Measure == evals.MeasureWorseRows || g.Measure == evals.MeasureRegressionP
+}
+
 // providerKeysFromEnv reads the LLM provider keys named by
 // --lm-provider-key from the environment. A name must be one the service
 // knows, and set; the values never appear in a message.
@@ -142,15 +157,15 @@ func providerKeysFromEnv(names []string, getenv func(string) string) (models.Pro
 	if len(names) == 0 {
 		return nil, nil
 	}
-	known := []string{models.OpenAIAPIKey, models.MistralAPIKey, models.CohereAPIKey, models.AnthropicAPIKey,
-		models.AnyscaleAPIKey, models.PerplexityAIAPIKey, models.DeepInfraAPIKey, models.TogetherAIAPIKey,
-		models.AlephAlphaAPIKey, models.OpenRouterAPIKey, models.GroqAPIKey,
-		"GEMINI_API_KEY", // accepted by the service; models has no constant for it
-	}
+	known := providerKeyNames
 	keys := models.ProviderKeys{}
 	for _, name := range names {
+		if !envName.MatchString(name) {
+			// Likely the key itself, given by mistake: never repeat it.
+			return nil, usageErrorf("--lm-provider-key: want the name of an environment variable, one of %s", strings.Join(known, ", "))
+		}
 		if !slices.Contains(known, name) {
-			return nil, usageErrorf("--lm-provider-key %q: want one of %s", clipText(name, 50), strings.Join(known, ", "))
+			return nil, usageErrorf("--lm-provider-key %q: want one of %s", name, strings.Join(known, ", "))
 		}
 		value := strings.TrimSpace(getenv(name))
 		if value == "" {
@@ -196,6 +211,8 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 		runs[i] = evals.Run{Evaluation: *finished, Scenarios: scenarios}
 	}
 
+	// Standard output is scrubbed of the keys by run; the reports are
+	// scrubbed as they are written.
 	var gated *evals.Report
 	out := opts.IO.Out
 	for i, run := range runs {
@@ -217,7 +234,7 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 	if err := printGates(out, gated.Gates); err != nil {
 		return localError(err)
 	}
-	if err := writeReports(opts.IO.ErrOut, gated, opts); err != nil {
+	if err := writeReports(opts.IO.ErrOut, gated, opts, opts.Factory.secrets()); err != nil {
 		return err
 	}
 	return gateErr
@@ -372,8 +389,9 @@ func diffText(d float64, rate bool) string {
 	return strconv.FormatFloat(d, 'g', 4, 64)
 }
 
-// writeReports writes the report files asked for, and says so on log.
-func writeReports(log io.Writer, report *evals.Report, opts *EvalRunOptions) error {
+// writeReports writes the report files asked for, scrubbed of secrets,
+// and says so on log.
+func writeReports(log io.Writer, report *evals.Report, opts *EvalRunOptions, secrets []string) error {
 	for _, file := range []struct {
 		path  string
 		write func(io.Writer) error
@@ -386,7 +404,8 @@ func writeReports(log io.Writer, report *evals.Report, opts *EvalRunOptions) err
 		if file.path == "" {
 			continue
 		}
-		if err := writeFile(file.path, file.write); err != nil {
+		write := file.write
+		if err := writeFile(file.path, func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }); err != nil {
 			return localError(fmt.Errorf("cannot write %s: %w", clipText(file.path, 200), errorReason(err)))
 		}
 		fmt.Fprintf(log, "wrote %s\n", file.path)

@@ -26,8 +26,8 @@ type EvaluationOptions struct {
 	Factory      *Factory
 	EvaluationID string
 	Output       string
-	// Interval and Timeout tune wait: the pause between status reads, and
-	// how long to wait in all.
+	// Timeout bounds the command, retries included (for wait, how long to
+	// wait in all); Interval is wait's pause between status reads.
 	Interval, Timeout time.Duration
 }
 
@@ -48,6 +48,7 @@ func NewCmdEvaluationGet(f *Factory, runF func(*EvaluationOptions) error) *cobra
 		}),
 	}
 	addOutputFlag(cmd, &opts.Output)
+	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
 
@@ -80,6 +81,7 @@ status; use 'agenta evaluation wait' to wait for the end.`,
 		}),
 	}
 	addOutputFlag(cmd, &opts.Output)
+	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
 
@@ -95,8 +97,6 @@ failed and 4 when --timeout passes first.`,
 		Example: `  agenta evaluation wait "$EVALUATION_ID" --timeout 10m`,
 		Args:    exactArgs("EVALUATION_ID"),
 		RunE: evaluationRunE(opts, runF, func(ctx context.Context, client *agenta.Client) error {
-			ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-			defer cancel()
 			ev, err := waitEvaluation(ctx, opts.IO, client, opts.EvaluationID, "evaluation "+opts.EvaluationID, opts.Interval)
 			if ev != nil {
 				if perr := printEvaluation(opts.IO.Out, opts.Output, ev); perr != nil && err == nil {
@@ -123,10 +123,7 @@ func checkWaitFlags(interval, timeout time.Duration) error {
 	if interval <= 0 {
 		return usageErrorf("--interval %s: want a positive duration, such as 2s", interval)
 	}
-	if timeout <= 0 {
-		return usageErrorf("--timeout %s: want a positive duration, such as 30m", timeout)
-	}
-	return nil
+	return checkTimeout(timeout)
 }
 
 // evaluationRunE checks the options of the evaluation commands, then runs
@@ -139,9 +136,7 @@ func evaluationRunE(opts *EvaluationOptions, runF func(*EvaluationOptions) error
 				return err
 			}
 		}
-		return dispatch(opts.Factory, opts, opts.Output, runF, func(client *agenta.Client) error {
-			return work(cmd.Context(), client)
-		})
+		return dispatch(cmd, opts.Factory, opts, opts.Output, opts.Timeout, runF, work)
 	}
 }
 

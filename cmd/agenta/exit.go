@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -103,7 +104,10 @@ func gateFailure(e *evals.GateError) error {
 // describeServiceError rewrites the errors whose own text is not enough
 // for a person: a refused connection names the host and what to check,
 // a refused key says where the key comes from, an answer that is not the
-// expected JSON says so without Go type names.
+// expected JSON says so without Go type names. An answer that broke off
+// while being read (a timeout, a cut connection, a size limit) is a
+// DecodeError too, but not one of bad JSON, so the syntax and type errors
+// are what tell the two apart.
 func describeServiceError(err error, host string) error {
 	var (
 		apiErr    *agenta.APIError
@@ -112,27 +116,38 @@ func describeServiceError(err error, host string) error {
 		netErr    net.Error
 		opErr     *net.OpError
 		waitErr   *agenta.WaitError
+		syntaxErr *json.SyntaxError
+		typeErr   *json.UnmarshalTypeError
 	)
 	switch {
 	case errors.As(err, &apiErr) && (errors.Is(err, agenta.ErrUnauthorized) || errors.Is(err, agenta.ErrForbidden)):
 		return fmt.Errorf("%w (the key comes from AGENTA_API_KEY or --api-key-file)", err)
 	case errors.As(err, &apiErr):
 		return err
-	case errors.As(err, &decodeErr):
+	case errors.As(err, &waitErr):
+		return fmt.Errorf("%w; raise --timeout to wait longer", err)
+	case errors.Is(err, context.DeadlineExceeded):
+		// The command's --timeout ended the call, maybe mid-answer.
+		return fmt.Errorf("agenta: no answer from %s within --timeout: %s", host, sdkText(err))
+	case errors.Is(err, agenta.ErrAttemptTimeout), errors.As(err, &netErr) && netErr.Timeout():
+		return fmt.Errorf("agenta: no answer from %s in time: %s", host, sdkText(err))
+	case errors.As(err, &decodeErr) && (errors.As(err, &syntaxErr) || errors.As(err, &typeErr)):
 		return fmt.Errorf("agenta: %s %s: the %d answer is not the JSON expected (at byte %d); is %s an Agenta server?",
 			decodeErr.Method, decodeErr.Path, decodeErr.StatusCode, decodeErr.Offset, host)
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("agenta: cannot connect to %s: connection refused; is the server running and AGENTA_HOST (or --host) right?", host)
 	case errors.As(err, &dnsErr):
 		return fmt.Errorf("agenta: cannot find host %s: %s; check AGENTA_HOST (or --host)", host, dnsErr.Err)
-	case errors.As(err, &waitErr):
-		return fmt.Errorf("%w; raise --timeout to wait longer", err)
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return fmt.Errorf("agenta: no answer from %s in time: %w", host, err)
 	case errors.As(err, &opErr):
-		return fmt.Errorf("agenta: cannot reach %s: %w", host, err)
+		return fmt.Errorf("agenta: cannot reach %s: %s", host, sdkText(err))
 	}
 	return err
+}
+
+// sdkText is an error's text without the "agenta: " the SDK starts it
+// with, for a message that already starts so.
+func sdkText(err error) string {
+	return strings.TrimPrefix(err.Error(), "agenta: ")
 }
 
 // errorLine renders an error as the one line printed on stderr: control
@@ -144,12 +159,7 @@ func errorLine(err error) string {
 			lines = append(lines, line)
 		}
 	}
-	text := strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, strings.Join(lines, "; "))
+	text := strings.Map(printable, strings.Join(lines, "; "))
 	if len(text) > maxErrorLine {
 		cut := maxErrorLine
 		for cut > 0 && !utf8RuneStart(text[cut]) {
@@ -164,6 +174,17 @@ func errorLine(err error) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// printable maps a character of server text to what a line may hold: a
+// control character (a terminal escape starts with one), a line or
+// paragraph separator, or a bidirectional override, which can make a line
+// read other than it is, becomes a space.
+func printable(r rune) rune {
+	if unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp, unicode.Bidi_Control) {
+		return ' '
+	}
+	return r
+}
 
 // exitCode returns the exit code of an error that went through classify.
 func exitCode(err error) int {

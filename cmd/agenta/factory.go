@@ -36,11 +36,7 @@ func newFactory(streams *IOStreams) *Factory {
 // hostURL returns the server's base URL, from --host or AGENTA_HOST, with
 // "/api" added when it has no path, as NewClientFromEnv does.
 func (f *Factory) hostURL() (string, error) {
-	host, from := f.Host, "--host"
-	if host == "" {
-		host, from = f.getenv("AGENTA_HOST"), "AGENTA_HOST"
-	}
-	host = strings.TrimSpace(host)
+	host, from := f.hostSetting()
 	if host == "" {
 		return "", usageErrorf("no server: set AGENTA_HOST or pass --host (for a local fake service, run 'agenta fake')")
 	}
@@ -52,6 +48,16 @@ func (f *Factory) hostURL() (string, error) {
 		u.Path = "/api"
 	}
 	return u.String(), nil
+}
+
+// hostSetting returns the configured host, trimmed, and where it comes
+// from: --host or AGENTA_HOST.
+func (f *Factory) hostSetting() (host, from string) {
+	host, from = f.Host, "--host"
+	if host == "" {
+		host, from = f.getenv("AGENTA_HOST"), "AGENTA_HOST"
+	}
+	return strings.TrimSpace(host), from
 }
 
 // Client returns an SDK client for the configured server and key.
@@ -69,6 +75,12 @@ func (f *Factory) Client() (*agenta.Client, error) {
 		opts = append(opts, agenta.WithAPIKey(key))
 	}
 	client, err := agenta.NewClientFromEnv(opts...)
+	var argErr *agenta.ArgumentError
+	if errors.As(err, &argErr) && argErr.Name == "WithBaseURL" {
+		// Name the setting the user wrote, not the SDK's option.
+		host, from := f.hostSetting()
+		return nil, usageErrorf("%s %q: %s", from, clipText(host, 200), argErr.Reason)
+	}
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -86,11 +98,13 @@ func (f *Factory) serverHost() string {
 }
 
 // readKeyFile reads an API key from a file: its first line, trimmed. The
-// key itself never appears in an error.
+// key itself never appears in an error, nor does the name of a file that
+// cannot be read: in --api-key-file "$AGENTA_API_KEY", a slip a CI script
+// makes, that name is the key.
 func readKeyFile(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", usageErrorf("--api-key-file: cannot read %s: %v", clipText(path, 200), errorReason(err))
+		return "", usageErrorf("--api-key-file: cannot read the file: %v", errorReason(err))
 	}
 	key, _, _ := strings.Cut(string(data), "\n")
 	key = strings.TrimSpace(key)

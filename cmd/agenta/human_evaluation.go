@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"strings"
+	"time"
 
 	"github.com/agenta-go/agenta"
 	"github.com/spf13/cobra"
@@ -19,6 +21,7 @@ type HumanEvaluationListOptions struct {
 	Factory *Factory
 	AppID   string
 	Output  string
+	Timeout time.Duration
 }
 
 // NewCmdHumanEvaluationList returns agenta human-evaluation list.
@@ -33,8 +36,8 @@ func NewCmdHumanEvaluationList(f *Factory, runF func(*HumanEvaluationListOptions
 			if opts.AppID == "" {
 				return usageErrorf("--app is required")
 			}
-			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
-				list, err := client.ListHumanEvaluations(cmd.Context(), opts.AppID)
+			return dispatch(cmd, f, opts, opts.Output, opts.Timeout, runF, func(ctx context.Context, client *agenta.Client) error {
+				list, err := client.ListHumanEvaluations(ctx, opts.AppID)
 				if err != nil {
 					return err
 				}
@@ -53,5 +56,6 @@ func NewCmdHumanEvaluationList(f *Factory, runF func(*HumanEvaluationListOptions
 	}
 	cmd.Flags().StringVar(&opts.AppID, "app", "", "the app's id (required)")
 	addOutputFlag(cmd, &opts.Output)
+	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 	"os"
+	"strconv"
+	"strings"
 )
 
 // IOStreams is where a command reads and writes, and whether each end is a
@@ -14,6 +16,8 @@ type IOStreams struct {
 	ErrOut io.Writer
 
 	outTTY, errTTY bool
+	// errWidth is the terminal's width in columns; 0 means 80.
+	errWidth int
 }
 
 // systemStreams returns the process's standard streams, asking the
@@ -23,7 +27,27 @@ func systemStreams() *IOStreams {
 		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
 		outTTY: isTerminal(os.Stdout),
 		errTTY: isTerminal(os.Stderr),
+		// The shell's COLUMNS when it exports it; asking the terminal
+		// would need a dependency or code per system.
+		errWidth: columns(os.Getenv("COLUMNS")),
 	}
+}
+
+// columns reads a terminal width; 0 (80) when it is not a sensible one.
+func columns(s string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 20 || n > 1000 {
+		return 0
+	}
+	return n
+}
+
+// errorWidth is the width of the terminal on standard error, in columns.
+func (s *IOStreams) errorWidth() int {
+	if s.errWidth == 0 {
+		return 80
+	}
+	return s.errWidth
 }
 
 // isTerminal reports whether f is a character device other than the null

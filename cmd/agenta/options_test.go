@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/evals"
@@ -72,6 +74,9 @@ func TestUsageErrors(t *testing.T) {
 		{"eval run with a bad gate", func(f *Factory, ran func()) *cobra.Command {
 			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
 		}, []string{"--app", "a", "--testset", "t", "--variant", "v", "--evaluator", "e", "--gate", "Exact match"}, "--gate"},
+		{"eval run with a baseline gate and one variant", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
+		}, []string{"--app", "a", "--testset", "t", "--variant", "v", "--evaluator", "e", "--gate", "regression_p(Exact match) >= 0.05"}, "compares with a baseline: give two --variant"},
 		{"eval run with a zero interval", func(f *Factory, ran func()) *cobra.Command {
 			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
 		}, []string{"--app", "a", "--testset", "t", "--variant", "v", "--evaluator", "e", "--interval", "0s"}, "--interval 0s"},
@@ -109,13 +114,19 @@ func TestVariantForkSettings(t *testing.T) {
 	var got *VariantForkOptions
 	cmd := NewCmdVariantFork(f, func(o *VariantForkOptions) error { got = o; return nil })
 	err := execute(cmd, "base", "--name", "precise", "--set", "temperature=0", "--set", "prompt=Answer: {x}",
-		"--set", "stop=[\"\\n\"]", "--set", "stream=false", "--set", "empty=", "--set", "eq=a=b")
+		"--set", "stop=[\"\\n\"]", "--set", "stream=false", "--set", "empty=", "--set", "eq=a=b",
+		"--set", "seed=12345678901234567890", "--set", "top_p= 0.95")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"temperature": 0.0, "prompt": "Answer: {x}", "stop": []any{"\n"}, "stream": false, "empty": "", "eq": "a=b"}
+	want := map[string]any{"temperature": json.Number("0"), "prompt": "Answer: {x}", "stop": []any{"\n"}, "stream": false, "empty": "", "eq": "a=b",
+		"seed": json.Number("12345678901234567890"), "top_p": json.Number("0.95")}
 	if !reflect.DeepEqual(got.Set, want) {
 		t.Errorf("--set values: got %#v, want %#v", got.Set, want)
+	}
+	// A number is sent as written: a float64 would send 12345678901234567000.
+	if body, _ := json.Marshal(got.Set["seed"]); string(body) != "12345678901234567890" {
+		t.Errorf("--set seed=12345678901234567890 is sent as %s, want it as written", body)
 	}
 	if got.VariantName != "precise" || got.BaseID != "base" {
 		t.Errorf("variant name %q and base %q, want precise and base", got.VariantName, got.BaseID)
@@ -189,6 +200,14 @@ func TestErrorLine(t *testing.T) {
 	if !strings.HasPrefix(line, "agenta: first; second; third ") {
 		t.Errorf("error line starts %q, want %q", line[:40], "agenta: first; second; third ")
 	}
+	// A terminal escape, a line separator or a bidirectional override
+	// from a server message never reaches the terminal.
+	for _, hostile := range []string{"\x1b[2J", "\u2028", "\u2029", "\u202e", "\u2066", "\u0085"} {
+		line, c := errorLine(errors.New("a"+hostile+"b")), cell("a"+hostile+"b")
+		if strings.Contains(line, hostile) || strings.Contains(c, hostile) {
+			t.Errorf("error line %q or cell %q holds %q, want it replaced by a space", line, c, hostile)
+		}
+	}
 	if len(line) > maxErrorLine+len("agenta: ")+len("…") {
 		t.Errorf("error line is %d bytes, want at most about %d", len(line), maxErrorLine)
 	}
@@ -218,5 +237,30 @@ func TestProgress(t *testing.T) {
 		if lines := strings.Count(got, "\n"); tty && lines != 1 || !tty && lines != 2 {
 			t.Errorf("tty=%v: progress wrote %d lines: %q", tty, lines, got)
 		}
+	}
+
+	// On a terminal, a long label is cut so that the line never wraps: a
+	// wrapped line cannot be redrawn in place.
+	for _, width := range []int{0, 40, 120} {
+		errOut := &bytes.Buffer{}
+		streams := &IOStreams{ErrOut: errOut, errTTY: true, errWidth: width}
+		p := startProgress(streams, "evaluation 0190b606-17b8-7000-8000-000000000003 (capitals.a-long-variant-name)")
+		p.OnStatus(status(models.EvaluationAggregationFailed))
+		p.Stop()
+		for _, drawn := range strings.Split(strings.TrimSpace(errOut.String()), "\x1b[K") {
+			drawn = strings.TrimSuffix(drawn, "\r")
+			if n := utf8.RuneCountInString(drawn); n >= streams.errorWidth() {
+				t.Errorf("width %d: live line of %d runes, want fewer than %d: %q", width, n, streams.errorWidth(), drawn)
+			}
+		}
+		if !strings.Contains(errOut.String(), "EVALUATION_AGGREGATION_FAILED") {
+			t.Errorf("width %d: the live line lost its status: %q", width, errOut.String())
+		}
+	}
+	if got := columns("132"); got != 132 {
+		t.Errorf("COLUMNS=132: width %d, want 132", got)
+	}
+	if got := columns("wide"); got != 0 {
+		t.Errorf("COLUMNS=wide: width %d, want 0 (the default)", got)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"github.com/spf13/cobra"
 )
@@ -74,12 +73,7 @@ func (t *table) flush() error { return t.tw.Flush() }
 // cell cleans a value for a table: no tabs, line breaks or other control
 // characters, and at most maxCell runes.
 func cell(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
+	s = strings.Map(printable, s)
 	if n := 0; len(s) > maxCell {
 		for i := range s {
 			if n == maxCell-1 {

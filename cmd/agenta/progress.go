@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agenta-go/agenta/models"
 )
@@ -75,10 +76,28 @@ func (p *progress) Stop() {
 	fmt.Fprintln(p.io.ErrOut)
 }
 
+// draw redraws the live line. It stays narrower than the terminal, the
+// label cut first: a line that wraps cannot be redrawn in place, and each
+// redraw would leave a row behind.
 func (p *progress) draw() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.io.ErrOut, "\r\x1b[K%s: %s  %s", p.label, cell(p.status), p.elapsed())
+	tail := ": " + cell(p.status) + "  " + p.elapsed().String()
+	room := p.io.errorWidth() - 1 - utf8.RuneCountInString(tail)
+	line := clipRunes(p.label, room) + tail
+	fmt.Fprintf(p.io.ErrOut, "\r\x1b[K%s", clipRunes(line, p.io.errorWidth()-1))
+}
+
+// clipRunes cuts s to at most n runes, the last one an ellipsis when cut.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n <= 0 {
+		return ""
+	}
+	runes := []rune(s)
+	return string(runes[:n-1]) + "…"
 }
 
 func (p *progress) elapsed() time.Duration {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agenta-go/agenta"
 	"github.com/spf13/cobra"
@@ -13,17 +15,29 @@ import (
 // printed here, once, as one line on stderr.
 func run(ctx context.Context, args []string, streams *IOStreams) int {
 	f := newFactory(streams)
+	// Standard output is scrubbed of the keys the command knows, whatever
+	// a command prints there (server data can echo a key).
+	out := newScrubWriter(streams.Out, f.secrets)
+	scrubbed := *streams
+	scrubbed.Out = out
+	f.IO = &scrubbed
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(streams.In)
-	root.SetOut(streams.Out)
+	root.SetOut(out)
 	root.SetErr(streams.ErrOut)
 	cmd, err := root.ExecuteContextC(ctx)
+	if ferr := out.Flush(); ferr != nil && err == nil {
+		err = localError(ferr)
+		cmd = nil
+	}
 	if err == nil {
 		return exitOK
 	}
 	code := exitCode(err)
-	line := errorLine(err)
+	// The SDK scrubs the API key from its errors; the provider keys, and
+	// the key in messages the command built, are scrubbed here.
+	line := errorLine(errors.New(string(scrub([]byte(err.Error()), f.secrets()))))
 	if code == exitUsage && cmd != nil {
 		line += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}
@@ -86,7 +100,16 @@ func groupArgs(cmd *cobra.Command, args []string) error {
 
 // groupRun refuses a grouping command run without a subcommand.
 func groupRun(cmd *cobra.Command, _ []string) error {
-	return usageErrorf("%s needs a command", cmd.CommandPath())
+	if !cmd.HasParent() {
+		return usageErrorf("no command given")
+	}
+	return usageErrorf("%s needs a command", commandName(cmd))
+}
+
+// commandName is a command's path without the root's name, which the
+// "agenta: " that starts every error line already says.
+func commandName(cmd *cobra.Command) string {
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
 }
 
 // newGroup returns a command that groups subcommands; its help shows their
@@ -106,13 +129,21 @@ func newGroup(use, short string, subcommands ...*cobra.Command) *cobra.Command {
 // exactArgs is cobra.ExactArgs with a usage error that names the
 // arguments expected.
 func exactArgs(names ...string) cobra.PositionalArgs {
+	want := "no arguments"
+	switch len(names) {
+	case 0:
+	case 1:
+		want = "one argument, " + names[0]
+	default:
+		want = fmt.Sprintf("%d arguments, %s", len(names), strings.Join(names, " "))
+	}
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != len(names) {
-			return usageErrorf("%s takes %d argument(s), %v, and got %d", cmd.CommandPath(), len(names), names, len(args))
+			return usageErrorf("%s takes %s, and got %d", commandName(cmd), want, len(args))
 		}
 		for i, arg := range args {
 			if strings.TrimSpace(arg) == "" {
-				return usageErrorf("%s: %s is empty", cmd.CommandPath(), names[i])
+				return usageErrorf("%s: %s is empty", commandName(cmd), names[i])
 			}
 		}
 		return nil
@@ -129,14 +160,38 @@ func runWithClient(f *Factory, work func(*agenta.Client) error) error {
 	return classify(work(client), f.serverHost())
 }
 
-// dispatch finishes a reading command: it checks --output, then hands the
-// parsed options to runF when a test gave one, or else does the work.
-func dispatch[O any](f *Factory, opts O, output string, runF func(O) error, work func(*agenta.Client) error) error {
+// dispatch finishes a reading command: it checks --output and --timeout,
+// then hands the parsed options to runF when a test gave one, or else does
+// the work within the timeout.
+func dispatch[O any](cmd *cobra.Command, f *Factory, opts O, output string, timeout time.Duration, runF func(O) error, work func(context.Context, *agenta.Client) error) error {
 	if err := checkOutput(output); err != nil {
+		return err
+	}
+	if err := checkTimeout(timeout); err != nil {
 		return err
 	}
 	if runF != nil {
 		return runF(opts)
 	}
-	return runWithClient(f, work)
+	ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+	defer cancel()
+	return runWithClient(f, func(client *agenta.Client) error { return work(ctx, client) })
+}
+
+// defaultReadTimeout bounds a reading command, retries included: a server
+// that accepts the connection and never answers would otherwise hold a CI
+// job for the SDK's four attempts of 60 s each.
+const defaultReadTimeout = 2 * time.Minute
+
+// addTimeoutFlag adds --timeout to a command that calls the server.
+func addTimeoutFlag(cmd *cobra.Command, timeout *time.Duration, value time.Duration) {
+	cmd.Flags().DurationVar(timeout, "timeout", value, "give up after this long, retries included (exit 4)")
+}
+
+// checkTimeout refuses a --timeout that is not positive.
+func checkTimeout(timeout time.Duration) error {
+	if timeout <= 0 {
+		return usageErrorf("--timeout %s: want a positive duration, such as 2m", timeout)
+	}
+	return nil
 }

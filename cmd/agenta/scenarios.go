@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"strconv"
+	"time"
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/evals"
@@ -27,6 +28,8 @@ type ScenariosOptions struct {
 	Factory      *Factory
 	EvaluationID string
 	Format       string
+	// Timeout bounds the whole stream, retries included.
+	Timeout time.Duration
 }
 
 // NewCmdScenarios returns agenta scenarios, which streams an evaluation's
@@ -57,15 +60,22 @@ Formats:
 			default:
 				return usageErrorf("--format %q: want jsonl, csv, json or table", clipText(opts.Format, 50))
 			}
+			if err := checkTimeout(opts.Timeout); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), opts.Timeout)
+			defer cancel()
 			return runWithClient(f, func(client *agenta.Client) error {
-				return streamScenarios(cmd.Context(), client, opts)
+				return streamScenarios(ctx, client, opts)
 			})
 		},
 	}
 	cmd.Flags().StringVarP(&opts.Format, "format", "f", formatJSONL, "output format: jsonl, csv, json or table")
+	// Longer than the other reads': a large evaluation takes a while to stream.
+	addTimeoutFlag(cmd, &opts.Timeout, 10*time.Minute)
 	return cmd
 }
 
@@ -225,8 +235,9 @@ func (c *columnScenarios) emit(record []string) error {
 	}
 	c.table.row(record...)
 	// Flush every 100 rows, so that a long stream does not pile up in the
-	// table's buffer: columns are aligned within each block.
-	if c.n%100 == 0 {
+	// table's buffer: columns are aligned within each block. The header
+	// (n is 0) goes out with the first block, aligned with its rows.
+	if c.n > 0 && c.n%100 == 0 {
 		return c.table.flush()
 	}
 	return nil

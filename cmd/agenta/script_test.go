@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -31,6 +36,9 @@ func TestMain(m *testing.M) {
 // its rows (35 MB of JSON) would show in the peak RSS.
 const bigRows = 50_000
 
+// leakKey is a provider key that LEAKY_TESTSET's rows hold.
+const leakKey = "sk-leak-provider-key-0123456789"
+
 // testAPIKey is the key the AUTH_HOST server requires.
 const testAPIKey = "s3cret-key-0123456789"
 
@@ -42,11 +50,18 @@ const testAPIKey = "s3cret-key-0123456789"
 //	EVALUATION_ID     a finished evaluation of PRODUCTION with the three evaluators
 //	MISMATCH_TESTSET  a test set whose columns do not match the app's inputs
 //	FAILED_EVALUATION_ID an evaluation against it, which ended EVALUATION_FAILED
+//	TRICKY_EVALUATION_ID an evaluation of PRODUCTION on inputs with commas, quotes and line breaks
+//	TRICKY_TESTSET    its test set
+//	LEAKY_TESTSET     a test set whose rows hold LEAK_KEY, raw, in base64 and in hex
+//	LEAKY_EVALUATION_ID an evaluation of PRODUCTION on it
 //	AUTH_HOST         a fake that requires the key testAPIKey (AUTH_ROOT: without /api)
 //	STUCK_HOST        a fake without a worker, where STUCK_EVALUATION_ID stays INITIALIZED
 //	BIG_HOST          a server of BIG_EVALUATION_ID, an evaluation of bigRows scenarios
 //	DOWN_HOST         a port of 127.0.0.1 that refuses connections
 //	HTML_HOST         a web server answering 200 with an HTML page to everything
+//	HANG_HOST         a web server that accepts every request and never answers
+//	SLOW_BODY_HOST    one that starts a 200 answer and never ends it
+//	CUT_BODY_HOST     one that cuts the connection in the middle of a 200 answer
 //	FAKE_PORT         a free port for agenta fake
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
@@ -61,6 +76,8 @@ func TestScripts(t *testing.T) {
 			"exitcode":        cmdExitCode,
 			"waitstatusreads": cmdWaitStatusReads,
 			"peakrss":         cmdPeakRSS,
+			"csvrecords":      cmdCSVRecords,
+			"jsonvalues":      cmdJSONValues,
 		},
 	})
 }
@@ -88,6 +105,32 @@ func setupScript(env *testscript.Env) error {
 	failed, err := client.CreateEvaluation(ctx, models.NewEvaluation{
 		AppID: demo.AppID, VariantIDs: []string{demo.VariantID}, EvaluatorConfigIDs: demo.EvaluatorConfigIDs(),
 		TestsetID: mismatch, RateLimit: models.DefaultRateLimit(),
+	})
+	if err != nil {
+		return err
+	}
+	// Inputs that CSV must quote: a comma, quotes, a line break.
+	tricky := srv.AddTestset(agentatest.Testset{AppID: demo.AppID, Name: "tricky", Rows: []map[string]string{
+		{"country": "Korea, Republic of", "correct_answer": "Seoul"},
+		{"country": `Côte d'Ivoire "CI"`, "correct_answer": "Yamoussoukro"},
+		{"country": "line one\nline two\r\n", "correct_answer": "x,\"y\""},
+	}})
+	trickyRun, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID: demo.AppID, VariantIDs: []string{demo.VariantID}, EvaluatorConfigIDs: demo.EvaluatorConfigIDs(),
+		TestsetID: tricky, RateLimit: models.DefaultRateLimit(),
+	})
+	if err != nil {
+		return err
+	}
+	// Rows that carry a provider key, raw and encoded, as a provider's
+	// error echoed into a result would: eval run's output must not.
+	leaky := srv.AddTestset(agentatest.Testset{AppID: demo.AppID, Name: "leaky", Rows: []map[string]string{
+		{"country": leakKey, "correct_answer": base64.StdEncoding.EncodeToString([]byte(leakKey))},
+		{"country": "France " + hex.EncodeToString([]byte(leakKey)), "correct_answer": "Paris"},
+	}})
+	leakyRun, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID: demo.AppID, VariantIDs: []string{demo.VariantID}, EvaluatorConfigIDs: []string{demo.ExactMatchID},
+		TestsetID: leaky, RateLimit: models.DefaultRateLimit(),
 	})
 	if err != nil {
 		return err
@@ -125,6 +168,34 @@ func setupScript(env *testscript.Env) error {
 	}))
 	env.Defer(html.Close)
 
+	// A server that accepts every request and never answers it, until the
+	// client goes away or the script ends.
+	stop := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	// One that starts a 200 answer and never ends it, and one that cuts it.
+	slowBody := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"variant_id":`)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-stop:
+		}
+	}))
+	cutBody := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		io.WriteString(w, `{"variant_id":`)
+		w.(http.Flusher).Flush()
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+	}))
+	env.Defer(func() { close(stop); hang.Close(); slowBody.Close(); cutBody.Close() })
+
 	// A large evaluation, written row by row as it is sent.
 	big := httptest.NewServer(scenarioServer(func(w io.Writer) error { return writeBenchScenarios(w, bigRows) }))
 	env.Defer(big.Close)
@@ -146,11 +217,14 @@ func setupScript(env *testscript.Env) error {
 		{"EXACT", demo.ExactMatchID}, {"EDIT", demo.EditDistanceID}, {"TERSE", demo.TerseAnswerID},
 		{"CRITIQUE", demo.AICritiqueID},
 		{"SPAN_ID", demo.SpanID}, {"EVALUATION_ID", created[0].ID}, {"MISMATCH_TESTSET", mismatch},
-		{"FAILED_EVALUATION_ID", failed[0].ID},
+		{"FAILED_EVALUATION_ID", failed[0].ID}, {"TRICKY_EVALUATION_ID", trickyRun[0].ID}, {"TRICKY_TESTSET", tricky},
+		{"LEAKY_TESTSET", leaky}, {"LEAKY_EVALUATION_ID", leakyRun[0].ID}, {"LEAK_KEY", leakKey},
+		{"LEAK_KEY_BASE64", base64.StdEncoding.EncodeToString([]byte(leakKey))}, {"LEAK_KEY_HEX", hex.EncodeToString([]byte(leakKey))},
 		{"AUTH_HOST", authed.URL()}, {"AUTH_ROOT", strings.TrimSuffix(authed.URL(), "/api")}, {"TEST_API_KEY", testAPIKey},
 		{"STUCK_HOST", stuck.URL()}, {"STUCK_EVALUATION_ID", stuckEvaluation[0].ID},
 		{"BIG_HOST", big.URL + "/api"}, {"BIG_EVALUATION_ID", benchEvaluationID},
-		{"DOWN_HOST", "http://" + down + "/api"}, {"HTML_HOST", html.URL + "/api"}, {"FAKE_PORT", fakePort},
+		{"DOWN_HOST", "http://" + down + "/api"}, {"HTML_HOST", html.URL + "/api"}, {"HANG_HOST", hang.URL + "/api"},
+		{"SLOW_BODY_HOST", slowBody.URL + "/api"}, {"CUT_BODY_HOST", cutBody.URL + "/api"}, {"FAKE_PORT", fakePort},
 	} {
 		env.Setenv(kv[0], kv[1])
 	}
@@ -345,5 +419,77 @@ func cmdPeakRSS(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Logf("peak RSS %.1f MiB", float64(peak)/1024)
 	if peak > limit<<10 {
 		ts.Fatalf("peak RSS %.1f MiB, want at most %d MiB", float64(peak)/1024, limit)
+	}
+}
+
+// cmdCSVRecords parses FILE (or stdout) as CSV and checks that it holds n
+// records after the header, each with the header's number of fields, and
+// that field NAME of record I (1-based) is VALUE, byte for byte, when given.
+//
+//	csvrecords stdout 3 [2 input.country 'Korea, Republic of']
+func cmdCSVRecords(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || (len(args) != 2 && len(args) != 5) {
+		ts.Fatalf("usage: csvrecords FILE N [RECORD COLUMN VALUE]")
+	}
+	file := args[0]
+	args = args[1:]
+	var n int
+	if _, err := fmt.Sscan(args[0], &n); err != nil {
+		ts.Fatalf("csvrecords: N %q is not a number", args[0])
+	}
+	records, err := csv.NewReader(strings.NewReader(ts.ReadFile(file))).ReadAll()
+	if err != nil {
+		ts.Fatalf("%s is not valid CSV: %v", file, err)
+	}
+	if len(records) != n+1 {
+		ts.Fatalf("%s holds %d CSV records after the header, want %d", file, len(records)-1, n)
+	}
+	if len(args) == 1 {
+		return
+	}
+	var row int
+	if _, err := fmt.Sscan(args[1], &row); err != nil || row < 1 || row > n {
+		ts.Fatalf("csvrecords: RECORD %q is not between 1 and %d", args[1], n)
+	}
+	column := slices.Index(records[0], args[2])
+	if column < 0 {
+		ts.Fatalf("the CSV header %q has no column %q", records[0], args[2])
+	}
+	if got := records[row][column]; got != args[3] {
+		ts.Fatalf("CSV record %d, column %s is %q, want %q", row, args[2], got, args[3])
+	}
+}
+
+// cmdJSONValues checks that stdout is n JSON values, one per line
+// (jsonvalues lines N), or one JSON array of n elements (jsonvalues array N).
+//
+//	jsonvalues array 3
+func cmdJSONValues(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 || (args[0] != "lines" && args[0] != "array") {
+		ts.Fatalf("usage: jsonvalues lines|array N")
+	}
+	var n int
+	if _, err := fmt.Sscan(args[1], &n); err != nil {
+		ts.Fatalf("jsonvalues: N %q is not a number", args[1])
+	}
+	out := ts.ReadFile("stdout")
+	var values []json.RawMessage
+	if args[0] == "array" {
+		if err := json.Unmarshal([]byte(out), &values); err != nil {
+			ts.Fatalf("stdout is not one JSON array: %v", err)
+		}
+	} else {
+		for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if line == "" && n == 0 {
+				break
+			}
+			if !json.Valid([]byte(line)) {
+				ts.Fatalf("line %d of stdout is not one JSON value: %.80q", i+1, line)
+			}
+			values = append(values, json.RawMessage(line))
+		}
+	}
+	if len(values) != n {
+		ts.Fatalf("stdout holds %d JSON values, want %d", len(values), n)
 	}
 }

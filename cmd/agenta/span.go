@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/models"
@@ -20,6 +22,7 @@ type SpanGetOptions struct {
 	Factory *Factory
 	SpanID  string
 	Output  string
+	Timeout time.Duration
 }
 
 // NewCmdSpanGet returns agenta span get, which shows a span and its
@@ -37,8 +40,8 @@ servers of mid-2024 answer it 404.`,
 		Args: exactArgs("SPAN_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.SpanID = args[0]
-			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
-				span, err := client.GetSpan(cmd.Context(), opts.SpanID, &agenta.GetSpanOptions{})
+			return dispatch(cmd, f, opts, opts.Output, opts.Timeout, runF, func(ctx context.Context, client *agenta.Client) error {
+				span, err := client.GetSpan(ctx, opts.SpanID, &agenta.GetSpanOptions{})
 				if err != nil {
 					return err
 				}
@@ -50,6 +53,7 @@ servers of mid-2024 answer it 404.`,
 		},
 	}
 	addOutputFlag(cmd, &opts.Output)
+	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
 

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/models"
@@ -28,6 +30,7 @@ type VariantGetOptions struct {
 	Factory   *Factory
 	VariantID string
 	Output    string
+	Timeout   time.Duration
 }
 
 // NewCmdVariantGet returns agenta variant get. runF, when not nil, runs
@@ -41,8 +44,8 @@ func NewCmdVariantGet(f *Factory, runF func(*VariantGetOptions) error) *cobra.Co
 		Args:    exactArgs("VARIANT_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.VariantID = args[0]
-			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
-				v, err := client.GetVariant(cmd.Context(), opts.VariantID)
+			return dispatch(cmd, f, opts, opts.Output, opts.Timeout, runF, func(ctx context.Context, client *agenta.Client) error {
+				v, err := client.GetVariant(ctx, opts.VariantID)
 				if err != nil {
 					return err
 				}
@@ -51,6 +54,7 @@ func NewCmdVariantGet(f *Factory, runF func(*VariantGetOptions) error) *cobra.Co
 		},
 	}
 	addOutputFlag(cmd, &opts.Output)
+	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
 
@@ -61,6 +65,7 @@ type VariantEnvOptions struct {
 	AppID       string
 	Environment string
 	Output      string
+	Timeout     time.Duration
 }
 
 // NewCmdVariantEnv returns agenta variant env, the variant deployed to an
@@ -82,8 +87,8 @@ because of a bug in the service; later ones answer it as documented.`,
 			if opts.AppID == "" {
 				return usageErrorf("--app is required")
 			}
-			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
-				v, err := client.GetVariantByEnvironment(cmd.Context(), opts.AppID, opts.Environment)
+			return dispatch(cmd, f, opts, opts.Output, opts.Timeout, runF, func(ctx context.Context, client *agenta.Client) error {
+				v, err := client.GetVariantByEnvironment(ctx, opts.AppID, opts.Environment)
 				if err != nil {
 					return err
 				}
@@ -93,6 +98,7 @@ because of a bug in the service; later ones answer it as documented.`,
 	}
 	cmd.Flags().StringVar(&opts.AppID, "app", "", "the app's id (required)")
 	addOutputFlag(cmd, &opts.Output)
+	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
 
@@ -106,8 +112,9 @@ type VariantForkOptions struct {
 	// From is a variant whose parameters the fork starts from.
 	From string
 	// Set holds the parameters given with --set, already parsed.
-	Set    map[string]any
-	Output string
+	Set     map[string]any
+	Output  string
+	Timeout time.Duration
 
 	set []string
 }
@@ -141,8 +148,8 @@ each --set KEY=VALUE sets one: VALUE is read as JSON when it is valid JSON
 				return err
 			}
 			opts.Set = set
-			return dispatch(f, opts, opts.Output, runF, func(client *agenta.Client) error {
-				return forkVariant(cmd.Context(), client, opts)
+			return dispatch(cmd, f, opts, opts.Output, opts.Timeout, runF, func(ctx context.Context, client *agenta.Client) error {
+				return forkVariant(ctx, client, opts)
 			})
 		},
 	}
@@ -151,6 +158,7 @@ each --set KEY=VALUE sets one: VALUE is read as JSON when it is valid JSON
 	cmd.Flags().StringVar(&opts.From, "from", "", "start from this variant's parameters")
 	cmd.Flags().StringArrayVar(&opts.set, "set", nil, "set a parameter, KEY=VALUE (repeatable)")
 	addOutputFlag(cmd, &opts.Output)
+	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
 
@@ -175,7 +183,8 @@ func forkVariant(ctx context.Context, client *agenta.Client, opts *VariantForkOp
 }
 
 // parseSettings reads --set KEY=VALUE pairs: VALUE as JSON when it parses,
-// else as a string.
+// else as a string. Numbers stay as written (json.Number): a float64 would
+// change an integer past 2^53, such as a seed.
 func parseSettings(pairs []string) (map[string]any, error) {
 	out := map[string]any{}
 	for _, pair := range pairs {
@@ -184,13 +193,28 @@ func parseSettings(pairs []string) (map[string]any, error) {
 		if !ok || key == "" {
 			return nil, usageErrorf("--set %q: want KEY=VALUE, such as temperature=0.2", clipText(pair, 100))
 		}
-		var v any
-		if err := json.Unmarshal([]byte(value), &v); err != nil {
+		v, err := decodeSetting(value)
+		if err != nil {
 			v = value
 		}
 		out[key] = v
 	}
 	return out, nil
+}
+
+// decodeSetting decodes one JSON value, numbers as json.Number; anything
+// after it is an error, as with json.Unmarshal.
+func decodeSetting(value string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(value))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("more than one JSON value")
+	}
+	return v, nil
 }
 
 // printVariant writes a variant as a table of fields or as JSON.
