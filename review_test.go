@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -317,6 +318,65 @@ func TestReviewCutNeverSplitsAKey(t *testing.T) {
 			if errors.As(err, &apiErr) && strings.Contains(apiErr.Message, prefix) {
 				t.Errorf("APIError.Message holds the key's first 8 characters: %q", apiErr.Message)
 			}
+		})
+	}
+}
+
+// A create meets a redirect and a retry together: the server that does
+// the work receives the body once, whatever the order.
+func TestReviewCreateRedirectAndRetry(t *testing.T) {
+	const created = `{"app_id":"a-1","variant_id":"v-2","variant_name":"bot.precise","base_id":"b-1","revision":1}`
+	cases := []struct {
+		name    string
+		origin  func(n int64, w http.ResponseWriter) // the n-th request to the operation's path
+		target  func(w http.ResponseWriter)          // every request to where the 307 points
+		wantErr bool
+	}{
+		{"429 then 307", func(n int64, w http.ResponseWriter) {
+			if n == 1 {
+				w.Header().Set("Retry-After", "0")
+				w.WriteHeader(http.StatusTooManyRequests)
+				return
+			}
+			w.Header().Set("Location", "/api/v2/variants/from-base")
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		}, func(w http.ResponseWriter) { io.WriteString(w, created) }, false},
+		{"307 then 503", func(_ int64, w http.ResponseWriter) {
+			w.Header().Set("Location", "/api/v2/variants/from-base")
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		}, func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) }, true},
+		{"307 then a dropped connection", func(_ int64, w http.ResponseWriter) {
+			w.Header().Set("Location", "/api/v2/variants/from-base")
+			w.WriteHeader(http.StatusTemporaryRedirect)
+		}, func(w http.ResponseWriter) {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var origin, target atomic.Int64
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				if r.URL.Path == "/api/variants/from-base" {
+					tc.origin(origin.Add(1), w)
+					return
+				}
+				target.Add(1)
+				tc.target(w)
+			}))
+			t.Cleanup(s.Close)
+			c := hostileClient(t, s.URL+"/api")
+			err := hostileAddVariant.run(context.Background(), c)
+			if (err != nil) != tc.wantErr {
+				t.Errorf("err = %v, want an error: %v", err, tc.wantErr)
+			}
+			if n := target.Load(); n != 1 {
+				t.Errorf("the redirect's target received the create %d times, want once", n)
+			}
+			hostileCheckError(t, err)
 		})
 	}
 }
