@@ -4,6 +4,7 @@ package agenta
 // hostile suite did not try. Each test failed before its fix.
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -375,6 +376,54 @@ func TestReviewCreateRedirectAndRetry(t *testing.T) {
 			}
 			if n := target.Load(); n != 1 {
 				t.Errorf("the redirect's target received the create %d times, want once", n)
+			}
+			hostileCheckError(t, err)
+		})
+	}
+}
+
+// Content-Encoding variants the SDK did not ask for, or layered: only one
+// gzip layer named exactly "gzip" (in any case) is inflated, and whatever
+// the rest holds, the call ends quickly, the heap stays near the limit and
+// the error is bounded.
+func TestReviewContentEncodingVariants(t *testing.T) {
+	bomb := hostileGzip(`{"app_id":"`, 'a', 64, `"}`)
+	gzipOf := func(data []byte) []byte {
+		var b strings.Builder
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		zw.Write(data)
+		zw.Close()
+		return []byte(b.String())
+	}
+	cases := []struct {
+		name     string
+		encoding string
+		body     []byte
+		want     error // nil: any error
+	}{
+		{"GZIP", "GZIP", bomb, ErrAnswerTooLarge},
+		{"x-gzip", "x-gzip", bomb, nil},
+		{"gzip, gzip", "gzip, gzip", gzipOf(bomb), nil},
+		{"gzip inside gzip", "gzip", gzipOf(bomb), nil},
+		{"deflate", "deflate", bomb, nil},
+		{"br", "br", bomb, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Content-Encoding", tc.encoding)
+				w.Write(tc.body)
+			}))
+			t.Cleanup(s.Close)
+			c := hostileClient(t, s.URL+"/api", WithResponseLimits(ResponseLimits{Single: 4 << 20}))
+			var err error
+			grew := hostilePeakHeap(func() { err = hostileGetVariant.run(context.Background(), c) })
+			if err == nil || tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want an error matching %v", err, tc.want)
+			}
+			if grew > 32<<20 {
+				t.Errorf("the heap grew by %d MiB for a 4 MiB limit, want at most 32 MiB", grew>>20)
 			}
 			hostileCheckError(t, err)
 		})
