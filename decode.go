@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/agenta-go/agenta/models"
 )
 
 // decodeObject reads an answer that is one JSON object. null is refused:
@@ -180,6 +182,12 @@ func (st *call) decodeError(resp *http.Response, dec *json.Decoder, err error) e
 func (st *call) decodeErrorAt(resp *http.Response, offset int64, buffered io.Reader, err error) error {
 	if err == io.EOF {
 		err = io.ErrUnexpectedEOF
+	}
+	var timestamp *models.TimestampError
+	if errors.As(err, &timestamp) {
+		// It stays in the chain for errors.As, and quotes the server's
+		// value: scrub and bound it like the message.
+		timestamp.Value = st.text(timestamp.Value, maxMessage)
 	}
 	var limit *LimitError
 	if !errors.As(err, &limit) && st.body != nil && st.body.err != nil && st.body.err != io.EOF {

@@ -429,3 +429,52 @@ func TestReviewContentEncodingVariants(t *testing.T) {
 		})
 	}
 }
+
+// reviewChain returns err and every error it wraps.
+func reviewChain(err error) []error {
+	if err == nil {
+		return nil
+	}
+	out := []error{err}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		out = append(out, reviewChain(u.Unwrap())...)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			out = append(out, reviewChain(e)...)
+		}
+	}
+	return out
+}
+
+// No error in the chain a call returns holds the key: a caller that logs
+// errors.Unwrap(err), or an *models.TimestampError found with errors.As,
+// sees only scrubbed text, as err.Error() does.
+func TestReviewErrorChainHoldsNoKey(t *testing.T) {
+	cases := []struct {
+		name string
+		op   hostileOp
+		body string
+	}{
+		{"key in created_at", hostileListHuman, `[{"id":"h-1","created_at":"` + hostileKey + `"}]`},
+		{"key in created_at, escaped", hostileListHuman, `[{"id":"h-1","created_at":"` + hostileEscapeAll(hostileKey) + `"}]`},
+		{"key in a status array", hostileOp{"FetchEvaluationStatus", "single", func(ctx context.Context, c *Client) error {
+			_, err := c.FetchEvaluationStatus(ctx, "e-1")
+			return err
+		}}, `{"status":["` + hostileKey + `"]}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := hostileClient(t, hostileServe(t, 200, nil, tc.body), WithMaxRetries(0))
+			err := tc.op.run(context.Background(), c)
+			if err == nil {
+				t.Fatalf("%s succeeded, want an error", tc.op.name)
+			}
+			for _, e := range reviewChain(err) {
+				if strings.Contains(e.Error(), hostileKey) {
+					t.Errorf("%T in the chain holds the key: %.300q", e, e.Error())
+				}
+			}
+		})
+	}
+}

@@ -160,7 +160,16 @@ func (a *statusAnswer) UnmarshalJSON(data []byte) error {
 		a.Status = models.Result{Type: models.ResultTypeStatus, Value: wire.Status}
 		return nil
 	case wire.Status[0] != '{':
-		return fmt.Errorf(`"status" is neither a Result object nor a string: %s`, clip(string(wire.Status), 40))
+		// Name the kind of value only: it may hold a secret, and the error
+		// stays in the chain of the *DecodeError.
+		kind := "a number"
+		switch wire.Status[0] {
+		case '[':
+			kind = "an array"
+		case 't', 'f':
+			kind = "a boolean"
+		}
+		return fmt.Errorf(`"status" is %s, neither a Result object nor a string`, kind)
 	}
 	return json.Unmarshal(wire.Status, &a.Status)
 }
