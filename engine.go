@@ -267,24 +267,32 @@ func (st *call) transportError(err error) error {
 // connection (ErrNoResponse). The cause stays wrapped; its text, which may
 // quote the server (a Location header), is scrubbed and bounded.
 func (st *call) reason(err error) error {
-	text := st.text(err.Error(), maxMessage)
+	raw := err.Error()
+	text := st.text(raw, maxMessage)
 	var netErr net.Error
+	cause := err
+	if st.text(raw, len(raw)) != raw {
+		// The cause quotes a credential (net/http quotes a Location that
+		// fails to parse): the chain keeps its scrubbed text instead, so
+		// that errors.Unwrap shows no more than err.Error() does.
+		cause = errors.New(text)
+	}
 	switch {
 	case st.ctx != nil && st.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
-		return &failure{text: "the caller's context ended: " + text, errs: []error{err}}
+		return &failure{text: "the caller's context ended: " + text, errs: []error{cause}}
 	case dialFailure(err):
-		return &failure{text: "no answer from the server: " + text, errs: []error{ErrNoResponse, err}}
+		return &failure{text: "no answer from the server: " + text, errs: []error{ErrNoResponse, cause}}
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
 		// The cause's text varies with where net/http noticed the
 		// timeout; the cause stays wrapped for errors.As.
 		return &failure{
 			text: "the per-attempt timeout (WithTimeout, " + st.c.http.Timeout.String() + ") expired",
-			errs: []error{ErrAttemptTimeout, err},
+			errs: []error{ErrAttemptTimeout, cause},
 		}
 	case errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-		return &failure{text: "no answer from the server: " + text, errs: []error{ErrNoResponse, err}}
+		return &failure{text: "no answer from the server: " + text, errs: []error{ErrNoResponse, cause}}
 	}
-	return &failure{text: text, errs: []error{err}}
+	return &failure{text: text, errs: []error{cause}}
 }
 
 // readError turns a non-2xx answer into an error and closes the body. It

@@ -462,10 +462,15 @@ func TestReviewErrorChainHoldsNoKey(t *testing.T) {
 			_, err := c.FetchEvaluationStatus(ctx, "e-1")
 			return err
 		}}, `{"status":["` + hostileKey + `"]}`},
+		{"bad Location header", hostileGetVariant, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := hostileClient(t, hostileServe(t, 200, nil, tc.body), WithMaxRetries(0))
+			base := hostileServe(t, 200, nil, tc.body)
+			if tc.body == "" {
+				base = hostileServe(t, 302, http.Header{"Location": {"http://[::1%" + hostileKey + "/"}}, "")
+			}
+			c := hostileClient(t, base, WithMaxRetries(0))
 			err := tc.op.run(context.Background(), c)
 			if err == nil {
 				t.Fatalf("%s succeeded, want an error", tc.op.name)
