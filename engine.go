@@ -332,6 +332,7 @@ func (st *call) readError(resp *http.Response) error {
 		for i := range verr.Details {
 			d := &verr.Details[i]
 			d.Msg = st.text(d.Msg, 4*maxMessage)
+			d.Type = st.text(d.Type, maxMessage)
 			for j, loc := range d.Loc {
 				if s, ok := loc.(string); ok {
 					d.Loc[j] = st.text(s, maxMessage)

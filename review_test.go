@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -481,5 +482,21 @@ func TestReviewErrorChainHoldsNoKey(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Every field of a 422's details is scrubbed and bounded, Type included:
+// printing verr.Details with %#v shows no key.
+func TestReviewValidationDetailsScrubbed(t *testing.T) {
+	body := `{"detail":[{"loc":["body","` + hostileKey + `"],"msg":"m ` + hostileKey + `","type":"` +
+		hostileEscapeAll(hostileKey) + strings.Repeat("t", 1<<16) + `","input":"` + hostileKey + `"}]}`
+	c := hostileClient(t, hostileServe(t, 422, nil, body), WithMaxRetries(0))
+	err := hostileAddVariant.run(context.Background(), c)
+	var verr *ValidationError
+	if !errors.As(err, &verr) || len(verr.Details) != 1 {
+		t.Fatalf("got %v, want a *ValidationError with one detail", err)
+	}
+	if printed := fmt.Sprintf("%#v", verr.Details); strings.Contains(printed, hostileKey) || len(printed) > hostileMaxError {
+		t.Errorf("the details, printed, hold the key or are %d bytes (want at most %d): %.300q", len(printed), hostileMaxError, printed)
 	}
 }
