@@ -500,3 +500,45 @@ func TestReviewValidationDetailsScrubbed(t *testing.T) {
 		t.Errorf("the details, printed, hold the key or are %d bytes (want at most %d): %.300q", len(printed), hostileMaxError, printed)
 	}
 }
+
+// GETs are still retried, with the Client's own transport and through a
+// wrapping RoundTripper: a 503 then 200, and a dropped connection then 200.
+func TestReviewGETRetriesThroughAnyTransport(t *testing.T) {
+	const variant = `{"app_id":"a-1","variant_id":"v-1","variant_name":"bot.default","base_id":"b-1","revision":1}`
+	failures := map[string]func(w http.ResponseWriter){
+		"503": func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) },
+		"dropped connection": func(w http.ResponseWriter) {
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+			}
+		},
+	}
+	for name, fail := range failures {
+		for _, wrapped := range []bool{false, true} {
+			t.Run(name+"/wrapped="+strconv.FormatBool(wrapped), func(t *testing.T) {
+				var requests atomic.Int64
+				s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if requests.Add(1) == 1 {
+						fail(w)
+						return
+					}
+					io.WriteString(w, variant)
+				}))
+				t.Cleanup(s.Close)
+				opts := []Option{WithTimeout(5 * time.Second)}
+				if wrapped {
+					inner := &http.Transport{}
+					t.Cleanup(inner.CloseIdleConnections)
+					opts = append(opts, WithHTTPClient(&http.Client{Transport: wrappedTransport{inner}}))
+				}
+				c := hostileClient(t, s.URL+"/api", opts...)
+				if err := hostileGetVariant.run(context.Background(), c); err != nil {
+					t.Fatalf("GetVariant after a %s: %v, want the variant", name, err)
+				}
+				if n := requests.Load(); n != 2 {
+					t.Errorf("the server saw %d requests, want 2", n)
+				}
+			})
+		}
+	}
+}
