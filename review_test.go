@@ -542,3 +542,28 @@ func TestReviewGETRetriesThroughAnyTransport(t *testing.T) {
 		}
 	}
 }
+
+// A server that sends megabytes of headers (a huge Location) costs about
+// the Client's header limit, not net/http's default of 10 MiB several
+// times over.
+func TestReviewHugeHeadersBounded(t *testing.T) {
+	huge := strings.Repeat("y", 8<<20)
+	base, _ := hostileTCP(t, func(conn net.Conn, _ *http.Request) {
+		// In pieces: a concatenation would count 8 MiB against the client.
+		io.WriteString(conn, "HTTP/1.1 307 Temporary Redirect\r\nLocation: /api/")
+		io.WriteString(conn, huge)
+		io.WriteString(conn, "\r\nContent-Length: 0\r\n\r\n")
+	})
+	for _, op := range []hostileOp{hostileGetVariant, hostileAddVariant} {
+		c := hostileClient(t, base, WithMaxRetries(0))
+		var err error
+		grew := hostilePeakHeap(func() { err = op.run(context.Background(), c) })
+		if err == nil {
+			t.Fatalf("%s succeeded, want an error", op.name)
+		}
+		if grew > 16<<20 {
+			t.Errorf("%s: the heap grew by %d MiB for 8 MiB of headers, want at most 16 MiB", op.name, grew>>20)
+		}
+		hostileCheckError(t, err)
+	}
+}

@@ -31,6 +31,10 @@ func newTransport() *http.Transport {
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
+		// The service's headers are a few hundred bytes. net/http's
+		// default, 10 MiB, let a huge Location cost 48 MiB of heap on a
+		// create and 240 MiB on a GET that follows it.
+		MaxResponseHeaderBytes: 1 << 20,
 	}
 }
 
