@@ -567,3 +567,52 @@ func TestReviewHugeHeadersBounded(t *testing.T) {
 		hostileCheckError(t, err)
 	}
 }
+
+// Gzip answers at the edges read as net/http with compress/gzip would read
+// them: an empty body with Content-Length 0 and an empty member are an
+// empty answer (a decoding error, at once), trailing garbage after a
+// complete value does not undo it, and members concatenated are one answer.
+func TestReviewGzipEdges(t *testing.T) {
+	gzipOf := func(data string) string {
+		var b strings.Builder
+		zw := gzip.NewWriter(&b)
+		io.WriteString(zw, data)
+		zw.Close()
+		return b.String()
+	}
+	const variant = `{"app_id":"a-1","variant_id":"v-1","variant_name":"bot.default"}`
+	cases := []struct {
+		name    string
+		body    string
+		wantErr bool
+	}{
+		{"Content-Length 0", "", true},
+		{"an empty member", gzipOf(""), true},
+		{"trailing garbage", gzipOf(variant) + "garbage!!", false},
+		{"two members", gzipOf(variant[:20]) + gzipOf(variant[20:]), false},
+		{"an empty member after", gzipOf(variant) + gzipOf(""), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Header().Set("Content-Length", strconv.Itoa(len(tc.body)))
+				io.WriteString(w, tc.body)
+			}))
+			t.Cleanup(s.Close)
+			c := hostileClient(t, s.URL+"/api", WithMaxRetries(0))
+			v, err := c.GetVariant(context.Background(), "v-1")
+			if tc.wantErr {
+				var decodeErr *DecodeError
+				if !errors.As(err, &decodeErr) {
+					t.Fatalf("got %v, want a *DecodeError", err)
+				}
+				return
+			}
+			if err != nil || v.VariantName != "bot.default" {
+				t.Fatalf("got %+v, %v; want the variant bot.default", v, err)
+			}
+		})
+	}
+}
