@@ -271,7 +271,7 @@ func (st *call) reason(err error) error {
 	text := st.text(raw, maxMessage)
 	var netErr net.Error
 	cause := err
-	if st.text(raw, len(raw)) != raw {
+	if holdsSecret(st.secretsOf(), raw) {
 		// The cause quotes a credential (net/http quotes a Location that
 		// fails to parse): the chain keeps its scrubbed text instead, so
 		// that errors.Unwrap shows no more than err.Error() does.

@@ -134,6 +134,12 @@ func (st *call) text(s string, n int) string { return scrubText(st.secretsOf(), 
 func (c *Client) text(s string, n int) string { return scrubText([][]string{c.secrets}, s, n) }
 
 func scrubText(lists [][]string, s string, n int) string {
+	// Only the first n runes are kept: scrub no more than they can take
+	// (4 bytes each) and a margin that holds any form of a secret starting
+	// among them, so that the work is bounded by n, not by the server.
+	if most := 4*n + 2*maxSecretLength; n >= 0 && len(s) > most {
+		s = s[:most]
+	}
 	s = string(scrubBytes(lists, []byte(s)))
 	for _, decode := range []func(string) string{unescapeJSON, unescapePercent} {
 		if decoded := decode(s); decoded != s {
@@ -174,6 +180,18 @@ func dropCutSecrets(lists [][]string, s string) string {
 		b.WriteString("…")
 		s = after
 	}
+}
+
+// holdsSecret reports whether s holds a credential, raw or in a form the
+// scrub knows, also once its \u and percent escapes are decoded. Its work
+// is linear in s.
+func holdsSecret(lists [][]string, s string) bool {
+	for _, t := range []string{s, unescapeJSON(s), unescapePercent(s)} {
+		if !bytes.Equal(scrubBytes(lists, []byte(t)), []byte(t)) {
+			return true
+		}
+	}
+	return false
 }
 
 // unescapeJSON decodes each \uXXXX in s and leaves everything else.

@@ -616,3 +616,33 @@ func TestReviewGzipEdges(t *testing.T) {
 		})
 	}
 }
+
+// Text full of "…" (which marks where a cut may have split a secret) costs
+// the scrub time in proportion to the part of it kept, not to what the
+// server sent: a created_at and a Location of many "…".
+func TestReviewScrubWorkBounded(t *testing.T) {
+	dots := strings.Repeat("…", 300_000) // 900 KB
+	cases := []struct {
+		name   string
+		op     hostileOp
+		status int
+		header http.Header
+		body   string
+	}{
+		{"created_at", hostileListHuman, 200, nil, `[{"id":"h-1","created_at":"` + dots + `"}]`},
+		{"bad Location", hostileGetVariant, 302, http.Header{"Location": {"http://[::1%" + dots}}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := hostileClient(t, hostileServe(t, tc.status, tc.header, tc.body), WithMaxRetries(0))
+			took, err := hostileElapsed(context.Background(), c, tc.op)
+			if err == nil {
+				t.Fatalf("%s succeeded, want an error", tc.op.name)
+			}
+			if took > 10*time.Second {
+				t.Errorf("%s returned after %s, want well within 10s", tc.op.name, took)
+			}
+			hostileCheckError(t, err)
+		})
+	}
+}
