@@ -34,6 +34,28 @@ func execute(cmd *cobra.Command, args ...string) error {
 	return cmd.Execute()
 }
 
+// TestEveryCommandHasAnExample walks the whole command tree, the commands
+// cobra generates included: each one's --help shows an example.
+func TestEveryCommandHasAnExample(t *testing.T) {
+	f, _, _ := testFactory()
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		if cmd.Example == "" && !cmd.Hidden {
+			t.Errorf("%q has no example in its --help", cmd.CommandPath())
+		}
+		for _, sub := range cmd.Commands() {
+			walk(sub)
+		}
+	}
+	root := NewCmdRoot(f)
+	walk(root)
+	for _, name := range []string{"help", "completion"} {
+		if sub, _, err := root.Find([]string{name}); err != nil || sub.Name() != name {
+			t.Errorf("the root has no %s command before Execute (found %v, %v)", name, sub, err)
+		}
+	}
+}
+
 // TestEvalRunOptions checks that eval run's flags parse into its options,
 // repeatable ones in order, and gates through evals.ParseGate.
 func TestEvalRunOptions(t *testing.T) {

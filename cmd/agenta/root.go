@@ -86,7 +86,35 @@ Configuration:
 		newCmdSpan(f),
 		newCmdHumanEvaluation(f),
 	)
+	addGeneratedExamples(root)
 	return root
+}
+
+// addGeneratedExamples adds the commands cobra generates, help and
+// completion, now rather than at Execute, and gives each an example, as
+// every other command has.
+func addGeneratedExamples(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	shells := map[string]string{
+		"bash":       `  source <(agenta completion bash)`,
+		"zsh":        `  agenta completion zsh > "${fpath[1]}/_agenta"`,
+		"fish":       `  agenta completion fish > ~/.config/fish/completions/agenta.fish`,
+		"powershell": `  agenta completion powershell | Out-String | Invoke-Expression`,
+	}
+	for _, cmd := range root.Commands() {
+		switch cmd.Name() {
+		case "help":
+			cmd.Example = `  agenta help eval run`
+		case "completion":
+			var all []string
+			for _, shell := range cmd.Commands() {
+				shell.Example = shells[shell.Name()]
+				all = append(all, shell.Example)
+			}
+			cmd.Example = strings.Join(all, "\n")
+		}
+	}
 }
 
 // groupArgs refuses an unknown subcommand of a command that only groups
