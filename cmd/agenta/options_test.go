@@ -111,6 +111,18 @@ func TestUsageErrors(t *testing.T) {
 		{"span get with a bad --output", func(f *Factory, ran func()) *cobra.Command {
 			return NewCmdSpanGet(f, func(*SpanGetOptions) error { ran(); return nil })
 		}, []string{"id", "-o", "yaml"}, `--output "yaml"`},
+		{"eval run with an empty id in a --variant list", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
+		}, []string{"--app", "a", "--testset", "t", "--variant", "v1,,v2", "--evaluator", "e"}, `--variant: an id is empty`},
+		{"eval run with a tab in an --evaluator", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
+		}, []string{"--app", "a", "--testset", "t", "--variant", "v", "--evaluator", "e\tx"}, `--evaluator: an id contains a control character`},
+		{"eval run with a tab in --app", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
+		}, []string{"--app", "a\tb", "--testset", "t", "--variant", "v", "--evaluator", "e"}, `--app: the id contains a control character`},
+		{"variant get with a line break in its id", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdVariantGet(f, func(*VariantGetOptions) error { ran(); return nil })
+		}, []string{"a\nb"}, `VARIANT_ID contains a control character`},
 		{"fake with a bad --addr", func(f *Factory, ran func()) *cobra.Command {
 			return NewCmdFake(f, func(*FakeOptions) error { ran(); return nil })
 		}, []string{"--addr", "8080"}, `--addr "8080"`},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agenta-go/agenta"
 	"github.com/spf13/cobra"
@@ -173,9 +174,28 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 			if strings.TrimSpace(arg) == "" {
 				return usageErrorf("%s: %s is empty", commandName(cmd), names[i])
 			}
+			if strings.IndexFunc(arg, unicode.IsControl) >= 0 {
+				return usageErrorf("%s: %s contains a control character", commandName(cmd), names[i])
+			}
 		}
 		return nil
 	}
+}
+
+// checkID refuses an empty id, or one with a control character, given to
+// flag; list says the flag takes several, one of which is meant.
+func checkID(flag, id string, list bool) error {
+	which := "the id"
+	if list {
+		which = "an id"
+	}
+	switch {
+	case strings.TrimSpace(id) == "":
+		return usageErrorf("%s: %s is empty", flag, which)
+	case strings.IndexFunc(id, unicode.IsControl) >= 0:
+		return usageErrorf("%s: %s contains a control character", flag, which)
+	}
+	return nil
 }
 
 // runWithClient runs a command's work with a client for the configured
