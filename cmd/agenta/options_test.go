@@ -222,6 +222,11 @@ func TestClassify(t *testing.T) {
 			t.Errorf("%s: exit code %d, want %d", tt.name, got, tt.want)
 		}
 	}
+	// An argument the SDK refuses is named as on the wire, not by its Go path.
+	err := classify(&agenta.ArgumentError{Name: "NewEvaluation.VariantIDs[1]", Field: "variant_ids[1]", Reason: "is required"}, "h")
+	if got := errorLine(err); got != "agenta: invalid variant_ids[1]: is required" || exitCode(err) != exitUsage {
+		t.Errorf("argument error: %q, exit %d; want %q, exit %d", got, exitCode(err), "agenta: invalid variant_ids[1]: is required", exitUsage)
+	}
 }
 
 // TestErrorLine checks that an error prints as one bounded line.
