@@ -114,7 +114,8 @@ func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 	}
 	// go-retryablehttp closes idle connections after every failed call;
 	// hiding CloseIdleConnections keeps the pool warm for other calls.
-	hc.Transport = poolKeeper{hc.Transport}
+	_, known := hc.Transport.(*http.Transport)
+	hc.Transport = poolKeeper{next: hc.Transport, guard: !known}
 	hc.CheckRedirect = stripCredentialsOnRedirect(credentialNames(c.header), userRedirect)
 	c.http = hc
 	c.gzip = acceptGzip(hc.Transport.(poolKeeper).next)

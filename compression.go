@@ -21,11 +21,14 @@ import (
 // only when the caller reads on.
 
 // acceptGzip reports whether the Client asks for gzip and inflates it
-// itself: with its own transport, or a caller's *http.Transport that has
-// compression on. Any other RoundTripper keeps its own behaviour.
+// itself: always, but with a caller's *http.Transport that has compression
+// off. A RoundTripper that wraps an *http.Transport, such as a tracing
+// one, would otherwise leave gzip to net/http, which holds back the end of
+// a complete answer until the body ends (see above); asking for gzip in
+// the request turns net/http's own inflation off.
 func acceptGzip(rt http.RoundTripper) bool {
 	t, ok := rt.(*http.Transport)
-	return ok && !t.DisableCompression
+	return !ok || !t.DisableCompression
 }
 
 // inflate replaces the body of a gzip answer to a request that asked for

@@ -564,7 +564,8 @@ func (e *EvaluationFailedError) Is(target error) bool { return target == ErrEval
 // and says which status the run was in and for how long.
 type WaitError struct {
 	EvaluationID string
-	// Status is the last status read, "" when no read succeeded.
+	// Status is the last status read, "" when no read succeeded; credentials
+	// it echoes are scrubbed, and it is cut to a few hundred characters.
 	Status models.EvaluationStatus
 	// Held is how long Status had held when the wait ended: the time since
 	// the first read that saw it.

@@ -1,8 +1,10 @@
 package agenta
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -33,10 +35,47 @@ func newTransport() *http.Transport {
 }
 
 // poolKeeper forwards RoundTrip only, so that go-retryablehttp cannot empty
-// the idle pool.
-type poolKeeper struct{ next http.RoundTripper }
+// the idle pool. With guard set (any RoundTripper but an *http.Transport),
+// it also closes each answer's body when the attempt's context ends: its
+// deadline is the earlier of the caller's and WithTimeout's. net/http's
+// transport ends a read then by itself; a hand-written RoundTripper may
+// not, and the SDK never waits past either.
+type poolKeeper struct {
+	next  http.RoundTripper
+	guard bool
+}
 
-func (p poolKeeper) RoundTrip(r *http.Request) (*http.Response, error) { return p.next.RoundTrip(r) }
+func (p poolKeeper) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := p.next.RoundTrip(r)
+	if err != nil || !p.guard || resp == nil || resp.Body == nil || r.Context().Done() == nil {
+		return resp, err
+	}
+	ctx, body := r.Context(), resp.Body
+	resp.Body = &guardedBody{ctx: ctx, body: body, stop: context.AfterFunc(ctx, func() { body.Close() })}
+	return resp, nil
+}
+
+// guardedBody is a body that poolKeeper closes when its context ends. A
+// read the close broke off reports the context's error, so that the call
+// says which limit expired.
+type guardedBody struct {
+	ctx  context.Context
+	body io.ReadCloser
+	stop func() bool
+}
+
+func (g *guardedBody) Read(p []byte) (int, error) {
+	n, err := g.body.Read(p)
+	if err != nil && err != io.EOF && g.ctx.Err() != nil {
+		err = g.ctx.Err()
+	}
+	return n, err
+}
+
+func (g *guardedBody) Close() error {
+	g.stop()
+	return g.body.Close()
+}
 
 // stripCredentialsOnRedirect drops credential headers from any redirected
 // request whose origin (scheme, host and port) differs from the original

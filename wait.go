@@ -75,7 +75,10 @@ func (c *Client) WaitEvaluation(ctx context.Context, evaluationID string, opts *
 		if seen {
 			held = time.Since(since)
 		}
-		return &WaitError{EvaluationID: evaluationID, Status: last, Held: held, Err: ctx.Err()}
+		// The status is the server's text: a value the SDK does not know
+		// may echo a credential.
+		status := models.EvaluationStatus(c.text(string(last), maxMessage))
+		return &WaitError{EvaluationID: evaluationID, Status: status, Held: held, Err: ctx.Err()}
 	}
 	var final models.Result
 	for {
