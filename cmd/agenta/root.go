@@ -91,10 +91,22 @@ Configuration:
 	return root
 }
 
-// addGeneratedExamples adds the commands cobra generates, help and
-// completion, now rather than at Execute, and gives each an example, as
-// every other command has.
+// addGeneratedExamples adds help and the completion command cobra
+// generates, now rather than at Execute, and gives each an example, as
+// every other command has. cobra's own help answers a command that does
+// not exist with the root's help and exit 0; this one with a usage error.
 func addGeneratedExamples(root *cobra.Command) {
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageErrorf("no command %q", clipText(strings.Join(args, " "), 100))
+			}
+			return target.Help()
+		},
+	})
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	shells := map[string]string{
