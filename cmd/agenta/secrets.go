@@ -45,7 +45,7 @@ func (f *Factory) secrets() []string {
 	}
 	add(f.getenv("AGENTA_API_KEY"))
 	if f.APIKeyFile != "" {
-		if key, err := readKeyFile(f.APIKeyFile); err == nil {
+		if key, err := f.keyFromFile(); err == nil {
 			add(key)
 		}
 	}
