@@ -87,15 +87,15 @@ Configuration:
 		newCmdSpan(f),
 		newCmdHumanEvaluation(f),
 	)
-	addGeneratedExamples(root)
+	addHelpAndCompletion(root)
 	return root
 }
 
-// addGeneratedExamples adds help and the completion command cobra
+// addHelpAndCompletion adds help and the completion command cobra
 // generates, now rather than at Execute, and gives each an example, as
 // every other command has. cobra's own help answers a command that does
 // not exist with the root's help and exit 0; this one with a usage error.
-func addGeneratedExamples(root *cobra.Command) {
+func addHelpAndCompletion(root *cobra.Command) {
 	root.SetHelpCommand(&cobra.Command{
 		Use:   "help [command]",
 		Short: "Help about any command",
