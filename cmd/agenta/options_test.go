@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -54,6 +55,25 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 			t.Errorf("the root has no %s command before Execute (found %v, %v)", name, sub, err)
 		}
 	}
+}
+
+// syncBuffer is a bytes.Buffer that a goroutine may write while the test
+// reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // TestEvalRunOptions checks that eval run's flags parse into its options,
@@ -295,6 +315,19 @@ func TestProgress(t *testing.T) {
 		if !strings.Contains(errOut.String(), "EVALUATION_AGGREGATION_FAILED") {
 			t.Errorf("width %d: the live line lost its status: %q", width, errOut.String())
 		}
+	}
+	// The plain display repeats its line when the status stays the same
+	// for long, so that a CI job that ends silent jobs keeps running.
+	var errOut syncBuffer
+	p := startProgressQuiet(&IOStreams{ErrOut: &errOut}, "evaluation e2", 40*time.Millisecond)
+	p.OnStatus(status(models.EvaluationStarted))
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(errOut.String(), "evaluation e2: EVALUATION_STARTED after") < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.Stop()
+	if n := strings.Count(errOut.String(), "evaluation e2: EVALUATION_STARTED after"); n < 3 {
+		t.Errorf("a status unchanged for several quiet periods was written %d times, want at least 3: %q", n, errOut.String())
 	}
 	if got := columns("132"); got != 132 {
 		t.Errorf("COLUMNS=132: width %d, want 132", got)
