@@ -101,6 +101,8 @@ type APIError struct {
 	Operation string
 }
 
+// Error says the method, path, status and the server's message, with a
+// hint for an unknown route or a not-found answered as a 500.
 func (e *APIError) Error() string {
 	var b strings.Builder
 	b.WriteString("agenta: ")
@@ -260,6 +262,8 @@ func (d *ValidationDetail) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// Error reads as the embedded APIError's, whose message lists the
+// refused fields.
 func (e *ValidationError) Error() string {
 	if e.APIError == nil {
 		return "agenta: validation failed"
@@ -294,6 +298,8 @@ type ArgumentError struct {
 	Reason string
 }
 
+// Error names the argument, its wire name when it has one, and what
+// was wrong with it.
 func (e *ArgumentError) Error() string {
 	name := e.Name
 	if e.Field != "" && e.Field != e.Name {
@@ -503,6 +509,8 @@ type DecodeError struct {
 	text string // Err's message, scrubbed and bounded, when the SDK made it
 }
 
+// Error says where decoding the answer stopped and why, or that the
+// answer broke off while being read.
 func (e *DecodeError) Error() string {
 	text := e.text
 	if text == "" && e.Err != nil {
@@ -548,6 +556,8 @@ type EvaluationFailedError struct {
 	Message string
 }
 
+// Error names the evaluation, its final status and the service's
+// message.
 func (e *EvaluationFailedError) Error() string {
 	s := "agenta: evaluation " + clip(e.EvaluationID, maxMessage) + " ended " + clip(string(e.Status), maxMessage)
 	if e.Message != "" {
@@ -574,6 +584,8 @@ type WaitError struct {
 	Err error
 }
 
+// Error names the evaluation, why the wait ended, and the last status
+// seen with how long it held.
 func (e *WaitError) Error() string {
 	var b strings.Builder
 	b.WriteString("agenta: wait for evaluation ")

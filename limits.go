@@ -89,6 +89,7 @@ type LimitError struct {
 	Limit int64
 }
 
+// Error names the limit exceeded and the option that raises it.
 func (e *LimitError) Error() string {
 	what := map[string]string{
 		"Single": "an answer of one object", "List": "a list answer", "Element": "one element of a list",

@@ -39,6 +39,7 @@ type TimestampError struct {
 	Value string
 }
 
+// Error says which value could not be read as a timestamp, bounded.
 func (e *TimestampError) Error() string {
 	v := e.Value
 	if len(v) > 64 {

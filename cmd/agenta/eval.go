@@ -120,6 +120,18 @@ func (o *EvalRunOptions) check() error {
 			return usageErrorf("%s is required", required.flag)
 		}
 	}
+	// Checked here so that the message names the flag, not the SDK's field.
+	for _, ids := range []struct {
+		flag string
+		ids  []string
+		list bool
+	}{{"--app", []string{o.AppID}, false}, {"--testset", []string{o.TestsetID}, false}, {"--variant", o.VariantIDs, true}, {"--evaluator", o.EvaluatorIDs, true}} {
+		for _, id := range ids.ids {
+			if err := checkID(ids.flag, id, ids.list); err != nil {
+				return err
+			}
+		}
+	}
 	o.Gates = o.Gates[:0]
 	for _, text := range o.gates {
 		gate, err := evals.ParseGate(text)

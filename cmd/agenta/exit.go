@@ -72,6 +72,7 @@ func classify(err error, host string) error {
 	var (
 		exit    *exitError
 		gateErr *evals.GateError
+		argErr  *agenta.ArgumentError
 	)
 	switch {
 	case err == nil:
@@ -84,6 +85,9 @@ func classify(err error, host string) error {
 		return &exitError{code: exitGateFailed, err: err}
 	case errors.Is(err, agenta.ErrEvaluationFailed):
 		return &exitError{code: exitEvalFailed, err: err}
+	case errors.As(err, &argErr) && argErr.Field != "":
+		// The name on the wire, not the SDK's Go name (NewEvaluation.VariantIDs[1]).
+		return &exitError{code: exitUsage, err: fmt.Errorf("invalid %s: %s", argErr.Field, argErr.Reason)}
 	case errors.Is(err, agenta.ErrInvalidArgument):
 		return &exitError{code: exitUsage, err: err}
 	case errors.Is(err, context.Canceled):

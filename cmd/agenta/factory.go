@@ -25,6 +25,12 @@ type Factory struct {
 
 	// getenv reads the environment; tests may replace it.
 	getenv func(string) string
+
+	// The key read from APIKeyFile, once: the file may be a pipe
+	// (/dev/stdin), which a second read would find empty.
+	fileKey    string
+	fileKeyErr error
+	fileRead   bool
 }
 
 // newFactory returns a Factory on the given streams and the process's
@@ -68,7 +74,7 @@ func (f *Factory) Client() (*agenta.Client, error) {
 	}
 	opts := []agenta.Option{agenta.WithBaseURL(base), agenta.WithUserAgent("agenta-cli/" + agenta.Version)}
 	if f.APIKeyFile != "" {
-		key, err := readKeyFile(f.APIKeyFile)
+		key, err := f.keyFromFile()
 		if err != nil {
 			return nil, err
 		}
@@ -95,6 +101,16 @@ func (f *Factory) serverHost() string {
 	}
 	u, _ := url.Parse(base)
 	return u.Host
+}
+
+// keyFromFile returns the key in --api-key-file, reading the file the
+// first time only.
+func (f *Factory) keyFromFile() (string, error) {
+	if !f.fileRead {
+		f.fileKey, f.fileKeyErr = readKeyFile(f.APIKeyFile)
+		f.fileRead = true
+	}
+	return f.fileKey, f.fileKeyErr
 }
 
 // readKeyFile reads an API key from a file: its first line, trimmed. The

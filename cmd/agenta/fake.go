@@ -78,7 +78,7 @@ func serveFake(ctx context.Context, opts *FakeOptions) error {
 		serverOpts = append(serverOpts, agentatest.WithEvaluationPace(opts.Pace))
 	}
 	if opts.Factory.APIKeyFile != "" {
-		key, err := readKeyFile(opts.Factory.APIKeyFile)
+		key, err := opts.Factory.keyFromFile()
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -32,6 +33,47 @@ func execute(cmd *cobra.Command, args ...string) error {
 	cmd.SetErr(&bytes.Buffer{})
 	cmd.SilenceErrors, cmd.SilenceUsage = true, true
 	return cmd.Execute()
+}
+
+// TestEveryCommandHasAnExample walks the whole command tree, the commands
+// cobra generates included: each one's --help shows an example.
+func TestEveryCommandHasAnExample(t *testing.T) {
+	f, _, _ := testFactory()
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		if cmd.Example == "" && !cmd.Hidden {
+			t.Errorf("%q has no example in its --help", cmd.CommandPath())
+		}
+		for _, sub := range cmd.Commands() {
+			walk(sub)
+		}
+	}
+	root := NewCmdRoot(f)
+	walk(root)
+	for _, name := range []string{"help", "completion"} {
+		if sub, _, err := root.Find([]string{name}); err != nil || sub.Name() != name {
+			t.Errorf("the root has no %s command before Execute (found %v, %v)", name, sub, err)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer that a goroutine may write while the test
+// reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // TestEvalRunOptions checks that eval run's flags parse into its options,
@@ -89,6 +131,18 @@ func TestUsageErrors(t *testing.T) {
 		{"span get with a bad --output", func(f *Factory, ran func()) *cobra.Command {
 			return NewCmdSpanGet(f, func(*SpanGetOptions) error { ran(); return nil })
 		}, []string{"id", "-o", "yaml"}, `--output "yaml"`},
+		{"eval run with an empty id in a --variant list", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
+		}, []string{"--app", "a", "--testset", "t", "--variant", "v1,,v2", "--evaluator", "e"}, `--variant: an id is empty`},
+		{"eval run with a tab in an --evaluator", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
+		}, []string{"--app", "a", "--testset", "t", "--variant", "v", "--evaluator", "e\tx"}, `--evaluator: an id contains a control character`},
+		{"eval run with a tab in --app", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdEvalRun(f, func(*EvalRunOptions) error { ran(); return nil })
+		}, []string{"--app", "a\tb", "--testset", "t", "--variant", "v", "--evaluator", "e"}, `--app: the id contains a control character`},
+		{"variant get with a line break in its id", func(f *Factory, ran func()) *cobra.Command {
+			return NewCmdVariantGet(f, func(*VariantGetOptions) error { ran(); return nil })
+		}, []string{"a\nb"}, `VARIANT_ID contains a control character`},
 		{"fake with a bad --addr", func(f *Factory, ran func()) *cobra.Command {
 			return NewCmdFake(f, func(*FakeOptions) error { ran(); return nil })
 		}, []string{"--addr", "8080"}, `--addr "8080"`},
@@ -188,6 +242,11 @@ func TestClassify(t *testing.T) {
 			t.Errorf("%s: exit code %d, want %d", tt.name, got, tt.want)
 		}
 	}
+	// An argument the SDK refuses is named as on the wire, not by its Go path.
+	err := classify(&agenta.ArgumentError{Name: "NewEvaluation.VariantIDs[1]", Field: "variant_ids[1]", Reason: "is required"}, "h")
+	if got := errorLine(err); got != "agenta: invalid variant_ids[1]: is required" || exitCode(err) != exitUsage {
+		t.Errorf("argument error: %q, exit %d; want %q, exit %d", got, exitCode(err), "agenta: invalid variant_ids[1]: is required", exitUsage)
+	}
 }
 
 // TestErrorLine checks that an error prints as one bounded line.
@@ -256,6 +315,19 @@ func TestProgress(t *testing.T) {
 		if !strings.Contains(errOut.String(), "EVALUATION_AGGREGATION_FAILED") {
 			t.Errorf("width %d: the live line lost its status: %q", width, errOut.String())
 		}
+	}
+	// The plain display repeats its line when the status stays the same
+	// for long, so that a CI job that ends silent jobs keeps running.
+	var errOut syncBuffer
+	p := startProgressQuiet(&IOStreams{ErrOut: &errOut}, "evaluation e2", 40*time.Millisecond)
+	p.OnStatus(status(models.EvaluationStarted))
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(errOut.String(), "evaluation e2: EVALUATION_STARTED after") < 3 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.Stop()
+	if n := strings.Count(errOut.String(), "evaluation e2: EVALUATION_STARTED after"); n < 3 {
+		t.Errorf("a status unchanged for several quiet periods was written %d times, want at least 3: %q", n, errOut.String())
 	}
 	if got := columns("132"); got != 132 {
 		t.Errorf("COLUMNS=132: width %d, want 132", got)

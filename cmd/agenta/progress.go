@@ -12,15 +12,18 @@ import (
 // progress reports an evaluation's status on stderr while the command
 // waits for it: on a terminal, one line redrawn in place with the status
 // and the elapsed time; otherwise, one plain line per status change, which
-// a CI log keeps readable.
+// a CI log keeps readable, and one after each quietFor without a change.
 type progress struct {
 	io    *IOStreams
 	label string
 	start time.Time
+	// quietFor is the longest a plain display stays silent.
+	quietFor time.Duration
 
-	mu     sync.Mutex
-	status string
-	live   bool
+	mu      sync.Mutex
+	status  string
+	live    bool
+	printed time.Time // when the last plain line was written
 
 	stop chan struct{}
 	done chan struct{}
@@ -29,12 +32,25 @@ type progress struct {
 // redrawEvery is how often the live line's elapsed time is redrawn.
 const redrawEvery = 200 * time.Millisecond
 
+// quietFor is the longest the plain display stays silent while the status
+// does not change: CI services end a job that writes nothing for a while
+// (CircleCI after 10 minutes, Travis CI after 10), and an evaluation of a
+// large test set can stay EVALUATION_STARTED longer than that.
+const quietFor = time.Minute
+
 // startProgress starts reporting on an evaluation, named by label.
 func startProgress(streams *IOStreams, label string) *progress {
-	p := &progress{io: streams, label: cell(label), start: time.Now(), status: "waiting", live: streams.IsStderrTTY(),
-		stop: make(chan struct{}), done: make(chan struct{})}
+	return startProgressQuiet(streams, label, quietFor)
+}
+
+// startProgressQuiet is startProgress with the plain display's longest
+// silence, for tests.
+func startProgressQuiet(streams *IOStreams, label string, quiet time.Duration) *progress {
+	now := time.Now()
+	p := &progress{io: streams, label: cell(label), start: now, quietFor: quiet, status: "waiting", live: streams.IsStderrTTY(),
+		printed: now, stop: make(chan struct{}), done: make(chan struct{})}
 	if !p.live {
-		close(p.done)
+		go p.keepAlive()
 		return p
 	}
 	go func() {
@@ -53,25 +69,54 @@ func startProgress(streams *IOStreams, label string) *progress {
 	return p
 }
 
+// keepAlive repeats the plain line when the status has not changed for
+// quietFor, until Stop.
+func (p *progress) keepAlive() {
+	defer close(p.done)
+	t := time.NewTicker(p.quietFor / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			quiet := time.Since(p.printed) >= p.quietFor
+			p.mu.Unlock()
+			if quiet {
+				p.line()
+			}
+		}
+	}
+}
+
 // OnStatus takes a status read by WaitEvaluation.
 func (p *progress) OnStatus(status models.Result) {
 	p.mu.Lock()
 	p.status = string(status.EvaluationStatus())
 	p.mu.Unlock()
 	if !p.live {
-		fmt.Fprintf(p.io.ErrOut, "%s: %s after %s\n", p.label, cell(p.status), p.elapsed())
+		p.line()
 	} else {
 		p.draw()
 	}
 }
 
-// Stop ends the live line, leaving its last state on screen.
+// line writes the plain display's line.
+func (p *progress) line() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.printed = time.Now()
+	fmt.Fprintf(p.io.ErrOut, "%s: %s after %s\n", p.label, cell(p.status), p.elapsed())
+}
+
+// Stop ends the display; a live line is left on screen in its last state.
 func (p *progress) Stop() {
+	close(p.stop)
+	<-p.done
 	if !p.live {
 		return
 	}
-	close(p.stop)
-	<-p.done
 	p.draw()
 	fmt.Fprintln(p.io.ErrOut)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agenta-go/agenta"
 	"github.com/spf13/cobra"
@@ -86,7 +87,47 @@ Configuration:
 		newCmdSpan(f),
 		newCmdHumanEvaluation(f),
 	)
+	addHelpAndCompletion(root)
 	return root
+}
+
+// addHelpAndCompletion adds help and the completion command cobra
+// generates, now rather than at Execute, and gives each an example, as
+// every other command has. cobra's own help answers a command that does
+// not exist with the root's help and exit 0; this one with a usage error.
+func addHelpAndCompletion(root *cobra.Command) {
+	root.SetHelpCommand(&cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				return usageErrorf("no command %q", clipText(strings.Join(args, " "), 100))
+			}
+			return target.Help()
+		},
+	})
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	shells := map[string]string{
+		"bash":       `  source <(agenta completion bash)`,
+		"zsh":        `  agenta completion zsh > "${fpath[1]}/_agenta"`,
+		"fish":       `  agenta completion fish > ~/.config/fish/completions/agenta.fish`,
+		"powershell": `  agenta completion powershell | Out-String | Invoke-Expression`,
+	}
+	for _, cmd := range root.Commands() {
+		switch cmd.Name() {
+		case "help":
+			cmd.Example = `  agenta help eval run`
+		case "completion":
+			var all []string
+			for _, shell := range cmd.Commands() {
+				shell.Example = shells[shell.Name()]
+				all = append(all, shell.Example)
+			}
+			cmd.Example = strings.Join(all, "\n")
+		}
+	}
 }
 
 // groupArgs refuses an unknown subcommand of a command that only groups
@@ -145,9 +186,28 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 			if strings.TrimSpace(arg) == "" {
 				return usageErrorf("%s: %s is empty", commandName(cmd), names[i])
 			}
+			if strings.IndexFunc(arg, unicode.IsControl) >= 0 {
+				return usageErrorf("%s: %s contains a control character", commandName(cmd), names[i])
+			}
 		}
 		return nil
 	}
+}
+
+// checkID refuses an empty id, or one with a control character, given to
+// flag; list says the flag takes several, one of which is meant.
+func checkID(flag, id string, list bool) error {
+	which := "the id"
+	if list {
+		which = "an id"
+	}
+	switch {
+	case strings.TrimSpace(id) == "":
+		return usageErrorf("%s: %s is empty", flag, which)
+	case strings.IndexFunc(id, unicode.IsControl) >= 0:
+		return usageErrorf("%s: %s contains a control character", flag, which)
+	}
+	return nil
 }
 
 // runWithClient runs a command's work with a client for the configured

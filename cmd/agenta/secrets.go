@@ -16,8 +16,10 @@ import (
 // the API key, and the LLM provider keys it sends for an AI critique. A
 // provider's error that echoes its key is stored by the service as a
 // scenario's result and comes back in a 200, so eval run would print it
-// and write it into the JUnit report a CI job publishes. Everything eval
-// run writes, and every error line, goes through scrub.
+// and write it into the JUnit report a CI job publishes. Standard output of
+// every command (run wraps it in a scrubWriter), eval run's reports and
+// every error line go through scrub; progress lines on stderr hold ids and
+// statuses only.
 
 // providerKeyNames are the environment variables that hold LLM provider
 // keys the service knows.
@@ -45,7 +47,7 @@ func (f *Factory) secrets() []string {
 	}
 	add(f.getenv("AGENTA_API_KEY"))
 	if f.APIKeyFile != "" {
-		if key, err := readKeyFile(f.APIKeyFile); err == nil {
+		if key, err := f.keyFromFile(); err == nil {
 			add(key)
 		}
 	}
