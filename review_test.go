@@ -646,3 +646,20 @@ func TestReviewScrubWorkBounded(t *testing.T) {
 		})
 	}
 }
+
+// A redirect to a "scheme" that is the key (keys are letters, digits and a
+// dot, which a scheme may hold) is refused without naming it: net/http
+// lowercases a scheme, so the scrub would not recognise it.
+func TestReviewRedirectSchemeNotQuoted(t *testing.T) {
+	c := hostileClient(t, hostileServe(t, 302, http.Header{"Location": {hostileKey + ":x"}}, ""), WithMaxRetries(0))
+	err := hostileGetVariant.run(context.Background(), c)
+	if err == nil {
+		t.Fatal("GetVariant succeeded, want an error")
+	}
+	lower := strings.ToLower(hostileKey)
+	for _, e := range reviewChain(err) {
+		if strings.Contains(strings.ToLower(e.Error()), lower) {
+			t.Errorf("%T in the chain holds the key, lowercased: %.300q", e, e.Error())
+		}
+	}
+}

@@ -3,11 +3,11 @@ package agenta
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -135,8 +135,14 @@ func stripCredentialsOnRedirect(names []string, next func(*http.Request, []*http
 			}
 		}
 		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-			// net/http would refuse it with an error that has no type.
-			return &redirectRefused{fmt.Errorf("unsupported protocol scheme %q", req.URL.Scheme)}
+			// net/http would refuse it with an error that has no type. A
+			// scheme is the server's text, lowercased, which the scrub would
+			// not recognise as a key: only one too short to be a secret
+			// (see credentialParts) is named.
+			if len(req.URL.Scheme) < 8 {
+				return &redirectRefused{errors.New("unsupported protocol scheme " + strconv.Quote(req.URL.Scheme))}
+			}
+			return &redirectRefused{errors.New("unsupported protocol scheme (a redirect to neither http nor https)")}
 		}
 		return nil
 	}
