@@ -111,12 +111,7 @@ func (a *arrayReader) scenario() (models.EvaluationScenario, bool) {
 		}
 		// Not for the fast decoder: let encoding/json decode this one
 		// element, or take over if it refuses it.
-		end, found := a.valueEnd()
-		if !found || json.Unmarshal(a.buf[a.pos:end], &s) != nil {
-			return models.EvaluationScenario{}, false
-		}
-		a.pos = end
-		return s, true
+		return object[models.EvaluationScenario](a)
 	}
 }
 
