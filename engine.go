@@ -161,9 +161,6 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	}
 
 	resp, err := c.retry.Do(req)
-	if err == nil && c.gzip && resp.StatusCode >= 200 {
-		inflate(resp)
-	}
 	if err != nil {
 		if resp != nil {
 			resp.Body.Close()
@@ -171,7 +168,10 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 		return nil, nil, st.transportError(err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, nil, st.readError(resp)
+		return nil, nil, st.readError(resp) // which inflates an error body itself
+	}
+	if c.gzip {
+		inflate(resp)
 	}
 	st.body = newAnswerBody(resp.Body, r.whole, c.limits.whole(r.whole))
 	resp.Body = st.body
