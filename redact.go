@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"iter"
 	"net/url"
 	"strconv"
 	"strings"
@@ -84,14 +85,25 @@ func (st *call) secretsOf() [][]string {
 func (st *call) scrub(body []byte) []byte { return scrubBytes(st.secretsOf(), body) }
 
 func scrubBytes(lists [][]string, body []byte) []byte {
-	for _, list := range lists {
-		for _, secret := range list {
-			for _, form := range secretForms(secret) {
-				body = redact(body, form)
+	for form := range allForms(lists) {
+		body = redact(body, form)
+	}
+	return body
+}
+
+// allForms yields each form (see secretForms) of each secret in lists.
+func allForms(lists [][]string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, list := range lists {
+			for _, secret := range list {
+				for _, form := range secretForms(secret) {
+					if !yield(form) {
+						return
+					}
+				}
 			}
 		}
 	}
-	return body
 }
 
 // scrubCut scrubs body and then cuts it to n bytes, dropping a secret's
@@ -103,12 +115,8 @@ func (st *call) scrubCut(body []byte, n int) []byte {
 		return body
 	}
 	body = body[:n]
-	for _, list := range st.secretsOf() {
-		for _, secret := range list {
-			for _, form := range secretForms(secret) {
-				body = dropPrefixAtEnd(body, form)
-			}
-		}
+	for form := range allForms(st.secretsOf()) {
+		body = dropPrefixAtEnd(body, form)
 	}
 	return body
 }
@@ -169,12 +177,8 @@ func dropCutSecrets(lists [][]string, s string) string {
 			return b.String()
 		}
 		head := []byte(before)
-		for _, list := range lists {
-			for _, secret := range list {
-				for _, form := range secretForms(secret) {
-					head = dropPrefixAtEnd(head, form)
-				}
-			}
+		for form := range allForms(lists) {
+			head = dropPrefixAtEnd(head, form)
 		}
 		b.Write(head)
 		b.WriteString("…")
