@@ -115,10 +115,10 @@ func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 	// go-retryablehttp closes idle connections after every failed call;
 	// hiding CloseIdleConnections keeps the pool warm for other calls.
 	_, known := hc.Transport.(*http.Transport)
+	c.gzip = acceptGzip(hc.Transport)
 	hc.Transport = poolKeeper{next: hc.Transport, guard: !known}
 	hc.CheckRedirect = stripCredentialsOnRedirect(credentialNames(c.header), userRedirect)
 	c.http = hc
-	c.gzip = acceptGzip(hc.Transport.(poolKeeper).next)
 	c.retry = &retryablehttp.Client{
 		HTTPClient:   hc,
 		RetryMax:     s.maxRetries,
