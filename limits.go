@@ -91,11 +91,14 @@ type LimitError struct {
 
 // Error names the limit exceeded and the option that raises it.
 func (e *LimitError) Error() string {
-	what := map[string]string{
-		"Single": "an answer of one object", "List": "a list answer", "Element": "one element of a list",
-	}[e.Field]
-	if what == "" {
-		what = "an answer"
+	what := "an answer"
+	switch e.Field {
+	case "Single":
+		what = "an answer of one object"
+	case "List":
+		what = "a list answer"
+	case "Element":
+		what = "one element of a list"
 	}
 	return "the answer exceeds the limit of " + formatBytes(e.Limit) + " on " + what +
 		"; raise it with WithResponseLimits(agenta.ResponseLimits{" + e.Field + ": …})"
