@@ -228,10 +228,11 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 	var gated *evals.Report
 	out := opts.IO.Out
 	for i, run := range runs {
-		report := evals.NewReport(evals.Run{}, run)
+		var baseline evals.Run
 		if i > 0 {
-			report = evals.NewReport(runs[0], run)
+			baseline = runs[0]
 		}
+		report := evals.NewReport(baseline, run)
 		if err := printSummary(out, report, i == 0 && len(runs) > 1); err != nil {
 			return localError(err)
 		}
