@@ -38,7 +38,7 @@ func run(ctx context.Context, args []string, streams *IOStreams) int {
 	code := exitCode(err)
 	// The SDK scrubs the API key from its errors; the provider keys, and
 	// the key in messages the command built, are scrubbed here.
-	line := errorLine(errors.New(string(scrub([]byte(err.Error()), f.secrets()))))
+	line := errorLine(errors.New(string(scrub([]byte(err.Error()), secretForms(f.secrets())))))
 	if code == exitUsage && cmd != nil {
 		line += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}
