@@ -399,7 +399,7 @@ func diffText(d float64, rate bool) string {
 	case rate:
 		return strconv.FormatFloat(100*d, 'f', 1, 64) + " pts"
 	}
-	return strconv.FormatFloat(d, 'g', 4, 64)
+	return number(d)
 }
 
 // writeReports writes the report files asked for, scrubbed of secrets,
