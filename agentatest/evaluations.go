@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -143,10 +144,8 @@ func (s *Server) finish(run *evaluationRun) {
 	run.status = models.EvaluationFinished
 	for _, sc := range run.computed {
 		sc.id = s.newID()
-		for _, r := range append([]result{sc.output}, sc.results...) {
-			if r.failed() {
-				run.status = models.EvaluationFinishedWithErrors
-			}
+		if sc.output.failed() || slices.ContainsFunc(sc.results, result.failed) {
+			run.status = models.EvaluationFinishedWithErrors
 		}
 	}
 	run.scenarios, run.computed = run.computed, nil

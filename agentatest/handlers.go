@@ -22,9 +22,14 @@ func (s *Server) readModel(c *call, model []fieldSpec) (map[string]any, answer, 
 		in, ok = v.model([]any{"body"}, doc, model)
 	}
 	if !ok {
-		return nil, jsonAnswer(http.StatusUnprocessableEntity, validationBody(s.version, v.errs)), false
+		return nil, v.refusal(), false
 	}
 	return in, answer{}, true
+}
+
+// refusal is the 422 answer listing what the validator found.
+func (v *validator) refusal() answer {
+	return jsonAnswer(http.StatusUnprocessableEntity, validationBody(v.version, v.errs))
 }
 
 // readQuery checks that the required query parameters are present; when
@@ -34,7 +39,7 @@ func (s *Server) readQuery(c *call, names ...string) (map[string]string, answer,
 	v := &validator{version: s.version}
 	v.requireQuery(q, names...)
 	if !v.ok() {
-		return nil, jsonAnswer(http.StatusUnprocessableEntity, validationBody(s.version, v.errs)), false
+		return nil, v.refusal(), false
 	}
 	return q, answer{}, true
 }

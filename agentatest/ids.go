@@ -42,9 +42,11 @@ func objectID(t time.Time, mark uint8, n uint64) string {
 func (s *Server) newID() string {
 	for {
 		s.nextID++
-		id := uuid7(s.idClock(), generatedMark, s.nextID)
+		var id string
 		if s.older {
 			id = objectID(s.idClock(), generatedMark, s.nextID)
+		} else {
+			id = uuid7(s.idClock(), generatedMark, s.nextID)
 		}
 		if !s.usedIDs[id] {
 			s.usedIDs[id] = true

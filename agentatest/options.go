@@ -114,7 +114,7 @@ func WithPathPrefix(prefix string) Option {
 // the path without the "/api" prefix, as it does behind a path-prefixed
 // proxy, so that clients can be tested against that trap.
 func WithRedirectLosingPrefix() Option {
-	return func(s *Server) { s.redirectNoPrefx = true }
+	return func(s *Server) { s.redirectLosesPrefix = true }
 }
 
 // User is who the Server acts for.

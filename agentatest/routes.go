@@ -42,7 +42,7 @@ func Operations() []Operation {
 // Starlette does for a route registered only with one.
 func (s *Server) redirectToSlash(r *http.Request) answer {
 	path := r.URL.EscapedPath() + "/"
-	if s.redirectNoPrefx && s.prefix != "" {
+	if s.redirectLosesPrefix && s.prefix != "" {
 		path = strings.TrimPrefix(path, s.prefix)
 	}
 	scheme := "http"

@@ -21,16 +21,16 @@ type Server struct {
 	prefix string
 
 	// Configuration, fixed after NewServer.
-	apiKey          string
-	clock           func() time.Time
-	idClock         func() time.Time // the time in generated ids
-	manual          bool             // no worker: AdvanceEvaluations runs rows
-	pickup          time.Duration    // from create to the worker's first row
-	rowPace         time.Duration    // the time of one row's app call
-	version         pydanticVersion
-	older           bool // answer as the servers before July 2024
-	writeTimeout    time.Duration
-	redirectNoPrefx bool
+	apiKey              string
+	clock               func() time.Time
+	idClock             func() time.Time // the time in generated ids
+	manual              bool             // no worker: AdvanceEvaluations runs rows
+	pickup              time.Duration    // from create to the worker's first row
+	rowPace             time.Duration    // the time of one row's app call
+	version             pydanticVersion
+	older               bool // answer as the servers before July 2024
+	writeTimeout        time.Duration
+	redirectLosesPrefix bool
 
 	mu          sync.Mutex
 	nextID      uint64

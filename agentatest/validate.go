@@ -9,6 +9,7 @@ import (
 	"math"
 	"mime"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -683,7 +684,7 @@ func (v *validator) providerKeys(loc []any, raw any) (map[string]string, bool) {
 	out := map[string]string{}
 	good := true
 	for _, key := range obj.keys {
-		if !knownProviderKey(key) {
+		if !slices.Contains(providerKeyNames, key) {
 			good = false
 			v.errs = append(v.errs, v.enumError(loc, key))
 		}
@@ -692,15 +693,6 @@ func (v *validator) providerKeys(loc []any, raw any) (map[string]string, bool) {
 		out[key] = s
 	}
 	return out, good
-}
-
-func knownProviderKey(key string) bool {
-	for _, name := range providerKeyNames {
-		if key == name {
-			return true
-		}
-	}
-	return false
 }
 
 func (v *validator) enumError(loc []any, key string) validationError {

@@ -66,10 +66,7 @@ func (r Result) EvaluationStatus() EvaluationStatus {
 
 // State returns the evaluation's status value, such as EvaluationStarted, or
 // "" when the status carries no text.
-func (e Evaluation) State() string {
-	s, _ := e.Status.Text()
-	return s
-}
+func (e Evaluation) State() string { return string(e.Status.EvaluationStatus()) }
 
 // Terminal reports whether the evaluation's run is over; see
 // EvaluationStatus.Terminal.
