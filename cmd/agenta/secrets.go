@@ -22,12 +22,8 @@ import (
 // statuses only.
 
 // providerKeyNames are the environment variables that hold LLM provider
-// keys the service knows.
-var providerKeyNames = []string{models.OpenAIAPIKey, models.MistralAPIKey, models.CohereAPIKey, models.AnthropicAPIKey,
-	models.AnyscaleAPIKey, models.PerplexityAIAPIKey, models.DeepInfraAPIKey, models.TogetherAIAPIKey,
-	models.AlephAlphaAPIKey, models.OpenRouterAPIKey, models.GroqAPIKey,
-	"GEMINI_API_KEY", // accepted by the service; models has no constant for it
-}
+// keys the service knows: the names models lists, so the two cannot drift.
+var providerKeyNames = models.ProviderKeyNames()
 
 // minSecretLength is the shortest value scrubbed: a shorter one is a word
 // that may occur anywhere, and scrubbing it would mangle the text.
