@@ -228,10 +228,11 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 	var gated *evals.Report
 	out := opts.IO.Out
 	for i, run := range runs {
-		report := evals.NewReport(evals.Run{}, run)
+		var baseline evals.Run
 		if i > 0 {
-			report = evals.NewReport(runs[0], run)
+			baseline = runs[0]
 		}
+		report := evals.NewReport(baseline, run)
 		if err := printSummary(out, report, i == 0 && len(runs) > 1); err != nil {
 			return localError(err)
 		}
@@ -398,7 +399,7 @@ func diffText(d float64, rate bool) string {
 	case rate:
 		return strconv.FormatFloat(100*d, 'f', 1, 64) + " pts"
 	}
-	return strconv.FormatFloat(d, 'g', 4, 64)
+	return number(d)
 }
 
 // writeReports writes the report files asked for, scrubbed of secrets,

@@ -163,21 +163,12 @@ func errorLine(err error) string {
 			lines = append(lines, line)
 		}
 	}
-	text := strings.Map(printable, strings.Join(lines, "; "))
-	if len(text) > maxErrorLine {
-		cut := maxErrorLine
-		for cut > 0 && !utf8RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut] + "…"
-	}
+	text := clipText(strings.Map(printable, strings.Join(lines, "; ")), maxErrorLine)
 	if !strings.HasPrefix(text, "agenta: ") {
 		text = "agenta: " + text
 	}
 	return text
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // printable maps a character of server text to what a line may hold: a
 // control character (a terminal escape starts with one), a line or

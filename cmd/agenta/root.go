@@ -38,7 +38,7 @@ func run(ctx context.Context, args []string, streams *IOStreams) int {
 	code := exitCode(err)
 	// The SDK scrubs the API key from its errors; the provider keys, and
 	// the key in messages the command built, are scrubbed here.
-	line := errorLine(errors.New(string(scrub([]byte(err.Error()), f.secrets()))))
+	line := errorLine(errors.New(string(scrub([]byte(err.Error()), secretForms(f.secrets())))))
 	if code == exitUsage && cmd != nil {
 		line += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}
@@ -183,11 +183,8 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 			return usageErrorf("%s takes %s, and got %d", commandName(cmd), want, len(args))
 		}
 		for i, arg := range args {
-			if strings.TrimSpace(arg) == "" {
-				return usageErrorf("%s: %s is empty", commandName(cmd), names[i])
-			}
-			if strings.IndexFunc(arg, unicode.IsControl) >= 0 {
-				return usageErrorf("%s: %s contains a control character", commandName(cmd), names[i])
+			if err := checkText(commandName(cmd), names[i], arg); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -201,11 +198,17 @@ func checkID(flag, id string, list bool) error {
 	if list {
 		which = "an id"
 	}
+	return checkText(flag, which, id)
+}
+
+// checkText refuses a value that is empty or holds a control character,
+// as a usage error naming where it was given and what it is.
+func checkText(where, what, value string) error {
 	switch {
-	case strings.TrimSpace(id) == "":
-		return usageErrorf("%s: %s is empty", flag, which)
-	case strings.IndexFunc(id, unicode.IsControl) >= 0:
-		return usageErrorf("%s: %s contains a control character", flag, which)
+	case strings.TrimSpace(value) == "":
+		return usageErrorf("%s: %s is empty", where, what)
+	case strings.IndexFunc(value, unicode.IsControl) >= 0:
+		return usageErrorf("%s: %s contains a control character", where, what)
 	}
 	return nil
 }

@@ -22,12 +22,8 @@ import (
 // statuses only.
 
 // providerKeyNames are the environment variables that hold LLM provider
-// keys the service knows.
-var providerKeyNames = []string{models.OpenAIAPIKey, models.MistralAPIKey, models.CohereAPIKey, models.AnthropicAPIKey,
-	models.AnyscaleAPIKey, models.PerplexityAIAPIKey, models.DeepInfraAPIKey, models.TogetherAIAPIKey,
-	models.AlephAlphaAPIKey, models.OpenRouterAPIKey, models.GroqAPIKey,
-	"GEMINI_API_KEY", // accepted by the service; models has no constant for it
-}
+// keys the service knows: the names models lists, so the two cannot drift.
+var providerKeyNames = models.ProviderKeyNames()
 
 // minSecretLength is the shortest value scrubbed: a shorter one is a word
 // that may occur anywhere, and scrubbing it would mangle the text.
@@ -57,28 +53,35 @@ func (f *Factory) secrets() []string {
 	return out
 }
 
-// secretForms returns a secret and the encodings of it a server may echo:
-// JSON-escaped, percent-encoded, base64 and hex.
-func secretForms(secret string) []string {
-	forms := []string{secret}
-	if quoted, err := json.Marshal(secret); err == nil {
-		forms = append(forms, string(quoted[1:len(quoted)-1]))
+// secretForms returns each secret and the encodings of it a server may
+// echo: JSON-escaped, percent-encoded, base64 and hex.
+func secretForms(secrets []string) [][]byte {
+	var forms [][]byte
+	for _, secret := range secrets {
+		texts := []string{secret}
+		if quoted, err := json.Marshal(secret); err == nil {
+			texts = append(texts, string(quoted[1:len(quoted)-1]))
+		}
+		raw := []byte(secret)
+		texts = append(texts,
+			url.QueryEscape(secret), url.PathEscape(secret),
+			base64.StdEncoding.EncodeToString(raw), base64.URLEncoding.EncodeToString(raw),
+			base64.RawStdEncoding.EncodeToString(raw), base64.RawURLEncoding.EncodeToString(raw),
+			hex.EncodeToString(raw), strings.ToUpper(hex.EncodeToString(raw)))
+		for _, text := range texts {
+			if text != "" {
+				forms = append(forms, []byte(text))
+			}
+		}
 	}
-	raw := []byte(secret)
-	return append(forms,
-		url.QueryEscape(secret), url.PathEscape(secret),
-		base64.StdEncoding.EncodeToString(raw), base64.URLEncoding.EncodeToString(raw),
-		base64.RawStdEncoding.EncodeToString(raw), base64.RawURLEncoding.EncodeToString(raw),
-		hex.EncodeToString(raw), strings.ToUpper(hex.EncodeToString(raw)))
+	return forms
 }
 
-// scrub replaces every form of every secret in b with [REDACTED].
-func scrub(b []byte, secrets []string) []byte {
-	for _, secret := range secrets {
-		for _, form := range secretForms(secret) {
-			if form != "" && bytes.Contains(b, []byte(form)) {
-				b = bytes.ReplaceAll(b, []byte(form), []byte(redacted))
-			}
+// scrub replaces every form (see secretForms) in b with [REDACTED].
+func scrub(b []byte, forms [][]byte) []byte {
+	for _, form := range forms {
+		if bytes.Contains(b, form) {
+			b = bytes.ReplaceAll(b, form, []byte(redacted))
 		}
 	}
 	return b
@@ -92,8 +95,9 @@ type scrubWriter struct {
 	w io.Writer
 	// known returns the secrets; it is called at the first write, once the
 	// flags that name them (--api-key-file) are parsed.
-	known   func() []string
-	secrets []string
+	known func() []string
+	// forms are the secrets' forms, computed once at the first write.
+	forms   [][]byte
 	keep    int // the longest form's length, less one
 	started bool
 	pending []byte
@@ -109,11 +113,9 @@ func (s *scrubWriter) start() {
 		return
 	}
 	s.started = true
-	s.secrets = s.known()
-	for _, secret := range s.secrets {
-		for _, form := range secretForms(secret) {
-			s.keep = max(s.keep, len(form)-1)
-		}
+	s.forms = secretForms(s.known())
+	for _, form := range s.forms {
+		s.keep = max(s.keep, len(form)-1)
 	}
 }
 
@@ -122,10 +124,10 @@ func (s *scrubWriter) start() {
 // before them is whole in the buffer, and so was replaced.
 func (s *scrubWriter) Write(p []byte) (int, error) {
 	s.start()
-	if len(s.secrets) == 0 {
+	if len(s.forms) == 0 {
 		return s.w.Write(p)
 	}
-	s.pending = scrub(append(s.pending, p...), s.secrets)
+	s.pending = scrub(append(s.pending, p...), s.forms)
 	if n := len(s.pending) - s.keep; n > 0 {
 		if _, err := s.w.Write(s.pending[:n]); err != nil {
 			return 0, err
