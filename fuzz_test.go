@@ -20,6 +20,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/agenta-go/agenta/models"
 	"github.com/stretchr/testify/require"
 )
@@ -75,7 +76,7 @@ func FuzzErrorBody(f *testing.F) {
 		if json.Unmarshal(bytes.TrimSpace(body), &doc) == nil && len(doc.Detail) > 0 && doc.Detail[0] == '"' {
 			var s string
 			if json.Unmarshal(doc.Detail, &s) == nil && strings.TrimSpace(s) != "" {
-				if want := clip(strings.TrimSpace(s), maxMessage); apiErr.Message != want {
+				if want := text.Clip(strings.TrimSpace(s), maxMessage); apiErr.Message != want {
 					t.Fatalf("detail %q gave message %q, want %q", s, apiErr.Message, want)
 				}
 			}

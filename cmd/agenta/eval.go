@@ -167,25 +167,25 @@ func comparesWithBaseline(g evals.Gate) bool {
 // knows, and set; the values never appear in a message.
 func providerKeysFromEnv(names []string, getenv func(string) string) (models.ProviderKeys, error) {
 	if len(names) == 0 {
-		return nil, nil
+		return models.ProviderKeys{}, nil
 	}
 	known := providerKeyNames
-	keys := models.ProviderKeys{}
+	keys := map[string]string{}
 	for _, name := range names {
 		if !envName.MatchString(name) {
 			// Likely the key itself, given by mistake: never repeat it.
-			return nil, usageErrorf("--lm-provider-key: want the name of an environment variable, one of %s", strings.Join(known, ", "))
+			return models.ProviderKeys{}, usageErrorf("--lm-provider-key: want the name of an environment variable, one of %s", strings.Join(known, ", "))
 		}
 		if !slices.Contains(known, name) {
-			return nil, usageErrorf("--lm-provider-key %q: want one of %s", name, strings.Join(known, ", "))
+			return models.ProviderKeys{}, usageErrorf("--lm-provider-key %q: want one of %s", name, strings.Join(known, ", "))
 		}
 		value := strings.TrimSpace(getenv(name))
 		if value == "" {
-			return nil, usageErrorf("--lm-provider-key %s: the environment variable %s is not set", name, name)
+			return models.ProviderKeys{}, usageErrorf("--lm-provider-key %s: the environment variable %s is not set", name, name)
 		}
 		keys[name] = value
 	}
-	return keys, nil
+	return models.NewProviderKeys(keys), nil
 }
 
 // runEval creates the evaluation, waits for each variant's run, prints the

@@ -339,8 +339,17 @@ func (s *Secrets) spans(src []byte, limit int) []span {
 		if best.start >= limit {
 			break
 		}
-		out = append(out, best)
 		lo, p = best.end, best.end
+		// A run that reaches a space at either end keeps the space: a
+		// secret of several words ("Bearer x") must not eat the space
+		// before a part of it that a message quotes.
+		for best.start < best.end && isSpace(src[best.start]) {
+			best.start++
+		}
+		for best.end > best.start && isSpace(src[best.end-1]) {
+			best.end--
+		}
+		out = append(out, best)
 	}
 	// Forms found whole, looked for by their first byte: the escaped
 	// forms all start with a backslash or a percent sign.
@@ -378,6 +387,8 @@ func (s *Secrets) spans(src []byte, limit int) []span {
 	}
 	return merged
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func wordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
