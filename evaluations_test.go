@@ -293,7 +293,9 @@ func TestCreateEvaluationRefusesMissingFields(t *testing.T) {
 		{"NewEvaluation.RateLimit.MaxRetries", "rate_limit.max_retries", func(ev *models.NewEvaluation) { ev.RateLimit.MaxRetries = 0 }},
 		{"NewEvaluation.RateLimit.RetryDelay", "rate_limit.retry_delay", func(ev *models.NewEvaluation) { ev.RateLimit.RetryDelay = -1 }},
 		{"NewEvaluation.RateLimit.DelayBetweenBatches", "rate_limit.delay_between_batches", func(ev *models.NewEvaluation) { ev.RateLimit.DelayBetweenBatches = -5 }},
-		{"NewEvaluation.LMProvidersKeys", "lm_providers_keys", func(ev *models.NewEvaluation) { ev.LMProvidersKeys = models.NewProviderKeys(map[string]string{"": testProviderKey}) }},
+		{"NewEvaluation.LMProvidersKeys", "lm_providers_keys", func(ev *models.NewEvaluation) {
+			ev.LMProvidersKeys = models.NewProviderKeys(map[string]string{"": testProviderKey})
+		}},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			c := gockClient(t)

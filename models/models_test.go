@@ -209,4 +209,3 @@ func TestEvaluationState(t *testing.T) {
 	}
 	assert.Equal(t, RateLimit{BatchSize: 10, MaxRetries: 3, RetryDelay: 3, DelayBetweenBatches: 5}, DefaultRateLimit())
 }
-
