@@ -50,6 +50,10 @@ type call struct {
 	ctx     context.Context // the caller's, to tell its end from the attempt's timeout
 	body    *answerBody     // the 2xx answer, as the decoders read it
 	secrets *secretSet      // the Client's secrets when the call started
+	// valueEnd is the offset in the body just past the decoded value, and
+	// ended whether end has taken the body over.
+	valueEnd int64
+	ended    bool
 }
 
 // callKey is the context key of a call's state.
@@ -64,7 +68,12 @@ func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
 		return nil, err
 	}
 	v, err := decodeObject[T](st, resp)
-	st.finish(resp.Body, err == nil)
+	if err == nil {
+		if err = st.end(resp); err != nil {
+			v = nil
+		}
+	}
+	st.finish(resp.Body)
 	return v, err
 }
 
@@ -94,9 +103,13 @@ func streamList[T any](ctx context.Context, c *Client, r *request, decode listDe
 			yield(zero, err)
 			return
 		}
-		complete := false
-		defer func() { st.finish(resp.Body, complete) }() // decode may replace resp.Body
-		complete = decode(st, resp, yield)
+		defer func() { st.finish(resp.Body) }() // decode may replace resp.Body
+		if decode(st, resp, yield) {
+			if err := st.end(resp); err != nil {
+				var zero T
+				yield(zero, err)
+			}
+		}
 	}
 }
 

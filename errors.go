@@ -624,3 +624,19 @@ type failure struct {
 
 func (e *failure) Error() string   { return e.text }
 func (e *failure) Unwrap() []error { return e.errs }
+
+// ErrTrailingData is matched by errors.Is on the *DecodeError of a 2xx
+// answer whose JSON value is followed by more than whitespace, such as
+// […][], […]<html> or […]{"detail":"…"}: the answer is refused, not read as
+// the value alone.
+var ErrTrailingData = errors.New("agenta: data after the JSON answer")
+
+// trailingError is the cause of such a *DecodeError: it quotes the start of
+// the data, scrubbed and cut.
+type trailingError struct{ excerpt string }
+
+func (e *trailingError) Error() string {
+	return "more data after the JSON answer: " + strconv.Quote(e.excerpt)
+}
+
+func (e *trailingError) Is(target error) bool { return target == ErrTrailingData }
