@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -40,12 +41,15 @@ func TestTrailingDataIsAnError(t *testing.T) {
 		return []string{trailingAnswers["single"]}
 	}
 	tails := []string{"[]", "<html><body>Bad Gateway</body></html>", `{"detail":"x"}`, " \n\tx", "null", "[" + hostileKey + "]"}
+	current := new(atomic.Pointer[trailingCase])
+	c := hostileClient(t, trailingServer(t, current), WithMaxRetries(0))
 	for _, op := range ops {
 		for _, answer := range answers(op) {
 			for _, tail := range tails {
 				for _, split := range []bool{false, true} {
 					body := answer + tail
-					c := hostileClient(t, trailingServer(t, answer, tail, split), WithMaxRetries(0))
+					answer := answer
+					current.Store(&trailingCase{answer, tail, split})
 					err := op.run(context.Background(), c)
 					name := op.name + " " + strings.TrimSpace(body)
 					if !errors.Is(err, ErrTrailingData) {
@@ -81,8 +85,10 @@ func TestTrailingDataIsAnError(t *testing.T) {
 // Whitespace after the answer is no data: the call succeeds, and the
 // stream yields every element and no error.
 func TestTrailingWhitespaceIsFine(t *testing.T) {
+	current := new(atomic.Pointer[trailingCase])
+	c := hostileClient(t, trailingServer(t, current))
 	for _, split := range []bool{false, true} {
-		c := hostileClient(t, trailingServer(t, trailingAnswers["list"], " \r\n\t \n", split))
+		current.Store(&trailingCase{trailingAnswers["list"], " \r\n\t \n", split})
 		scenarios, err := c.FetchEvaluationScenarios(context.Background(), "e-1")
 		if err != nil || len(scenarios) != 1 {
 			t.Errorf("FetchEvaluationScenarios: %d scenarios, %v; want 1 and no error", len(scenarios), err)
@@ -103,7 +109,9 @@ func TestTrailingWhitespaceIsFine(t *testing.T) {
 // A stream yields the elements before the trailing data, then the error:
 // the caller may have used them, and learns the answer was not clean.
 func TestTrailingDataEndsTheStream(t *testing.T) {
-	c := hostileClient(t, trailingServer(t, `[{"id":"s-1"},{"id":"s-2"}]`, `[]`, true))
+	current := new(atomic.Pointer[trailingCase])
+	current.Store(&trailingCase{`[{"id":"s-1"},{"id":"s-2"}]`, `[]`, true})
+	c := hostileClient(t, trailingServer(t, current))
 	var ids []string
 	var last error
 	for s, err := range c.StreamEvaluationScenarios(context.Background(), "e-1") {
@@ -122,20 +130,27 @@ func TestTrailingDataEndsTheStream(t *testing.T) {
 	}
 }
 
-// trailingServer answers every request 200 with answer then tail, in one
-// write, or in two with a flush between them (split).
-func trailingServer(t *testing.T, answer, tail string, split bool) string {
+// trailingCase is what trailingServer answers: a JSON answer, then tail,
+// in one write, or in two with a flush between them (split).
+type trailingCase struct {
+	answer, tail string
+	split        bool
+}
+
+// trailingServer answers every request 200 with the current case.
+func trailingServer(t *testing.T, current *atomic.Pointer[trailingCase]) string {
 	t.Helper()
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
+		tc := current.Load()
 		w.Header().Set("Content-Type", "application/json")
-		if !split {
-			io.WriteString(w, answer+tail)
+		if !tc.split {
+			io.WriteString(w, tc.answer+tc.tail)
 			return
 		}
-		io.WriteString(w, answer)
+		io.WriteString(w, tc.answer)
 		w.(http.Flusher).Flush()
-		io.WriteString(w, tail)
+		io.WriteString(w, tc.tail)
 	}))
 	t.Cleanup(s.Close)
 	return s.URL + "/api"

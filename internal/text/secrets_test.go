@@ -246,6 +246,26 @@ func TestReader(t *testing.T) {
 			t.Errorf("whole: %q, want %q", got, want)
 		}
 	}
+	// Reads into a large buffer scrub in place; into a small one, through
+	// the Reader's own.
+	for _, size := range []int{1, 7, 100, 4096, 1 << 16} {
+		var got []byte
+		r := s.NewReader(iotest.HalfReader(strings.NewReader(text + text)))
+		buf := make([]byte, size)
+		for {
+			n, err := r.Read(buf)
+			got = append(got, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if leak(string(got), longKey) != "" || !strings.HasPrefix(string(got), want[:len(want)-1]) || strings.Count(string(got), Redacted) != 6 {
+			t.Errorf("reads of %d bytes: %q", size, got)
+		}
+	}
 	if err := iotest.TestReader(s.NewReader(strings.NewReader("no secret here")), []byte("no secret here")); err != nil {
 		t.Error(err)
 	}

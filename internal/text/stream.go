@@ -84,66 +84,87 @@ const readChunk = 32 << 10
 
 // Reader scrubs what is read through it. See NewReader.
 type Reader struct {
-	r        io.Reader
-	s        *Secrets
-	buf      []byte // read from below: buf[:used] is ready, the rest held back
-	used     int
-	out      []byte // what is ready to be read: buf[:used], or it scrubbed
-	pos      int    // how much of out was read
-	scrubbed []byte // the scrubbed copy, when buf[:used] held a secret
-	err      error  // the error that ended the input, given once out is read
+	r    io.Reader
+	s    *Secrets
+	tail []byte // held back: may be the start of a secret
+	err  error  // the error that ended the input, given once all is read
+
+	// The buffered path, for a small p or a redaction that grows.
+	out []byte // scrubbed, not yet read
+	pos int    // how much of out was read
 }
 
 // NewReader returns a Reader that reads r scrubbed of s. It holds back a
 // tail of what r gave only while that tail may be the start of a secret,
 // so that a complete JSON answer is read whole even when the body's end
-// is slow to come.
+// is slow to come. It scrubs in the caller's buffer and allocates only for
+// the tail it holds back.
 func (s *Secrets) NewReader(r io.Reader) *Reader { return &Reader{r: r, s: s} }
 
 func (x *Reader) Read(p []byte) (int, error) {
-	for x.pos == len(x.out) {
-		if x.err != nil {
+	if x.pos < len(x.out) {
+		n := copy(p, x.out[x.pos:])
+		x.pos += n
+		return n, nil
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		if x.err != nil && len(x.tail) == 0 {
 			return 0, x.err
 		}
-		if len(p) == 0 {
-			return 0, nil
+		// Room for the tail, a read, and a redaction that grows.
+		buf := p
+		if len(p) < 2*x.s.longest+2*len(Redacted) {
+			buf = make([]byte, 2*x.s.longest+readChunk)
 		}
-		// Keep the held-back tail, and make room for a chunk after it.
-		n := copy(x.buf, x.buf[x.used:])
-		x.buf, x.used = x.buf[:n], 0
-		if cap(x.buf)-len(x.buf) < readChunk/2 {
-			grown := make([]byte, len(x.buf), len(x.buf)+readChunk)
-			copy(grown, x.buf)
-			x.buf = grown
-		}
-		read, err := x.r.Read(x.buf[len(x.buf):cap(x.buf)])
-		x.buf = x.buf[:len(x.buf)+read]
-		if err != nil {
+		n := copy(buf, x.tail)
+		if x.err == nil {
+			m, err := x.r.Read(buf[n:])
+			n += m
 			x.err = err
 		}
-		x.ready(err != nil)
+		final := x.err != nil
+		limit := n
+		if !final {
+			limit -= x.s.holdBack(buf[:n])
+		}
+		runs := x.s.spans(buf[:n], limit)
+		end := limit
+		if len(runs) > 0 {
+			end = max(end, runs[len(runs)-1].end)
+		}
+		x.tail = append(x.tail[:0], buf[end:n]...)
+		k, inPlace := 0, false
+		if &buf[0] == &p[0] {
+			k, inPlace = redactInPlace(buf, runs, end)
+		}
+		if !inPlace {
+			x.out = redact(x.out[:0], buf, runs, 0, end)
+			x.pos = copy(p, x.out)
+			k = x.pos
+		}
+		if k > 0 {
+			return k, nil
+		}
 	}
-	n := copy(p, x.out[x.pos:])
-	x.pos += n
-	return n, nil
 }
 
-// ready makes out the part of buf that can be read now, scrubbed.
-func (x *Reader) ready(final bool) {
-	limit := len(x.buf)
-	if !final {
-		limit -= x.s.holdBack(x.buf)
+// redactInPlace replaces runs in b[:end] with Redacted in place, when no
+// run is shorter than Redacted, and returns the new length.
+func redactInPlace(b []byte, runs []span, end int) (int, bool) {
+	for _, r := range runs {
+		if r.end-r.start < len(Redacted) {
+			return 0, false
+		}
 	}
-	x.pos, x.out, x.used = 0, x.buf[:0], 0
-	if limit == 0 {
-		return
+	w, from := 0, 0
+	for _, r := range runs {
+		w += copy(b[w:], b[from:r.start])
+		w += copy(b[w:], Redacted)
+		from = r.end
 	}
-	runs := x.s.spans(x.buf, limit)
-	if len(runs) == 0 {
-		x.out, x.used = x.buf[:limit], limit
-		return
-	}
-	end := max(limit, runs[len(runs)-1].end)
-	x.scrubbed = redact(x.scrubbed[:0], x.buf, runs, 0, end)
-	x.out, x.used = x.scrubbed, end
+	w += copy(b[w:], b[from:end])
+	return w, true
 }
