@@ -349,4 +349,3 @@ func (st *call) finish(body io.ReadCloser) {
 }
 
 var drainPool = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b }}
-
