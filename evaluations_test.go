@@ -220,7 +220,7 @@ func TestCreateEvaluation(t *testing.T) {
 	f, ok := ar.Result.Float64()
 	assert.True(t, ok)
 	assert.Equal(t, 0.5, f)
-	assert.Equal(t, map[string]any{"similarity_threshold": 0.5}, ev.AggregatedResults[1].EvaluatorConfig.SettingsValues)
+	assert.Equal(t, map[string]any{"similarity_threshold": json.Number("0.5")}, ev.AggregatedResults[1].EvaluatorConfig.SettingsValues)
 	assert.Equal(t, "future_kind", ev.AggregatedResults[1].Result.Type)
 	require.NotNil(t, ev.TotalCost)
 	f, _ = ev.TotalCost.Float64()

@@ -32,7 +32,7 @@ func TestClientGetVariant(t *testing.T) {
 	assert.Equal(t, d.BaseID, v.BaseID)
 	assert.Equal(t, 3, v.Revision)
 	assert.Equal(t, "gpt-3.5-turbo", v.Parameters["model"])
-	assert.Equal(t, 0.7, v.Parameters["temperature"])
+	assert.Equal(t, json.Number("0.7"), v.Parameters["temperature"])
 	assert.Equal(t, "", v.PreviousVariantName, "sent as null")
 	assert.Equal(t, "http://capitals-default.agenta.local", v.URI)
 }

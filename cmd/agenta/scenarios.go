@@ -195,6 +195,9 @@ func (c *columnScenarios) write(s *models.EvaluationScenario) error {
 		value := ""
 		if r, ok := s.Result(e.ID); ok {
 			value = resultCell(r)
+			if c.csv != nil {
+				value = exactCell(r)
+			}
 		}
 		record = append(record, value)
 	}
