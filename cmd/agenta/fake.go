@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/spf13/cobra"
 )
 
@@ -57,7 +58,7 @@ With --api-key-file, the fake requires that key, and answers 401 without it.`,
 				return usageErrorf("--pace %s: want a positive duration, or 0 for the fake's default", opts.Pace)
 			}
 			if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
-				return usageErrorf("--addr %q: want HOST:PORT, such as 127.0.0.1:8080", clipText(opts.Addr, 100))
+				return usageErrorf("--addr %q: want HOST:PORT, such as 127.0.0.1:8080", text.Clip(opts.Addr, 100))
 			}
 			if runF != nil {
 				return runF(opts)

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/agenta-go/agenta"
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/spf13/cobra"
 )
 
@@ -16,17 +17,18 @@ import (
 // printed here, once, as one line on stderr.
 func run(ctx context.Context, args []string, streams *IOStreams) int {
 	f := newFactory(streams)
-	// Standard output is scrubbed of the keys the command knows, whatever
-	// a command prints there (server data can echo a key).
+	// Standard output and error are scrubbed of the keys the command
+	// knows, whatever a command prints there (server data can echo a key).
 	out := newScrubWriter(streams.Out, f.secrets)
 	scrubbed := *streams
 	scrubbed.Out = out
+	scrubbed.ErrOut = &messageWriter{w: streams.ErrOut, known: f.secrets}
 	f.IO = &scrubbed
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(streams.In)
 	root.SetOut(out)
-	root.SetErr(streams.ErrOut)
+	root.SetErr(scrubbed.ErrOut)
 	cmd, err := root.ExecuteContextC(ctx)
 	if ferr := out.Flush(); ferr != nil && err == nil {
 		err = localError(ferr)
@@ -36,9 +38,9 @@ func run(ctx context.Context, args []string, streams *IOStreams) int {
 		return exitOK
 	}
 	code := exitCode(err)
-	// The SDK scrubs the API key from its errors; the provider keys, and
-	// the key in messages the command built, are scrubbed here.
-	line := errorLine(errors.New(string(scrub([]byte(err.Error()), secretForms(f.secrets())))))
+	// The SDK scrubs the keys it sent from its errors; the other provider
+	// keys, and a key in a message the command built, are scrubbed here.
+	line := errorLine(errors.New(text.NewSecrets(f.secrets()...).Text(err.Error(), -1)))
 	if code == exitUsage && cmd != nil {
 		line += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}
@@ -102,7 +104,7 @@ func addHelpAndCompletion(root *cobra.Command) {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, rest, err := root.Find(args)
 			if err != nil || len(rest) > 0 {
-				return usageErrorf("no command %q", clipText(strings.Join(args, " "), 100))
+				return usageErrorf("no command %q", text.Clip(strings.Join(args, " "), 100))
 			}
 			return target.Help()
 		},
@@ -134,7 +136,7 @@ func addHelpAndCompletion(root *cobra.Command) {
 // others, as a usage error.
 func groupArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("unknown command %q for %q", clipText(args[0], 100), cmd.CommandPath())
+		return usageErrorf("unknown command %q for %q", text.Clip(args[0], 100), cmd.CommandPath())
 	}
 	return nil
 }

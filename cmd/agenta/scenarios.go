@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/agenta-go/agenta/models"
 	"github.com/spf13/cobra"
 )
@@ -58,7 +59,7 @@ Formats:
 			switch opts.Format {
 			case formatJSONL, formatCSV, formatJSON, formatTable:
 			default:
-				return usageErrorf("--format %q: want jsonl, csv, json or table", clipText(opts.Format, 50))
+				return usageErrorf("--format %q: want jsonl, csv, json or table", text.Clip(opts.Format, 50))
 			}
 			if err := checkTimeout(opts.Timeout); err != nil {
 				return err
@@ -234,6 +235,10 @@ func (c *columnScenarios) header(first *models.EvaluationScenario) error {
 
 func (c *columnScenarios) emit(record []string) error {
 	if c.csv != nil {
+		// Server text must not drive a spreadsheet or a terminal.
+		for i, v := range record {
+			record[i] = text.CSVCell(v)
+		}
 		return c.csv.Write(record)
 	}
 	c.table.row(record...)

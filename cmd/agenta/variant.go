@@ -13,6 +13,7 @@ import (
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/models"
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/spf13/cobra"
 )
 
@@ -191,7 +192,7 @@ func parseSettings(pairs []string) (map[string]any, error) {
 		key, value, ok := strings.Cut(pair, "=")
 		key = strings.TrimSpace(key)
 		if !ok || key == "" {
-			return nil, usageErrorf("--set %q: want KEY=VALUE, such as temperature=0.2", clipText(pair, 100))
+			return nil, usageErrorf("--set %q: want KEY=VALUE, such as temperature=0.2", text.Clip(pair, 100))
 		}
 		v, err := decodeSetting(value)
 		if err != nil {

@@ -1,6 +1,9 @@
 package text
 
-import "io"
+import (
+	"io"
+	"unicode/utf8"
+)
 
 // holdBack returns how many bytes at the end of b a stream must keep until
 // it sees what follows: the longest tail made only of bytes that occur in
@@ -167,4 +170,44 @@ func redactInPlace(b []byte, runs []span, end int) (int, bool) {
 	}
 	w += copy(b[w:], b[from:end])
 	return w, true
+}
+
+// DocumentWriter writes what it is given through Document: line breaks and
+// tabs kept, every other control character and bidirectional override
+// escaped visibly, however the writes split a character.
+type DocumentWriter struct {
+	w       io.Writer
+	pending []byte // the start of a character the next write ends
+}
+
+// NewDocumentWriter returns a DocumentWriter to w. Call Flush at the end.
+func NewDocumentWriter(w io.Writer) *DocumentWriter { return &DocumentWriter{w: w} }
+
+func (d *DocumentWriter) Write(p []byte) (int, error) {
+	buf := append(d.pending, p...)
+	end := len(buf)
+	// Hold back a character whose last bytes are still to come.
+	for i := max(0, end-utf8.UTFMax+1); i < end; i++ {
+		if utf8.RuneStart(buf[i]) && !utf8.FullRune(buf[i:end]) {
+			end = i
+			break
+		}
+	}
+	out := Document(string(buf[:end]))
+	d.pending = append(d.pending[:0], buf[end:]...)
+	if _, err := io.WriteString(d.w, out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes what was held back.
+func (d *DocumentWriter) Flush() error {
+	if len(d.pending) == 0 {
+		return nil
+	}
+	out := Document(string(d.pending))
+	d.pending = d.pending[:0]
+	_, err := io.WriteString(d.w, out)
+	return err
 }

@@ -60,16 +60,17 @@ func valid(s string) string {
 // \x7f, the C1 controls, the bidirectional controls (U+202E and the
 // others) and the line and paragraph separators as \uHHHH. Invalid UTF-8
 // becomes U+FFFD. Everything else, backslashes included, is kept as it is.
-func Escape(s string) string { return escape(s, false) }
+func Escape(s string) string { return escape(s, "") }
 
 // Line is s for one cell or line of a terminal: escaped (see Escape), then
 // clipped to n runes.
 func Line(s string, n int) string { return Clip(Escape(s), n) }
 
-// escape is Escape; with keepLF, line feeds are kept, as a CSV cell may hold
-// them inside its quotes.
-func escape(s string, keepLF bool) string {
-	if !needsEscape(s, keepLF) {
+// escape is Escape, but for the controls in keep, which are kept: a CSV
+// cell keeps line feeds inside its quotes, a document its line breaks and
+// tabs.
+func escape(s, keep string) string {
+	if !needsEscape(s, keep) {
 		return s
 	}
 	var b strings.Builder
@@ -80,8 +81,8 @@ func escape(s string, keepLF bool) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			b.WriteRune(utf8.RuneError)
-		case r == '\n' && keepLF:
-			b.WriteByte('\n')
+		case r < 0x20 && strings.IndexByte(keep, byte(r)) >= 0:
+			b.WriteByte(byte(r))
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\t':
@@ -102,10 +103,10 @@ func escape(s string, keepLF bool) string {
 }
 
 // needsEscape reports whether escape would change s.
-func needsEscape(s string, keepLF bool) bool {
+func needsEscape(s, keep string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 && !(keepLF && c == '\n') || c == 0x7f {
+		if c < 0x20 && strings.IndexByte(keep, c) < 0 || c == 0x7f {
 			return true
 		}
 		if c >= 0x80 {
@@ -148,8 +149,12 @@ func CSVCell(s string) string {
 	if formula(s) {
 		s = "'" + s
 	}
-	return escape(s, true)
+	return escape(s, "\n")
 }
+
+// Document escapes s as Escape does, but for line breaks and tabs, which
+// it keeps: for a report (Markdown, XML) that is read as a whole.
+func Document(s string) string { return escape(s, "\n\r\t") }
 
 // formula reports a cell a spreadsheet may read as a formula.
 func formula(s string) bool {

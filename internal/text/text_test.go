@@ -100,6 +100,8 @@ func TestURL(t *testing.T) {
 		{"http://user:p%zzSECRET@host/api", "http://***@host/api"},
 		{"user:SECRET@host", "***@host"},
 		{"://x:SECRET@host/a?b=SECRET", "://***@host/a?***"},
+		{"not a url", "not a url"},
+		{"127.0.0.1:8080/api", "127.0.0.1:8080/api"},
 	} {
 		got := URL(tc.in)
 		if got != tc.want {
@@ -107,6 +109,27 @@ func TestURL(t *testing.T) {
 		}
 		if strings.Contains(got, "SECRET") {
 			t.Errorf("URL(%q) = %q shows the credential", tc.in, got)
+		}
+	}
+}
+
+// A document keeps its line breaks and tabs, and escapes the rest,
+// however the writes split a character.
+func TestDocumentWriter(t *testing.T) {
+	in := "<a>line\tone\r\nrtl \u202eabc\u202c, esc \x1b[2J, c1 \u0085, é日😀</a>\n"
+	want := "<a>line\tone\r\nrtl \\u202eabc\\u202c, esc \\x1b[2J, c1 \\u0085, é日😀</a>\n"
+	if got := Document(in); got != want {
+		t.Fatalf("Document = %q, want %q", got, want)
+	}
+	for chunk := 1; chunk <= len(in); chunk++ {
+		var b strings.Builder
+		w := NewDocumentWriter(&b)
+		for i := 0; i < len(in); i += chunk {
+			w.Write([]byte(in[i:min(i+chunk, len(in))]))
+		}
+		w.Flush()
+		if b.String() != want {
+			t.Fatalf("%d-byte writes: %q, want %q", chunk, b.String(), want)
 		}
 	}
 }

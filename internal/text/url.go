@@ -13,7 +13,9 @@ import (
 // after a "?" or "#", is hidden.
 func URL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.Opaque != "" {
+	if err != nil || u.Opaque != "" || u.Scheme == "" || u.Host == "" {
+		// Not a URL with a host: shown as given, less what may be a
+		// credential.
 		return looseURL(raw)
 	}
 	var b strings.Builder
