@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/agenta-go/agenta"
-	"github.com/agenta-go/agenta/models"
 	"github.com/agenta-go/agenta/internal/text"
+	"github.com/agenta-go/agenta/models"
 	"github.com/spf13/cobra"
 )
 
