@@ -102,7 +102,12 @@ func serveFake(ctx context.Context, opts *FakeOptions) error {
 			r.Out.URL.Scheme, r.Out.URL.Host = inner.Scheme, inner.Host
 		},
 	}
-	httpServer := &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
+	// The fake's limits hold behind the proxy too: slow headers and idle
+	// connections are cut here, a slow or large body by the fake itself,
+	// which answers 408 or 413 through the proxy.
+	limits := srv.Limits()
+	httpServer := &http.Server{Handler: proxy, ReadHeaderTimeout: limits.ReadHeaderTimeout,
+		IdleTimeout: limits.IdleTimeout, MaxHeaderBytes: limits.HeaderBytes}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(listener) }()
 
