@@ -1,11 +1,12 @@
 package models
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Values the SDK does not model (a variant's parameters, an evaluator
@@ -18,22 +19,136 @@ import (
 // Number reads such a value as a float64.
 
 // decodeMap decodes the JSON object raw, or null or nothing, numbers as
-// json.Number. model and field name the value in a type error.
+// json.Number. model and field name the value in a type error. raw is
+// valid JSON, as encoding/json has checked it.
 func decodeMap(raw json.RawMessage, model, field string) (map[string]any, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field == "" {
-			typeErr.Struct, typeErr.Field = model, field
+	if raw[0] != '{' {
+		kind := map[byte]string{'[': "array", '"': "string", 't': "bool", 'f': "bool"}[raw[0]]
+		if kind == "" {
+			kind = "number"
 		}
+		return nil, &json.UnmarshalTypeError{Value: kind, Type: reflect.TypeFor[map[string]any](), Struct: model, Field: field}
+	}
+	p := valueParser{data: raw}
+	v, err := p.value()
+	if err != nil {
 		return nil, err
 	}
-	return m, nil
+	return v.(map[string]any), nil
+}
+
+// valueParser decodes valid JSON into the values encoding/json gives an
+// any, numbers as json.Number, as a Decoder with UseNumber does, without a
+// Decoder's copy of the input.
+type valueParser struct {
+	data []byte
+	i    int
+}
+
+func (p *valueParser) space() {
+	for p.i < len(p.data) {
+		switch p.data[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *valueParser) value() (any, error) {
+	p.space()
+	if p.i >= len(p.data) {
+		return nil, errors.New("models: unexpected end of JSON")
+	}
+	switch c := p.data[p.i]; {
+	case c == '{':
+		p.i++
+		m := map[string]any{}
+		for {
+			p.space()
+			if p.data[p.i] == '}' {
+				p.i++
+				return m, nil
+			}
+			if p.data[p.i] == ',' {
+				p.i++
+				p.space()
+			}
+			key, err := p.text()
+			if err != nil {
+				return nil, err
+			}
+			p.space()
+			p.i++ // ':'
+			v, err := p.value()
+			if err != nil {
+				return nil, err
+			}
+			m[key] = v
+		}
+	case c == '[':
+		p.i++
+		list := []any{}
+		for {
+			p.space()
+			if p.data[p.i] == ']' {
+				p.i++
+				return list, nil
+			}
+			if p.data[p.i] == ',' {
+				p.i++
+			}
+			v, err := p.value()
+			if err != nil {
+				return nil, err
+			}
+			list = append(list, v)
+		}
+	case c == '"':
+		return p.text()
+	case c == 't':
+		p.i += 4
+		return true, nil
+	case c == 'f':
+		p.i += 5
+		return false, nil
+	case c == 'n':
+		p.i += 4
+		return nil, nil
+	}
+	start := p.i
+	for p.i < len(p.data) && strings.IndexByte("+-.0123456789eE", p.data[p.i]) >= 0 {
+		p.i++
+	}
+	return json.Number(p.data[start:p.i]), nil
+}
+
+// text decodes the string at i: a plain one directly, one with escapes or
+// invalid UTF-8 by encoding/json, so that it reads exactly as there.
+func (p *valueParser) text() (string, error) {
+	start := p.i
+	plain := true
+	for p.i++; p.i < len(p.data); p.i++ {
+		switch c := p.data[p.i]; {
+		case c == '\\':
+			plain = false
+			p.i++
+		case c == '"':
+			p.i++
+			raw := p.data[start:p.i]
+			if plain && utf8.Valid(raw) {
+				return string(raw[1 : len(raw)-1]), nil
+			}
+			var s string
+			err := json.Unmarshal(raw, &s)
+			return s, err
+		}
+	}
+	return "", errors.New("models: unexpected end of JSON string")
 }
 
 // typeErrorIn makes a type error from decoding a wire struct read as one

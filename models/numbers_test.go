@@ -1,7 +1,9 @@
 package models
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -89,4 +91,31 @@ func TestNumber(t *testing.T) {
 	if l, ok := s.Latency(); !ok || l != 2.5 {
 		t.Errorf("Latency() = %v, %v", l, ok)
 	}
+}
+
+// FuzzDecodeMap holds decodeMap to what a json.Decoder with UseNumber
+// gives, for any JSON object.
+func FuzzDecodeMap(f *testing.F) {
+	f.Add([]byte(exactValues))
+	f.Add([]byte(`{"a":"\u00e9\ud83d\ude00 \"q\"","b":[true,false,null,{}],"c":{"d":[]} , "a":-1.5e-3}`))
+	f.Add([]byte("{\"k\":\"bad \xff utf-8\"}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var raw json.RawMessage
+		if json.Unmarshal(data, &raw) != nil || len(raw) == 0 || raw[0] != '{' {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var want map[string]any
+		if err := dec.Decode(&want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeMap(raw, "T", "f")
+		if err != nil {
+			t.Fatalf("decodeMap(%q): %v", raw, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decodeMap(%q) = %#v, want %#v", raw, got, want)
+		}
+	})
 }

@@ -108,7 +108,7 @@ func (x *Reader) Read(p []byte) (int, error) {
 	if x.pos < len(x.out) {
 		n := copy(p, x.out[x.pos:])
 		x.pos += n
-		return n, nil
+		return n, x.endWith(x.pos == len(x.out))
 	}
 	if len(p) == 0 {
 		return 0, nil
@@ -147,11 +147,23 @@ func (x *Reader) Read(p []byte) (int, error) {
 			x.out = redact(x.out[:0], buf, runs, 0, end)
 			x.pos = copy(p, x.out)
 			k = x.pos
+			return k, x.endWith(x.pos == len(x.out))
 		}
 		if k > 0 {
-			return k, nil
+			return k, x.endWith(true)
 		}
 	}
+}
+
+// endWith returns the error that ended the input along with the last bytes
+// of it, as net/http's bodies do, so that a reader learns of the end
+// without another call: the engine then knows that nothing follows an
+// answer without waiting for the network.
+func (x *Reader) endWith(drained bool) error {
+	if drained && len(x.tail) == 0 {
+		return x.err
+	}
+	return nil
 }
 
 // redactInPlace replaces runs in b[:end] with Redacted in place, when no
