@@ -554,14 +554,29 @@ type EvaluationFailedError struct {
 	// Message is the service's error message, such as "Evaluation Failed",
 	// cut to 200 characters; "" when the service sent none.
 	Message string
+	// Cause is the last line of the service's stack trace, the exception
+	// that ended the run, such as "KeyError: 'country'" (see
+	// models.Error.Cause), scrubbed of credentials and cut to 200
+	// characters; "" when the service sent no trace.
+	Cause string
+	// Hint says what to do about a cause the SDK recognises, such as "the
+	// test set has no column 'country', which the app takes as input";
+	// "" otherwise.
+	Hint string
 }
 
-// Error names the evaluation, its final status and the service's
-// message.
+// Error names the evaluation, its final status, the service's message,
+// the cause and what to do about it.
 func (e *EvaluationFailedError) Error() string {
 	s := "agenta: evaluation " + clip(e.EvaluationID, maxMessage) + " ended " + clip(string(e.Status), maxMessage)
 	if e.Message != "" {
 		s += ": " + e.Message
+	}
+	if e.Cause != "" {
+		s += ": " + e.Cause
+	}
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
 	}
 	return s
 }

@@ -35,7 +35,8 @@ type WaitOptions struct {
 // EVALUATION_AGGREGATION_FAILED. A status value it does not know does not
 // end the wait. A run that FAILED or AGGREGATION_FAILED returns the
 // evaluation and an *EvaluationFailedError, which matches
-// ErrEvaluationFailed and carries the service's message; a run finished with
+// ErrEvaluationFailed and carries the service's message and the cause, the
+// last line of its stack trace (such as "KeyError: 'country'"); a run finished with
 // errors is finished and returns no error.
 //
 // Bound the wait with ctx: when ctx ends first, the error is a *WaitError
@@ -129,9 +130,12 @@ func (c *Client) WaitEvaluation(ctx context.Context, evaluationID string, opts *
 	if result.EvaluationStatus().Failed() {
 		failure := &EvaluationFailedError{EvaluationID: evaluationID, Status: result.EvaluationStatus()}
 		for _, r := range []models.Result{result, final} {
-			if r.Error != nil && r.Error.Message != "" {
+			if r.Error != nil && r.Error.Message != "" && failure.Message == "" {
 				failure.Message = c.text(r.Error.Message, maxMessage)
-				break
+			}
+			if r.Error != nil && r.Error.Cause() != "" && failure.Cause == "" {
+				failure.Cause = c.text(r.Error.Cause(), maxMessage)
+				failure.Hint = c.text(r.Error.Hint(), 2*maxMessage)
 			}
 		}
 		return ev, failure
