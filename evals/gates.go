@@ -474,8 +474,10 @@ func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []
 	var failed []GateResult
 	for i, g := range gates {
 		r := measureGate(g, candidate, comparison, cat)
-		if failure != nil && !r.Invalid {
-			r.Measured, r.Reason = math.NaN(), bound(oneLine(failure.Error()), 500)
+		if failure != nil && g.wellFormed() {
+			// A run that failed names no evaluators: the failure is the
+			// reason, whatever the gate names.
+			r.Measured, r.Reason, r.Invalid, r.Detail = math.NaN(), bound(oneLine(failure.Error()), 500), false, ""
 		}
 		if r.Reason == "" && !math.IsNaN(r.Measured) && !math.IsInf(r.Measured, 0) {
 			r.Passed = g.Op.holds(r.Measured, r.Limit)
@@ -489,6 +491,14 @@ func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []
 		return results, &GateError{Failed: failed, Total: len(gates)}
 	}
 	return results, nil
+}
+
+// wellFormed reports whether the gate's operator, limit and measure are
+// valid, whatever evaluator it names.
+func (g Gate) wellFormed() bool {
+	m := g.measure()
+	return g.Op.valid() && !math.IsNaN(g.Limit) && !math.IsInf(g.Limit, 0) && g.AllowFailedRows >= 0 &&
+		(runMeasures[m] || evaluatorMeasures[m]) && (!g.RelativeToBaseline || m == MeasureAppErrors)
 }
 
 // comparesWithBaseline reports whether a gate needs a baseline.
@@ -751,7 +761,8 @@ func suggestion(name string, candidates []string) string {
 }
 
 // closest returns the candidate nearest to name, ignoring case, when it is
-// within a third of its length in edits (at least 1, at most 3), or "".
+// within about a third of its length in edits (at least 1, at most 3),
+// or "".
 func closest(name string, candidates []string) string {
 	if len(name) > 200 {
 		return ""
@@ -763,7 +774,7 @@ func closest(name string, candidates []string) string {
 			continue
 		}
 		d := levenshteinDistance(lower, strings.ToLower(c))
-		limit := min(3, max(1, len([]rune(c))/3))
+		limit := min(3, max(1, (len([]rune(c))+2)/3))
 		if d <= limit && (best == "" || d < bestDistance) {
 			best, bestDistance = c, d
 		}
