@@ -26,6 +26,14 @@ func TestParseGate(t *testing.T) {
 		{"a -> b >= -1", Gate{Measure: MeasureMean, Evaluator: "a -> b", Op: AtLeast, Limit: -1}},
 		{"Score (v2) >= 0.5", Gate{Measure: MeasureMean, Evaluator: "Score (v2)", Op: AtLeast, Limit: 0.5}},
 		{"median(x) >= 1", Gate{Measure: MeasureMean, Evaluator: "median(x)", Op: AtLeast, Limit: 1}},
+		{"app_errors <= baseline", Gate{Measure: MeasureAppErrors, Op: AtMost, RelativeToBaseline: true}},
+		{"app_errors<=baseline+2", Gate{Measure: MeasureAppErrors, Op: AtMost, Limit: 2, RelativeToBaseline: true}},
+		{"app_errors < Baseline - 1", Gate{Measure: MeasureAppErrors, Op: Below, Limit: -1, RelativeToBaseline: true}},
+		{"Exact match >= 90% allowing 2 failed rows", Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, Limit: 0.9, AllowFailedRows: 2}},
+		{"worse(Exact match) <= 0 allowing 1 failed row", Gate{Measure: MeasureWorseRows, Evaluator: "Exact match", Op: AtMost, AllowFailedRows: 1}},
+		{"latency.p95 <= 3  ALLOWING 5 FAILED ROWS ", Gate{Measure: MeasureLatencyP95, Op: AtMost, Limit: 3, AllowFailedRows: 5}},
+		{"allowing >= 0.5", Gate{Measure: MeasureMean, Evaluator: "allowing", Op: AtLeast, Limit: 0.5}},
+		{"baseline >= 0.5", Gate{Measure: MeasureMean, Evaluator: "baseline", Op: AtLeast, Limit: 0.5}},
 	}
 	for _, tt := range tests {
 		got, err := ParseGate(tt.text)
@@ -49,12 +57,46 @@ func TestParseGate(t *testing.T) {
 		{"Exact match == 0.8", "unknown operator"},
 		{"Exact match => 0.8", "unknown operator"},
 		{"worse() <= 1", "no evaluator name"},
+		{"Exact match >= baseline", "only app_errors takes a limit relative to the baseline"},
+		{"app_errors <= baseline * 2", "want baseline, baseline + NUMBER or baseline - NUMBER"},
+		{"app_errors <= baselines", "not a finite number"},
 	}
 	for _, tt := range bad {
 		_, err := ParseGate(tt.text)
 		if err == nil || !strings.Contains(err.Error(), tt.says) || !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.text)) {
 			t.Errorf("ParseGate(%q) error = %v; want one quoting the gate and saying %q", tt.text, err, tt.says)
 		}
+	}
+}
+
+func TestInvalidGates(t *testing.T) {
+	baseline, candidate := capitalsRuns()
+	r := NewReport(baseline, candidate)
+	tests := []struct {
+		gate Gate
+		says string
+	}{
+		{MinMean("Exact matsh", 0.5), `no evaluator named "Exact matsh"; did you mean "Exact match"?`},
+		{MinMean("exact MATCH", 0.5), `did you mean "Exact match"?`},
+		{MinMean("wrose(Edit distance)", 0), `did you mean worse(Edit distance)?`},
+		{MinMean("latncy.p95", 2), `did you mean "latency.p95"?`},
+		{MinMean("Nothing like it", 0.5), `no evaluator named "Nothing like it" (known: "Edit distance", "Exact match")`},
+		{Gate{Measure: "wrose", Evaluator: "Exact match", Op: AtMost}, `unknown measure "wrose"; did you mean "worse"?`},
+		{Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: "=>"}, "unknown operator"},
+		{Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, RelativeToBaseline: true}, "only app_errors"},
+		{MinMean("Exact match", 0.5).AllowingFailedRows(-1), "negative"},
+	}
+	for _, tt := range tests {
+		err := r.Check(tt.gate)
+		if !errors.Is(err, ErrInvalidGate) || !r.Gates[0].Invalid || !strings.Contains(r.Gates[0].Reason, tt.says) {
+			t.Errorf("Check(%s) = %v (reason %q), want an invalid gate saying %q", tt.gate, err, r.Gates[0].Reason, tt.says)
+		}
+	}
+	// A gate by id of an evaluator the runs have no value of is valid: it
+	// fails on the missing values.
+	r.Evaluators = append(r.Evaluators, Evaluator{ID: "ev-silent"})
+	if err := r.Check(MinMean("ev-silent", 0)); errors.Is(err, ErrInvalidGate) || err == nil || !strings.Contains(r.Gates[0].Reason, "no result for this evaluator") {
+		t.Errorf("a gate on a known evaluator without results = %v, want a failure that is not invalid", err)
 	}
 }
 
