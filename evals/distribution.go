@@ -2,6 +2,7 @@ package evals
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 )
 
@@ -34,7 +35,6 @@ type distributionAccumulator struct {
 	sum, carry float64 // Neumaier's compensated sum
 	max        float64
 	values     []float64 // every value, until there are exactValues of them
-	sorted     bool      // values is sorted
 	zeros      int       // values under histogramMin, once in the histogram
 	buckets    []int     // the histogram, nil while values are kept
 	unbounded  bool      // keep every value: percentiles stay exact
@@ -51,7 +51,6 @@ func (d *distributionAccumulator) add(x float64) {
 	d.sum, d.carry = compensatedAdd(d.sum, d.carry, x)
 	if d.buckets == nil {
 		d.values = append(d.values, x)
-		d.sorted = false
 		if d.unbounded || len(d.values) < exactValues {
 			return
 		}
@@ -107,12 +106,13 @@ func (d *distributionAccumulator) quantile(q float64) float64 {
 	frac := h - float64(lo)
 	var x, y float64
 	if d.buckets == nil {
-		if !d.sorted {
-			slices.Sort(d.values)
-			d.sorted = true
+		x = d.kth(lo)
+		y = x
+		if lo+1 < len(d.values) {
+			// After selecting rank lo, every value above it is at or
+			// above it: rank lo+1 is the least of them.
+			y = slices.Min(d.values[lo+1:])
 		}
-		x = d.values[lo]
-		y = d.values[min(lo+1, len(d.values)-1)]
 	} else {
 		x = d.orderStatistic(lo)
 		y = d.orderStatistic(min(lo+1, d.count-1))
@@ -121,6 +121,46 @@ func (d *distributionAccumulator) quantile(q float64) float64 {
 		return x
 	}
 	return x + frac*(y-x)
+}
+
+// kth returns the value of rank k (from 0) among the kept values, by
+// quickselect with random pivots (expected linear time, whatever order a
+// server sends values in), leaving the values partitioned around it.
+// Sorting them all cost a tenth of the time of streaming the rows.
+func (d *distributionAccumulator) kth(k int) float64 {
+	v := d.values
+	lo, hi := 0, len(v)-1
+	for hi > lo {
+		if hi-lo < 16 {
+			slices.Sort(v[lo : hi+1])
+			break
+		}
+		pivot := v[lo+rand.IntN(hi-lo+1)]
+		// Three-way partition: < pivot, == pivot, > pivot.
+		lt, i, gt := lo, lo, hi
+		for i <= gt {
+			switch {
+			case v[i] < pivot:
+				v[lt], v[i] = v[i], v[lt]
+				lt++
+				i++
+			case v[i] > pivot:
+				v[i], v[gt] = v[gt], v[i]
+				gt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
+		default:
+			return pivot
+		}
+	}
+	return v[k]
 }
 
 // orderStatistic returns the value of rank k (from 0) as the histogram

@@ -149,3 +149,29 @@ func TestSummarizeStream(t *testing.T) {
 		t.Errorf("SummarizeStream of a broken stream = %d rows, %v; want 1 row and the stream's error", partial.Rows, err)
 	}
 }
+
+// TestQuantileMatchesSorting checks the type-7 percentiles of kept values
+// against sorting, on random data with ties, at every size up to 300.
+func TestQuantileMatchesSorting(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 16))
+	for n := 1; n <= 300; n++ {
+		var d distributionAccumulator
+		values := make([]float64, n)
+		for i := range values {
+			values[i] = float64(rng.IntN(1+n/3)) / 4
+			d.add(values[i])
+		}
+		slices.Sort(values)
+		for _, q := range []float64{0, 0.05, 0.5, 0.95, 0.99, 1} {
+			h := float64(n-1) * q
+			lo := int(math.Floor(h))
+			want := values[lo]
+			if lo+1 < n {
+				want += (h - float64(lo)) * (values[lo+1] - values[lo])
+			}
+			if got := d.quantile(q); !closeTo(got, want, 1e-12) {
+				t.Fatalf("n = %d, q = %v: quantile %v, sorting gives %v", n, q, got, want)
+			}
+		}
+	}
+}
