@@ -328,8 +328,17 @@ func sideOf(baseline bool) int {
 func (c *Comparer) scores(dst []score, s models.EvaluationScenario) []score {
 	start := len(dst)
 	failed := s.Failed()
+	var seen map[string]bool // for rows with many results, where a scan would be quadratic
+	if len(s.Results) > 16 {
+		seen = make(map[string]bool, len(s.Results))
+	}
 	for _, r := range s.Results {
-		if slices.ContainsFunc(dst[start:], func(x score) bool { return x.evaluator == r.EvaluatorConfig }) {
+		if seen != nil {
+			if seen[r.EvaluatorConfig] {
+				continue
+			}
+			seen[r.EvaluatorConfig] = true
+		} else if slices.ContainsFunc(dst[start:], func(x score) bool { return x.evaluator == r.EvaluatorConfig }) {
 			continue
 		}
 		kind, x := kindError, 0.0
@@ -468,13 +477,25 @@ func (c *Comparer) settle(deltaOf func(string) *deltaAccumulator) (baseLeft, can
 		inputs   string
 		used     bool
 	}
+	// The left-over rows with expected answers, by inputs and side, oldest
+	// first, each list with a cursor past the rows already taken.
+	type queue struct {
+		rows []*leftover
+		next int
+	}
 	var rows []*leftover
-	byInputs := map[string][]*leftover{}
+	byInputs := map[string]*[2]queue{}
 	for key, w := range c.exact {
 		for _, r := range w.all() {
 			l := &leftover{pendingRow: r, baseline: w.baseline, inputs: key[:w.inputs]}
 			rows = append(rows, l)
-			byInputs[l.inputs] = append(byInputs[l.inputs], l)
+			q := byInputs[l.inputs]
+			if q == nil {
+				q = &[2]queue{}
+				byInputs[l.inputs] = q
+			}
+			side := sideOf(l.baseline)
+			q[side].rows = append(q[side].rows, l)
 		}
 	}
 	var wild []*leftover
@@ -487,21 +508,26 @@ func (c *Comparer) settle(deltaOf func(string) *deltaAccumulator) (baseLeft, can
 	}
 	bySeq := func(a, b *leftover) int { return cmp.Compare(a.seq, b.seq) }
 	slices.SortFunc(wild, bySeq)
-	for _, group := range byInputs {
-		slices.SortFunc(group, bySeq)
+	for _, q := range byInputs {
+		slices.SortFunc(q[0].rows, bySeq)
+		slices.SortFunc(q[1].rows, bySeq)
 	}
 	for _, w := range wild {
-		for _, partner := range byInputs[w.inputs] {
-			if partner.used || partner.baseline == w.baseline {
-				continue
-			}
-			partner.used, w.used = true, true
-			if w.baseline {
-				c.pair(deltaOf, w.pendingRow, partner.pendingRow)
-			} else {
-				c.pair(deltaOf, partner.pendingRow, w.pendingRow)
-			}
-			break
+		q := byInputs[w.inputs]
+		if q == nil {
+			continue
+		}
+		other := &q[1-sideOf(w.baseline)]
+		if other.next == len(other.rows) {
+			continue
+		}
+		partner := other.rows[other.next]
+		other.next++
+		partner.used, w.used = true, true
+		if w.baseline {
+			c.pair(deltaOf, w.pendingRow, partner.pendingRow)
+		} else {
+			c.pair(deltaOf, partner.pendingRow, w.pendingRow)
 		}
 	}
 	slices.SortFunc(rows, bySeq)
