@@ -58,11 +58,13 @@ func NewCmdEvalRun(f *Factory, runF func(*EvalRunOptions) error) *cobra.Command 
 		Short: "Run an evaluation, print its summary, check gates and write reports",
 		Long: `Run an evaluation of one or more variants on a test set, wait for it, and
 print a summary table per variant to stdout: each evaluator by name, with its
-mean (a pass rate for pass/fail evaluators), 95% confidence interval and
-count. With two or more variants, the first is the baseline, and each other
-is compared with it row by row: the difference of the means, the rows where
-the variant scored higher and lower, and a two-sided p-value (exact McNemar
-for pass/fail, Wilcoxon signed-rank for scores). Progress goes to stderr.
+mean (a pass rate over every row for pass/fail evaluators), 95% confidence
+interval, and the rows with a value, an error or no result. With two or more
+variants, the first is the baseline, and each other is compared with it row
+by row, rows paired by their inputs and expected answers: the difference of
+the means, the rows where the variant did better and worse, the rows without
+a value on each side, and a two-sided p-value (exact McNemar for pass/fail,
+Wilcoxon signed-rank for scores). Progress goes to stderr.
 
 Gates (--gate, repeatable) apply to the last variant:
   NAME OP NUMBER           the mean of evaluator NAME (its name or id);
