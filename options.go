@@ -19,6 +19,7 @@ type settings struct {
 	httpClient *http.Client
 	userAgent  string
 	timeout    time.Duration
+	idle       time.Duration
 	maxRetries int
 	waitMin    time.Duration
 	waitMax    time.Duration
@@ -113,15 +114,36 @@ func WithUserAgent(ua string) Option {
 	}
 }
 
-// WithTimeout limits each attempt, from sending the request to reading the
-// last byte of the answer. The default is 60 s; 0 means no limit. The
-// context passed to each call bounds all attempts together.
+// WithTimeout limits each attempt's wait for the answer, from sending the
+// request to the answer's headers (ErrAttemptTimeout). The default is 60 s;
+// 0 means no limit. Reading the body is bounded by progress, not by a wall
+// clock: each wait for its next bytes is limited by the idle timeout
+// (WithIdleTimeout, by default this same duration), so that a long answer
+// that keeps arriving is never cut off. The context passed to each call
+// bounds all attempts together, bodies included.
 func WithTimeout(d time.Duration) Option {
 	return func(s *settings) error {
 		if d < 0 {
 			return invalid("WithTimeout", "must not be negative, got %s", d)
 		}
 		s.timeout = d
+		return nil
+	}
+}
+
+// WithIdleTimeout limits how long a read of an answer's body waits for its
+// next bytes; an answer that stalls longer ends the call with an error that
+// matches ErrIdleTimeout (and ErrAttemptTimeout). Only the time spent
+// waiting on the network counts: a caller that takes its time over each
+// row of StreamEvaluationScenarios never trips it. The default is the
+// per-attempt timeout (WithTimeout); 0 means no limit, leaving the body to
+// the context's deadline.
+func WithIdleTimeout(d time.Duration) Option {
+	return func(s *settings) error {
+		if d < 0 {
+			return invalid("WithIdleTimeout", "must not be negative, got %s", d)
+		}
+		s.idle = d
 		return nil
 	}
 }
