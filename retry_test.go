@@ -116,14 +116,14 @@ func TestBackoffRetryAfter(t *testing.T) {
 	}{
 		{"seconds", "3", 3 * time.Second},
 		{"seconds with spaces", " 2 ", 2 * time.Second},
-		{"zero", "0", 0},
+		{"zero: no pause or jitter would send every client back at once", "0", -1},
 		{"beyond max", "30", max},
 		{"huge", "86400000", max},
 		{"larger than int64", "99999999999999999999999", max},
 		{"below int64", "-99999999999999999999999", -1},
 		{"HTTP date", now.Add(4 * time.Second).Format(http.TimeFormat), 4 * time.Second},
 		{"HTTP date far ahead", now.Add(1000 * time.Hour).Format(http.TimeFormat), max},
-		{"HTTP date in the past", now.Add(-time.Hour).Format(http.TimeFormat), 0},
+		{"HTTP date in the past", now.Add(-time.Hour).Format(http.TimeFormat), -1},
 		{"RFC 850 date", now.Add(time.Second).Format("Monday, 02-Jan-06 15:04:05 GMT"), time.Second},
 		{"negative", "-5", -1},
 		{"fraction", "1.5", -1},
@@ -181,6 +181,16 @@ func TestBackoffEdges(t *testing.T) {
 		assert.True(t, got >= huge/3 && got <= huge, "attempt %d: no overflow, got %s", attempt, got)
 	}
 	assert.Equal(t, 2*time.Second, backoff(0, 5*time.Second, 0, fakeResponse(429, "2"), time.Now()), "Retry-After applies even when min is 0")
+	assert.Equal(t, 3*time.Second, backoff(3*time.Second, 5*time.Second, 0, fakeResponse(429, "1"), time.Now()), "Retry-After below min waits min")
+	for _, v := range []string{"0", "Mon, 01 Jan 2001 00:00:00 GMT"} {
+		seen := map[time.Duration]bool{}
+		for i := 0; i < 50; i++ {
+			got := backoff(time.Second, 5*time.Second, 0, fakeResponse(503, v), time.Now())
+			require.True(t, got >= time.Second && got <= 2*time.Second, "Retry-After %q: expected the first exponential wait, in [1s, 2s], got %s", v, got)
+			seen[got] = true
+		}
+		assert.Greater(t, len(seen), 1, "Retry-After %q: expected jitter, got always the same wait", v)
+	}
 }
 
 func TestRetryAfterParse(t *testing.T) {
