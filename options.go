@@ -85,11 +85,14 @@ func WithHeader(name, value string) Option {
 
 // WithHTTPClient makes the Client send through hc's transport, cookie jar and
 // redirect policy. hc is copied, never modified. A non-zero hc.Timeout
-// replaces the 60 s default; WithTimeout overrides both. The SDK asks for
-// gzip and inflates it itself unless hc's transport is an *http.Transport
-// with DisableCompression; with a transport that is not an *http.Transport,
-// it also ends each attempt, and closes its body, when the attempt's
-// timeout or the context ends, in case the transport does not.
+// replaces the 60 s default per-attempt timeout; WithTimeout overrides
+// both. The SDK applies it itself, to the wait for the answer's headers
+// (see WithTimeout), so hc.Timeout never cuts off a long answer. The SDK
+// asks for gzip and inflates it itself unless hc's transport is an
+// *http.Transport with DisableCompression; with a transport that is not an
+// *http.Transport, it also ends each attempt, and closes its body, when one
+// of the attempt's timeouts or the context ends, in case the transport
+// does not.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(s *settings) error {
 		if hc == nil {
