@@ -157,7 +157,7 @@ type waiter struct {
 	read     time.Time               // the last read that succeeded
 	failures int                     // reads failed in a row
 	lastErr  error                   // the last of those failures
-	final    bool                    // the last read before the deadline is done
+	final    bool                    // the next read is the last before the deadline
 	timer    *time.Timer
 }
 
