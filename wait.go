@@ -15,7 +15,11 @@ import (
 const DefaultWaitInterval = 2 * time.Second
 
 // WaitOptions tunes WaitEvaluation. The zero value, like a nil pointer,
-// polls every 2 s and reports nothing.
+// polls every 2 s and reports nothing. Whatever the options, the wait rides
+// out transient failures (no answer, 408, 429, 5xx, an answer cut short)
+// until ctx's deadline, with capped exponential backoff and jitter, and
+// ends at once on a permanent error (another 4xx, an unknown evaluation):
+// see WaitEvaluation. OnRetry reports each failure it rides out.
 type WaitOptions struct {
 	// Interval between status reads; 0 means the service's own web page's 2 s.
 	Interval time.Duration
@@ -27,7 +31,9 @@ type WaitOptions struct {
 	// OnRetry, if set, is called after each failed read that the wait
 	// rides out (see WaitEvaluation), before it pauses and reads again, on
 	// the waiting goroutine, for example to print a line saying that the
-	// server is in trouble. It must not block for long.
+	// server is in trouble. A failure that leaves no time for another read
+	// before the deadline is not reported here but in the *WaitError's
+	// LastError. It must not block for long.
 	OnRetry func(retry WaitRetry)
 }
 
