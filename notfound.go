@@ -23,6 +23,7 @@ var notFoundAnswers = []struct {
 	{"AddVariantFromBase", "Previous app variant not found", "a variant of the base to fork from"},
 	{"CreateEvaluation", "'NoneType' object has no attribute 'id'", "a variant or the test set"},
 	{"CreateEvaluation", "'id'", "a variant or the test set"},
+	{"FetchEvaluationStatus", "'NoneType' object has no attribute 'status'", "the evaluation"},
 }
 
 // notFoundAs500 returns what is missing when e is one of notFoundAnswers.

@@ -70,7 +70,10 @@
 //
 // For testing a client's resilience, InjectFault makes the next calls to an
 // operation fail with a status (say, 503 with Retry-After), stall, or drop
-// the connection, and Requests records what each request carried. A client
+// the connection, or shape the answer's body (it trickles, stalls half-way
+// or is cut short); InjectFaultFor does the same for a stretch of time, and
+// Restart refuses connections for a while, as a restarting service does.
+// Requests records what each request carried. A client
 // that stops reading an answer holds up no other request, no seeding and
 // not Close.
 package agentatest

@@ -17,8 +17,9 @@ import (
 // serving real HTTP on 127.0.0.1. It is safe for concurrent use: requests,
 // seeding, inspection and fault injection may happen from any goroutine.
 type Server struct {
-	ts     *httptest.Server
-	prefix string
+	ts       *httptest.Server
+	listener *restartListener // ts's, for Restart
+	prefix   string
 
 	// Configuration, fixed after NewServer.
 	apiKey              string
@@ -97,7 +98,8 @@ func NewServer(opts ...Option) *Server {
 	s.ts.Config.WriteTimeout = s.writeTimeout
 	s.ts.Config.ReadHeaderTimeout = s.writeTimeout
 	s.ts.Listener.Close()
-	s.ts.Listener = l
+	s.listener = newRestartListener(l)
+	s.ts.Listener = s.listener
 	s.ts.Start()
 	return s
 }
