@@ -57,7 +57,8 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithUser sets the user the Server acts for: the user_id and
-// user_username of what it creates.
+// user_username of what it creates. The default is the one user of a
+// self-hosted server, whose username is "agenta".
 func WithUser(u User) Option {
 	return func(s *Server) { s.user = u }
 }

@@ -77,7 +77,9 @@ func NewServer(opts ...Option) *Server {
 		spans:        map[string]*spanRecord{},
 		evaluations:  map[string]*evaluationRun{},
 		closing:      make(chan struct{}),
-		user:         User{ID: uuid7(demoTime, demoMark, 0x0001), Username: "agentatest"},
+		// A self-hosted server of mid-2024 has one user, created at its
+		// first start with the username "agenta".
+		user: User{ID: uuid7(demoTime, demoMark, 0x0001), Username: "agenta"},
 	}
 	defaultUser := s.user
 	for _, opt := range opts {
