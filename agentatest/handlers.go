@@ -237,7 +237,9 @@ func (s *Server) handleFetchEvaluationStatus(c *call) answer {
 	run, ok := find(s, s.evaluations, c.id)
 	switch {
 	case ok:
-		return jsonAnswer(http.StatusOK, object{{"status", s.statusResult(run).wire()}})
+		// The route answers the stored jsonb value, not a model: its keys
+		// come in jsonb's order, "type", "error", "value".
+		return jsonAnswer(http.StatusOK, object{{"status", jsonb(s.statusResult(run).wire())}})
 	case !s.wellFormed(c.id):
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}

@@ -19,17 +19,20 @@ func WithAPIKey(key string) Option {
 }
 
 // WithEvaluationPace sets the pace of the fake's worker: it picks up a new
-// evaluation d after create, and each row's app call takes d. The default
-// is 100 ms to pick up and 5 ms per row: the demo's eight rows end about
-// 140 ms after create, and a scenario fetch right after create answers []
-// even on a loaded machine, as on the service. A shorter pace makes runs
-// end sooner but lets a slow test see them start before it looks; d <= 0
-// keeps the default. As on the service, rows are called in batches of the
-// request's rate_limit.batch_size, with a pause of delay_between_batches
-// real seconds between batches; a test that wants a quick run sends 0 there
-// or a batch_size as large as its test set (the web UI's 10 and 5 run the
-// demo's eight rows in one batch). To make a run finish deterministically,
-// call WaitEvaluations after create, or drive it with WithManualEvaluations.
+// evaluation d after create, and each of its steps takes d: every row's app
+// call, then every scenario's write. The default is 100 ms to pick up and
+// 5 ms per step: the demo's eight rows end about 180 ms after create, and
+// a scenario fetch right after create answers [] even on a loaded machine,
+// as on the service. A shorter pace makes runs end sooner but lets a slow
+// test see them start before it looks; a longer one lets a poller see the
+// run STARTED, and its scenarios appear one by one, as on the service.
+// d <= 0 keeps the default. As on the service, rows are called in batches
+// of the request's rate_limit.batch_size, with a pause of
+// delay_between_batches real seconds between batches; a test that wants a
+// quick run sends 0 there or a batch_size as large as its test set (the web
+// UI's 10 and 5 run the demo's eight rows in one batch). To make a run
+// finish deterministically, call WaitEvaluations after create, or drive it
+// with WithManualEvaluations.
 func WithEvaluationPace(d time.Duration) Option {
 	return func(s *Server) {
 		if d > 0 {

@@ -97,6 +97,7 @@ type evaluatorRecord struct {
 	id, name, key    string
 	settings         map[string]any
 	created, updated time.Time
+	order            int // creation order, the order of a run's aggregates
 }
 
 type humanEvaluationRecord struct {
@@ -271,7 +272,7 @@ func (s *Server) AddEvaluatorConfig(c models.EvaluatorConfig) string {
 	}
 	now := s.clock()
 	rec := &evaluatorRecord{id: c.ID, name: c.Name, key: c.EvaluatorKey, settings: settings,
-		created: orNow(c.CreatedAt.Time, now), updated: orNow(c.UpdatedAt.Time, now)}
+		created: orNow(c.CreatedAt.Time, now), updated: orNow(c.UpdatedAt.Time, now), order: len(s.evaluators)}
 	s.evaluators[c.ID] = rec
 	return c.ID
 }

@@ -21,7 +21,7 @@ func TestQuickstartEmbedded(t *testing.T) {
 		"== WaitEvaluation", "== FetchEvaluationScenarios", "== GetSpan", "== ListHumanEvaluations",
 		"capitals.default (", "), revision 3",
 		"capitals.quickstart",
-		"status EVALUATION_FINISHED\nExact match    1\nEdit distance  0\nTerse answer   1\n",
+		"status EVALUATION_FINISHED\nExact match    1.0\nEdit distance  0.0\nTerse answer   1.0\n",
 		"INPUT                ANSWER    EXPECTED  EXACT MATCH  EDIT DISTANCE  TERSE ANSWER",
 		"country=Australia    Canberra  Canberra  true         0              true", "8 scenarios",
 		"6 spans, 1 with an error",
