@@ -172,6 +172,9 @@ func (s *Server) handleGetVariant(c *call) answer {
 }
 
 func (s *Server) handleGetSpan(c *call) answer {
+	if !s.servesSpans() {
+		return routeNotFoundAnswer()
+	}
 	q := parseQuery(c.r.URL.RawQuery)
 	if t, ok := q["type"]; ok && t != "generation" {
 		// Only generation spans are implemented; anything else is an

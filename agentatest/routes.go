@@ -38,6 +38,22 @@ func Operations() []Operation {
 	}
 }
 
+// routeNotFoundAnswer is Starlette's answer for a path no route matches.
+func routeNotFoundAnswer() answer {
+	return detailAnswer(http.StatusNotFound, "Not Found")
+}
+
+// servesSpans reports whether the Server has the span operation's route.
+// A self-hosted server of mid-2024 has none: it answers the span paths 404
+// {"detail":"Not Found"}, with or without the slash, as any unknown path
+// (the real server's span_slash and span_noslash). The route exists on the
+// cloud, and a Server holding a trace answers as the cloud does.
+func (s *Server) servesSpans() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.spans) > 0
+}
+
 // redirectToSlash answers 307 to the same URL with a trailing slash, as
 // Starlette does for a route registered only with one.
 func (s *Server) redirectToSlash(r *http.Request) answer {

@@ -321,9 +321,11 @@ func (s *Server) AddHumanEvaluation(h models.HumanEvaluation) string {
 // zero times default to the Server's clock.
 //
 // The span operation exists on the cloud service only; a self-hosted server
-// of mid-2024 answers it 404 {"detail":"Not Found"}, as for an unknown
-// route. InjectFault(OpGetSpan, Always, Fault{Status: 404}) answers that,
-// for testing code that must also work against a self-hosted server.
+// of mid-2024 answers its paths 404 {"detail":"Not Found"}, as for an
+// unknown route. A Server without traces answers so, for testing code that
+// must also work against a self-hosted server; once AddTrace has stored a
+// trace it answers as the cloud does: the span, or 500 "Span <id> not
+// found" for an id it does not hold.
 func (s *Server) AddTrace(root models.Span) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

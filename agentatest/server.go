@@ -281,11 +281,14 @@ func (s *Server) answer(r *http.Request, rt route, body []byte) answer {
 		a.header = http.Header{"Allow": {rt.allow}}
 		return a
 	case routeRedirect:
+		if !s.servesSpans() {
+			return routeNotFoundAnswer()
+		}
 		return s.redirectToSlash(r)
 	case routeOperation:
 		return rt.handle(&call{r: r, id: rt.id, body: body})
 	}
-	return detailAnswer(http.StatusNotFound, "Not Found")
+	return routeNotFoundAnswer()
 }
 
 // authorize checks the API key, sent raw or as "ApiKey <key>"; a missing
