@@ -90,6 +90,9 @@ func (s *Server) handleGetVariantByEnv(c *call) answer {
 	if !ok {
 		return refused
 	}
+	if s.brokenEnvironmentLookup {
+		return detailAnswer(http.StatusInternalServerError, environmentLookupBug)
+	}
 	appID, environment := q["app_id"], q["environment"]
 	if strings.TrimSpace(appID) == "" || !s.wellFormed(appID) {
 		// The service parses the id first; its ValueError becomes a 400.

@@ -121,6 +121,23 @@ func WithRedirectLosingPrefix() Option {
 	return func(s *Server) { s.redirectLosesPrefix = true }
 }
 
+// WithBrokenEnvironmentLookup reproduces a bug of the self-hosted backend
+// at the commit the interface was published from (Agenta 0.19.3,
+// 98a1fc710a, July 2024): its route for GetVariantByEnvironment calls a
+// function that db_manager no longer has, so every lookup with both query
+// parameters answers 500 {"detail": "module
+// 'agenta_backend.services.db_manager' has no attribute
+// 'get_app_variant_by_app_name_and_environment'"}, whatever the app and
+// the environment. By default the Server serves the lookup as the
+// interface describes it; this option lets a test check a fallback, such
+// as asking for the variant's id instead.
+func WithBrokenEnvironmentLookup() Option {
+	return func(s *Server) { s.brokenEnvironmentLookup = true }
+}
+
+// environmentLookupBug is the 500 message of WithBrokenEnvironmentLookup.
+const environmentLookupBug = "module 'agenta_backend.services.db_manager' has no attribute 'get_app_variant_by_app_name_and_environment'"
+
 // User is who the Server acts for.
 type User struct {
 	ID       string

@@ -34,8 +34,11 @@ type Base struct {
 	// Name defaults to the app's name. A variant of the base is named
 	// "<Name>.<config name>".
 	Name string
-	// URI is where the base is served, sent as the variants' uri; empty
-	// means null.
+	// URI is where the base is served, sent as the variants' uri. Empty
+	// means what a self-hosted server gives a started base:
+	// "http://localhost/<user id>/<app name>/<base name>" (its DOMAIN_NAME,
+	// then the path its proxy serves the app under), with the Server's
+	// user; for a cloud app (see App.OrganizationID) it means null.
 	URI string
 	// Application computes what the base answers during an evaluation.
 	// Nil means TemplateApplication.
@@ -144,6 +147,9 @@ func (s *Server) AddBase(b Base) string {
 	}
 	if b.Name == "" {
 		b.Name = app.Name
+	}
+	if b.URI == "" && app.OrganizationID == "" && app.WorkspaceID == "" {
+		b.URI = fmt.Sprintf("http://localhost/%s/%s/%s", s.user.ID, app.Name, b.Name)
 	}
 	s.bases[b.ID] = &baseRecord{Base: b}
 	return b.ID

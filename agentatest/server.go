@@ -31,6 +31,9 @@ type Server struct {
 	older               bool // answer as the servers before July 2024
 	writeTimeout        time.Duration
 	redirectLosesPrefix bool
+	// brokenEnvironmentLookup answers every lookup by environment with
+	// the 500 of the mid-2024 backend's bug.
+	brokenEnvironmentLookup bool
 
 	mu          sync.Mutex
 	nextID      uint64
