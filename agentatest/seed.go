@@ -285,7 +285,10 @@ func (s *Server) AddEvaluatorConfig(c models.EvaluatorConfig) string {
 
 // AddHumanEvaluation adds a human evaluation, listed by
 // ListHumanEvaluations for its app, and returns its id. Zero times default
-// to the Server's clock; an empty Status to EVALUATION_FINISHED.
+// to the Server's clock; an empty Status to EVALUATION_FINISHED. When the
+// variants are seeded ones, empty VariantNames, VariantsRevisionIDs and
+// Revisions are filled in from them, as the service lists the revision
+// each variant had when the evaluation was created.
 func (s *Server) AddHumanEvaluation(h models.HumanEvaluation) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -317,8 +320,33 @@ func (s *Server) AddHumanEvaluation(h models.HumanEvaluation) string {
 	h.VariantNames = cloneStrings(h.VariantNames)
 	h.VariantsRevisionIDs = cloneStrings(h.VariantsRevisionIDs)
 	h.Revisions = cloneStrings(h.Revisions)
+	s.fillHumanEvaluationVariants(&h)
 	s.humanEvals = append(s.humanEvals, humanEvaluationRecord{HumanEvaluation: h})
 	return h.ID
+}
+
+// fillHumanEvaluationVariants fills in the empty variant lists of a human
+// evaluation whose variants are all seeded. Callers hold s.mu.
+func (s *Server) fillHumanEvaluationVariants(h *models.HumanEvaluation) {
+	var names, revisionIDs, revisions []string
+	for _, id := range h.VariantIDs {
+		v, ok := s.variants[id]
+		if !ok {
+			return
+		}
+		names = append(names, s.bases[v.baseID].Name+"."+v.configName)
+		revisionIDs = append(revisionIDs, v.revisionIDs[v.revision])
+		revisions = append(revisions, revisionString(v.revision))
+	}
+	if len(h.VariantNames) == 0 {
+		h.VariantNames = cloneStrings(names)
+	}
+	if len(h.VariantsRevisionIDs) == 0 {
+		h.VariantsRevisionIDs = cloneStrings(revisionIDs)
+	}
+	if len(h.Revisions) == 0 {
+		h.Revisions = cloneStrings(revisions)
+	}
 }
 
 // AddTrace stores a tree of spans and returns the root's id. Every span in
