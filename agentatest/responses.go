@@ -256,6 +256,10 @@ func (e validationError) wire(v pydanticVersion) object {
 	if e.Ctx != nil {
 		o = append(o, field{"ctx", e.Ctx})
 	}
+	if e.Type == "json_invalid" {
+		// FastAPI builds this item itself, without Pydantic's link.
+		return o
+	}
 	return append(o, field{"url", pydanticV2Docs + e.Type})
 }
 
