@@ -251,3 +251,26 @@ func (s *Server) handleFetchEvaluationStatus(c *call) answer {
 	}
 	return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")
 }
+
+// handleFetchEvaluationResults answers {"results": [...], "evaluation_id":
+// id}, the route's dict: each aggregate with its evaluator config as the
+// service reads both back from storage (the result's keys in jsonb order),
+// and the id as the path gave it. The route turns every failure into a
+// 500, an unknown id included: it reads .id from the None its lookup
+// returns.
+func (s *Server) handleFetchEvaluationResults(c *call) answer {
+	if !s.wellFormed(c.id) {
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run, ok := find(s, s.evaluations, c.id)
+	if !ok {
+		return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'id'")
+	}
+	results := []any{}
+	for _, a := range run.aggregated {
+		results = append(results, object{{"evaluator_config", s.evaluatorWire(a.evaluator)}, {"result", jsonb(a.result.wire())}})
+	}
+	return jsonAnswer(http.StatusOK, object{{"results", results}, {"evaluation_id", c.id}})
+}

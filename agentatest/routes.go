@@ -24,6 +24,11 @@ const (
 	// aggregated results, and its status alone.
 	OpFetchEvaluation       Operation = "fetch_evaluation"
 	OpFetchEvaluationStatus Operation = "fetch_evaluation_status"
+	// OpFetchEvaluationResults is the service's read of an evaluation's
+	// aggregated results alone, GET /evaluations/{id}/results/. It is not in
+	// the published document, and the SDK does not call it: FetchEvaluation
+	// carries the same aggregates. The fake serves it as the service does.
+	OpFetchEvaluationResults Operation = "fetch_evaluation_results"
 	// AnyOperation matches every request in InjectFault, including requests
 	// that match no operation.
 	AnyOperation Operation = ""
@@ -141,6 +146,8 @@ func (s *Server) route(r *http.Request) route {
 		return get(OpFetchEvaluation, s.handleFetchEvaluation, segs[1])
 	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "status":
 		return get(OpFetchEvaluationStatus, s.handleFetchEvaluationStatus, segs[1])
+	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "results":
+		return get(OpFetchEvaluationResults, s.handleFetchEvaluationResults, segs[1])
 	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "evaluation_scenarios":
 		return get(OpFetchEvaluationScenarios, s.handleFetchScenarios, segs[1])
 	case len(segs) == 2 && segs[0] == "apps" && segs[1] == "get_variant_by_env":
