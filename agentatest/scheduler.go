@@ -106,12 +106,16 @@ func (s *Server) nextStep(run *evaluationRun) (row int, call bool, progress step
 	if run.finished() {
 		return 0, false, runOver
 	}
-	if run.status == models.EvaluationInitialized {
+	starting := run.status == models.EvaluationInitialized
+	if starting {
 		run.status = models.EvaluationStarted
 	}
 	switch {
 	case run.breakage != "":
-		s.fail(run, run.breakage)
+		// It starts, then breaks at its next step, before any app call.
+		if !starting {
+			s.fail(run, run.breakage)
+		}
 		return 0, false, stepMade
 	case len(run.rows) == 0:
 		s.finish(run)
@@ -143,9 +147,9 @@ func (run *evaluationRun) pauseAfter(i int) time.Duration {
 // order, so that the scenario list grows while the run is STARTED; the
 // last write aggregates and sets the final status. A run without rows
 // finishes when it is reached, and one that breaks does so at the step
-// where the service's worker would: before any call for an evaluator
-// config that does not exist, at the write of the first row that lacks an
-// input. It is how a test drives evaluations under WithManualEvaluations,
+// where the service's worker would: at its second step, before any app
+// call, for an evaluator config that does not exist; at the write of the
+// first row that lacks an input. It is how a test drives evaluations under WithManualEvaluations,
 // one step at a time; in the other modes it runs steps ahead of the
 // background worker.
 func (s *Server) AdvanceEvaluations(n int) int {
