@@ -145,6 +145,9 @@ type prober struct {
 	t      *testing.T
 	base   string
 	client *http.Client
+	// stuck is set once a run did not end within pollLimit: later waits
+	// give up at once, since the server's worker is likely down.
+	stuck bool
 }
 
 func newProber(t *testing.T, base string) *prober {
@@ -471,12 +474,23 @@ const pollLimit = time.Minute
 // waitTerminal polls the status every 50 ms until the run is over.
 func (p *prober) waitTerminal(id string) {
 	p.t.Helper()
-	for end := time.Now().Add(pollLimit); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(pollLimit); !p.stuck && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		if v, _ := statusText(p.do("GET", "/evaluations/"+id+"/status/", nil, "", nil)); terminalStatuses[v] {
 			return
 		}
 	}
-	p.t.Errorf("%s: evaluation %s did not end within %s", p.base, id, pollLimit)
+	p.giveUp(id)
+}
+
+// giveUp fails the test for a run that did not end, and makes later waits
+// give up at once.
+func (p *prober) giveUp(id string) {
+	if p.stuck {
+		p.t.Errorf("%s: evaluation %s not awaited: an earlier one never ended", p.base, id)
+		return
+	}
+	p.stuck = true
+	p.t.Errorf("%s: evaluation %s did not end within %s: is the server's worker running?", p.base, id, pollLimit)
 }
 
 // lifecycle is one evaluation from create to its end, as probe.py's life()
@@ -544,8 +558,8 @@ func (p *prober) life(body orderedObject) lifecycle {
 		if terminalStatuses[s.Status] {
 			break
 		}
-		if time.Now().After(end) {
-			p.t.Errorf("%s: evaluation %s did not end within %s", p.base, id, pollLimit)
+		if p.stuck || time.Now().After(end) {
+			p.giveUp(id)
 			break
 		}
 	}
