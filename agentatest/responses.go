@@ -428,8 +428,6 @@ func (r result) wire() object {
 	return object{{"type", r.Type}, {"value", r.Value}, {"error", e}}
 }
 
-func (r result) failed() bool { return r.Type == "error" || r.Err != nil }
-
 func errorResult(message string, stacktrace string) result {
 	e := &resultError{Message: message}
 	if stacktrace != "" {
