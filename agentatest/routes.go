@@ -6,7 +6,7 @@ import (
 )
 
 // Operation names one of the service's operations the Server serves: the
-// seven of the interface and the two evaluation reads. Its value is the
+// seven of the interface, the two evaluation reads, and the results read. Its value is the
 // service's own operationId; the constant names follow the SDK's methods.
 type Operation string
 
