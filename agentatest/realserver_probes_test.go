@@ -13,6 +13,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -147,7 +149,10 @@ type prober struct {
 	client *http.Client
 	// stuck is set once a run did not end within pollLimit: later waits
 	// give up at once, since the server's worker is likely down.
-	stuck bool
+	stuck atomic.Bool
+	// parallel runs the lifecycles at once: the fake's runs are
+	// independent, while the real server's one worker takes them in turn.
+	parallel bool
 }
 
 func newProber(t *testing.T, base string) *prober {
@@ -427,6 +432,8 @@ func (p *prober) run(ids map[string]string) recording {
 	rec.Errors["create_two_second_unknown"] = p.do("POST", "/evaluations/", with(goodCreate(ids), "variant_ids", []string{ids["variant_id"], unknownID}), "", nil)
 
 	base := goodCreate(ids)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	for _, l := range []struct {
 		name string
 		body orderedObject
@@ -442,8 +449,21 @@ func (p *prober) run(ids map[string]string) recording {
 		// The suite's own: an evaluator config that does not exist.
 		{"L9_unknown_evaluator", with(base, "evaluators_configs", []string{ids["ev_exact"], unknownID})},
 	} {
-		rec.Life[l.name] = p.life(l.body)
+		wg.Add(1)
+		life := func() {
+			defer wg.Done()
+			got := p.life(l.body)
+			mu.Lock()
+			defer mu.Unlock()
+			rec.Life[l.name] = got
+		}
+		if p.parallel {
+			go life()
+		} else {
+			life()
+		}
 	}
+	wg.Wait()
 	return rec
 }
 
@@ -474,7 +494,7 @@ const pollLimit = time.Minute
 // waitTerminal polls the status every 50 ms until the run is over.
 func (p *prober) waitTerminal(id string) {
 	p.t.Helper()
-	for end := time.Now().Add(pollLimit); !p.stuck && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+	for end := time.Now().Add(pollLimit); !p.stuck.Load() && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
 		if v, _ := statusText(p.do("GET", "/evaluations/"+id+"/status/", nil, "", nil)); terminalStatuses[v] {
 			return
 		}
@@ -485,11 +505,10 @@ func (p *prober) waitTerminal(id string) {
 // giveUp fails the test for a run that did not end, and makes later waits
 // give up at once.
 func (p *prober) giveUp(id string) {
-	if p.stuck {
+	if p.stuck.Swap(true) {
 		p.t.Errorf("%s: evaluation %s not awaited: an earlier one never ended", p.base, id)
 		return
 	}
-	p.stuck = true
 	p.t.Errorf("%s: evaluation %s did not end within %s: is the server's worker running?", p.base, id, pollLimit)
 }
 
@@ -558,7 +577,7 @@ func (p *prober) life(body orderedObject) lifecycle {
 		if terminalStatuses[s.Status] {
 			break
 		}
-		if p.stuck || time.Now().After(end) {
+		if p.stuck.Load() || time.Now().After(end) {
 			p.giveUp(id)
 			break
 		}

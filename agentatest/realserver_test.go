@@ -73,7 +73,12 @@ func TestRealServer(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); realRec = real.run(realIDs) }()
-	go func() { defer wg.Done(); fakeRec = newProber(t, srv.URL()).run(fakeIDs) }()
+	go func() {
+		defer wg.Done()
+		fake := newProber(t, srv.URL())
+		fake.parallel = true
+		fakeRec = fake.run(fakeIDs)
+	}()
 	wg.Wait()
 	if t.Failed() {
 		return
@@ -114,8 +119,9 @@ func TestRealServerRecorded(t *testing.T) {
 		t.Fatalf("the recorded variant_ok has no uri: %s", clip(real.Errors["variant_ok"].Body))
 	}
 	srv := agentatest.NewTestServer(t, fakeOptions(false)...)
-	fake := newProber(t, srv.URL()).run(seedFake(srv, "capitals", uriText))
-	checkAgainstReal(t, real, fake, false)
+	fake := newProber(t, srv.URL())
+	fake.parallel = true
+	checkAgainstReal(t, real, fake.run(seedFake(srv, "capitals", uriText)), false)
 }
 
 // checkAgainstReal fails the test on every difference between the two
