@@ -514,7 +514,8 @@ func (p *prober) giveUp(id string) {
 
 // lifecycle is one evaluation from create to its end, as probe.py's life()
 // records it: the samples a poller saw every 50 ms (one per change of
-// status or scenario count), then the final reads.
+// status or scenario count; each reads the scenarios, then the status),
+// then the final reads.
 type lifecycle struct {
 	Create       exchange `json:"create"`
 	Timeline     []sample `json:"timeline"`
@@ -561,8 +562,13 @@ func (p *prober) life(body orderedObject) lifecycle {
 	}
 	var last *sample
 	for end := time.Now().Add(pollLimit); ; time.Sleep(50 * time.Millisecond) {
-		status := p.do("GET", "/evaluations/"+id+"/status/", nil, "", nil)
+		// The scenarios first, then the status: a run only moves forward,
+		// so a sample whose status is INITIALIZED then truly had no
+		// scenario (probe.py reads them the other way round, and on a
+		// loaded machine a slow scenario read can pair INITIALIZED with
+		// scenarios written after the status was read).
 		scenarios := p.do("GET", "/evaluations/"+id+"/evaluation_scenarios/", nil, "", nil)
+		status := p.do("GET", "/evaluations/"+id+"/status/", nil, "", nil)
 		s := sample{Status: fmt.Sprint(status.Status), Scenarios: -1, StatusBody: status.Body}
 		if v, ok := statusText(status); ok {
 			s.Status = v
