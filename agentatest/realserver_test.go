@@ -99,7 +99,7 @@ func TestRealServerRecorded(t *testing.T) {
 	for _, file := range []string{"real_errors.json", "real_life.json"} {
 		data, err := os.ReadFile(filepath.Join(dir, file))
 		if err != nil {
-			t.Skipf("no recorded answers of the real server (%v); they come with the kit in %s", err, realServerKit)
+			t.Skipf("no recorded answers of the real server (%v); they come with the kit, ../shared/realserver beside the repository", err)
 		}
 		var part recording
 		if err := json.Unmarshal(data, &part); err != nil {
