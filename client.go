@@ -24,8 +24,8 @@ type Client struct {
 	base       string                // scheme://host/prefix, escaped, no trailing slash
 	basePath   string                // the escaped prefix alone, for errors and logs
 	header     http.Header           // sent with every request
-	http       *http.Client          // the caller's view: transport, jar, timeout, redirects
-	retry      *retryablehttp.Client // sends through http, with the retry hooks set once
+	http       *http.Client          // the caller's view: transport, jar, the per-attempt timeout, redirects
+	retry      *retryablehttp.Client // sends through a copy of http without its Timeout, with the retry hooks set once
 	maxRetries int
 	waitMin    time.Duration
 	waitMax    time.Duration
@@ -46,6 +46,7 @@ func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 	s := settings{
 		baseURL:    baseURL,
 		timeout:    -1, // unset
+		idle:       -1, // unset: the per-attempt timeout
 		maxRetries: DefaultMaxRetries,
 		waitMin:    DefaultRetryWaitMin,
 		waitMax:    DefaultRetryWaitMax,
@@ -119,11 +120,20 @@ func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 	// hiding CloseIdleConnections keeps the pool warm for other calls.
 	_, known := hc.Transport.(*http.Transport)
 	c.gzip = acceptGzip(hc.Transport)
-	hc.Transport = poolKeeper{next: hc.Transport, guard: !known}
+	idle := s.idle
+	if idle < 0 {
+		idle = hc.Timeout
+	}
+	// poolKeeper applies the per-attempt timeout to the headers, and the
+	// idle timeout to each read of the body; http.Client's Timeout would
+	// cut off a long answer that keeps arriving.
+	hc.Transport = poolKeeper{next: hc.Transport, guard: !known, timeout: hc.Timeout, idle: idle}
 	hc.CheckRedirect = stripCredentialsOnRedirect(credentialNames(c.header), userRedirect)
 	c.http = hc
+	send := *hc
+	send.Timeout = 0
 	c.retry = &retryablehttp.Client{
-		HTTPClient:   hc,
+		HTTPClient:   &send,
 		RetryMax:     s.maxRetries,
 		CheckRetry:   c.checkRetry,
 		Backoff:      noWait,

@@ -70,6 +70,7 @@ func TestNewClientRefusesBadInput(t *testing.T) {
 		{"empty user agent", gockBase, []Option{WithUserAgent(" ")}, "WithUserAgent"},
 		{"user agent with LF", gockBase, []Option{WithUserAgent("me\nX: y")}, "WithUserAgent"},
 		{"negative timeout", gockBase, []Option{WithTimeout(-time.Second)}, "WithTimeout"},
+		{"negative idle timeout", gockBase, []Option{WithIdleTimeout(-time.Second)}, "WithIdleTimeout"},
 		{"negative retries", gockBase, []Option{WithMaxRetries(-1)}, "WithMaxRetries"},
 		{"absurd retries", gockBase, []Option{WithMaxRetries(1000)}, "WithMaxRetries"},
 		{"negative min wait", gockBase, []Option{WithRetryWait(-time.Second, time.Second)}, "WithRetryWait"},
@@ -603,6 +604,24 @@ func TestPerAttemptTimeoutSetting(t *testing.T) {
 		c, err := NewClient(gockBase, tc.opts...)
 		require.NoError(t, err, tc.name)
 		assert.Equal(t, tc.want, c.http.Timeout, tc.name)
+	}
+	for _, tc := range []struct {
+		name          string
+		opts          []Option
+		headers, idle time.Duration
+	}{
+		{"default", nil, 60 * time.Second, 60 * time.Second},
+		{"the idle timeout follows WithTimeout", []Option{WithTimeout(5 * time.Second)}, 5 * time.Second, 5 * time.Second},
+		{"and the caller's client's timeout", []Option{WithHTTPClient(&http.Client{Timeout: 9 * time.Second})}, 9 * time.Second, 9 * time.Second},
+		{"WithIdleTimeout", []Option{WithIdleTimeout(2 * time.Second)}, 60 * time.Second, 2 * time.Second},
+		{"WithIdleTimeout(0) means no limit", []Option{WithTimeout(time.Second), WithIdleTimeout(0)}, time.Second, 0},
+		{"WithTimeout(0) and no idle limit", []Option{WithTimeout(0)}, 0, 0},
+	} {
+		c, err := NewClient(gockBase, tc.opts...)
+		require.NoError(t, err, tc.name)
+		pk := c.http.Transport.(poolKeeper)
+		assert.Equal(t, [2]time.Duration{tc.headers, tc.idle}, [2]time.Duration{pk.timeout, pk.idle}, "%s: headers and idle timeouts", tc.name)
+		assert.Zero(t, c.retry.HTTPClient.Timeout, "%s: http.Client's Timeout would cut off a long answer", tc.name)
 	}
 	assert.Equal(t, 3, DefaultMaxRetries)
 	assert.Equal(t, 250*time.Millisecond, DefaultRetryWaitMin)

@@ -67,10 +67,14 @@
 // retried: this service uses it for deterministic failures.
 //
 // Waits grow exponentially with jitter from 250 ms up to 5 s, and honour
-// Retry-After up to that maximum. There are at most 3 retries, and each
-// attempt has a 60 s timeout. WithMaxRetries, WithRetryWait and WithTimeout
+// Retry-After up to that maximum. There are at most 3 retries. Each attempt
+// waits at most 60 s for the answer's headers, and then at most 60 s for
+// each next bytes of its body, so a long answer that keeps arriving is never
+// cut off. WithMaxRetries, WithRetryWait, WithTimeout and WithIdleTimeout
 // change these; the context bounds the whole call, and a wait that would
 // outlast its deadline is skipped in favour of returning the last answer.
+// WaitEvaluation rides out server trouble (503s, a restart) until its
+// context's deadline.
 //
 // # Evaluations
 //

@@ -274,14 +274,17 @@ func (st *call) transportError(err error) error {
 }
 
 // reason wraps a failure to send or to read an answer with the sentinel
-// that classifies it, and a message that says which limit expired: the
-// caller's context, the attempt's timeout (ErrAttemptTimeout), or the
-// connection (ErrNoResponse). The cause stays wrapped; its text, which may
-// quote the server (a Location header), is scrubbed and bounded.
+// that classifies it, and a message that says which limit expired or what
+// broke: the caller's context, the per-attempt timeout waiting for the
+// headers (ErrAttemptTimeout), the idle timeout reading the body
+// (ErrIdleTimeout), the connection before an answer (ErrNoResponse) or
+// after one began (ErrAnswerCut). The cause stays wrapped; its text, which
+// may quote the server (a Location header), is scrubbed and bounded.
 func (st *call) reason(err error) error {
 	raw := err.Error()
 	text := st.text(raw, maxMessage)
 	var netErr net.Error
+	var limit *timeoutError
 	cause := err
 	if st.holdsSecret(raw) {
 		// The cause quotes a credential (net/http quotes a Location that
@@ -289,18 +292,33 @@ func (st *call) reason(err error) error {
 		// that errors.Unwrap shows no more than err.Error() does.
 		cause = errors.New(text)
 	}
+	// read is how much of a 2xx answer had arrived, when one had begun.
+	read := ""
+	if st.body != nil {
+		read = " after " + strconv.FormatInt(st.body.read, 10) + " bytes"
+	}
 	switch {
 	case st.ctx != nil && st.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		return &failure{text: "the caller's context ended: " + text, errs: []error{cause}}
+	case errors.As(err, &limit) && limit.idle:
+		return &failure{
+			text: "the answer stalled" + read + ": nothing arrived for " + limit.limit.String() +
+				" (the idle timeout: WithIdleTimeout, by default WithTimeout)",
+			errs: []error{ErrIdleTimeout, cause},
+		}
+	case errors.As(err, &limit):
+		return &failure{
+			text: "the per-attempt timeout (WithTimeout, " + limit.limit.String() + ") expired before the answer's headers arrived",
+			errs: []error{ErrAttemptTimeout, cause},
+		}
 	case dialFailure(err):
 		return &failure{text: "no answer from the server: " + text, errs: []error{ErrNoResponse, cause}}
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout():
-		// The cause's text varies with where net/http noticed the
-		// timeout; the cause stays wrapped for errors.As.
-		return &failure{
-			text: "the per-attempt timeout (WithTimeout, " + st.c.http.Timeout.String() + ") expired",
-			errs: []error{ErrAttemptTimeout, cause},
-		}
+		// A timeout of the caller's transport (a TLS handshake, its
+		// ResponseHeaderTimeout): its text says which.
+		return &failure{text: "the attempt timed out" + read + ": " + text, errs: []error{ErrAttemptTimeout, cause}}
+	case st.body != nil && (errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)):
+		return &failure{text: "the answer was cut short" + read + ": " + text, errs: []error{ErrAnswerCut, cause}}
 	case errors.As(err, &netErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return &failure{text: "no answer from the server: " + text, errs: []error{ErrNoResponse, cause}}
 	}

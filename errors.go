@@ -45,13 +45,43 @@ var (
 	// before a complete answer arrived.
 	ErrNoResponse = errors.New("agenta: no answer from the server")
 	// ErrAttemptTimeout matches a call whose last attempt outlasted the
-	// per-attempt timeout set by WithTimeout, waiting for the answer or
-	// reading it.
+	// per-attempt timeout set by WithTimeout waiting for the answer's
+	// headers, or whose answer then stalled (ErrIdleTimeout, a case of it).
 	ErrAttemptTimeout = errors.New("agenta: the per-attempt timeout expired")
 	// ErrAnswerTooLarge matches a 2xx answer that exceeded one of the
 	// limits on decoded bytes (see WithResponseLimits).
 	ErrAnswerTooLarge = errors.New("agenta: the answer exceeds its size limit")
+	// ErrAnswerCut matches a 2xx answer whose connection broke (a reset,
+	// a close before the announced length) after the answer had begun:
+	// the server answered, and the answer was cut short. It is not
+	// ErrNoResponse, and the error says how many bytes had arrived.
+	ErrAnswerCut = errors.New("agenta: the answer was cut short")
 )
+
+// ErrIdleTimeout matches an answer that stopped arriving: no byte of it
+// came for the idle timeout (WithIdleTimeout, by default WithTimeout's
+// duration) while the SDK waited for one. It also matches
+// ErrAttemptTimeout, and errors.Is(ErrIdleTimeout, ErrAttemptTimeout)
+// holds.
+var ErrIdleTimeout error = &narrowerSentinel{"agenta: the answer stalled past the idle timeout", ErrAttemptTimeout}
+
+// timeoutError is the cause of an attempt that one of its own limits
+// ended (see poolKeeper): the per-attempt timeout, waiting for the answer's
+// headers, or the idle timeout, waiting for the next bytes of its body. It
+// is a net.Error whose Timeout is true.
+type timeoutError struct {
+	idle  bool
+	limit time.Duration
+}
+
+func (e *timeoutError) Error() string {
+	if e.idle {
+		return "no data arrived for " + e.limit.String()
+	}
+	return "no answer headers within " + e.limit.String()
+}
+func (e *timeoutError) Timeout() bool   { return true }
+func (e *timeoutError) Temporary() bool { return true }
 
 // ErrRouteNotFound matches FastAPI's answer for a path the server has no
 // route for, exactly 404 {"detail":"Not Found"}: the base URL lacks the
@@ -555,14 +585,29 @@ type EvaluationFailedError struct {
 	// Message is the service's error message, such as "Evaluation Failed",
 	// cut to 200 characters; "" when the service sent none.
 	Message string
+	// Cause is the last line of the service's stack trace, the exception
+	// that ended the run, such as "KeyError: 'country'" (see
+	// models.Error.Cause), scrubbed of credentials and cut to 200
+	// characters; "" when the service sent no trace.
+	Cause string
+	// Hint says what to do about a cause the SDK recognises, such as "the
+	// test set has no column 'country', which the app takes as input";
+	// "" otherwise.
+	Hint string
 }
 
-// Error names the evaluation, its final status and the service's
-// message.
+// Error names the evaluation, its final status, the service's message,
+// the cause and what to do about it.
 func (e *EvaluationFailedError) Error() string {
 	s := "agenta: evaluation " + text.Clip(e.EvaluationID, maxMessage) + " ended " + text.Clip(string(e.Status), maxMessage)
 	if e.Message != "" {
 		s += ": " + e.Message
+	}
+	if e.Cause != "" {
+		s += ": " + e.Cause
+	}
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
 	}
 	return s
 }
@@ -572,7 +617,8 @@ func (e *EvaluationFailedError) Is(target error) bool { return target == ErrEval
 
 // WaitError is a wait that its context ended before the run did. It wraps
 // the context's error, so errors.Is(err, context.DeadlineExceeded) holds,
-// and says which status the run was in and for how long.
+// and says which status the run was in, for how long, when the status was
+// last read, and the failure the wait was riding out, if any.
 type WaitError struct {
 	EvaluationID string
 	// Status is the last status read, "" when no read succeeded; credentials
@@ -581,12 +627,21 @@ type WaitError struct {
 	// Held is how long Status had held when the wait ended: the time since
 	// the first read that saw it.
 	Held time.Duration
+	// LastRead is how long before the wait ended the status was last read
+	// successfully; 0 when no read succeeded.
+	LastRead time.Duration
+	// LastError is the transient failure (see WaitOptions) of the reads
+	// after the last successful one, which the wait was retrying when its
+	// context ended; nil when the last read succeeded. errors.As finds the
+	// *APIError or the transport failure in it.
+	LastError error
 	// Err is the context's error.
 	Err error
 }
 
-// Error names the evaluation, why the wait ended, and the last status
-// seen with how long it held.
+// Error names the evaluation, why the wait ended, the last status seen
+// with how long it held and when it was last read, and the failure of the
+// reads since then.
 func (e *WaitError) Error() string {
 	var b strings.Builder
 	b.WriteString("agenta: wait for evaluation ")
@@ -599,14 +654,21 @@ func (e *WaitError) Error() string {
 	}
 	if e.Status == "" {
 		b.WriteString("; no status read yet")
-		return b.String()
+	} else {
+		b.WriteString("; status ")
+		b.WriteString(text.Clip(string(e.Status), maxMessage))
+		b.WriteString(" for ")
+		b.WriteString(e.Held.Round(time.Millisecond).String())
+		b.WriteString(", last read ")
+		b.WriteString(e.LastRead.Round(time.Millisecond).String())
+		b.WriteString(" ago")
+		if e.Status == models.EvaluationInitialized {
+			b.WriteString(" (no worker may be running on the server: a run stays INITIALIZED until a worker picks it up)")
+		}
 	}
-	b.WriteString("; status ")
-	b.WriteString(text.Clip(string(e.Status), maxMessage))
-	b.WriteString(" for ")
-	b.WriteString(e.Held.Round(time.Millisecond).String())
-	if e.Status == models.EvaluationInitialized {
-		b.WriteString(" (no worker may be running on the server: a run stays INITIALIZED until a worker picks it up)")
+	if e.LastError != nil {
+		b.WriteString("; the last read failed: ")
+		b.WriteString(text.Clip(strings.TrimPrefix(e.LastError.Error(), "agenta: "), 2*maxMessage))
 	}
 	return b.String()
 }

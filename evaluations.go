@@ -38,9 +38,11 @@ func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID stri
 // A refused argument or a non-2xx answer arrives as the first and only
 // (zero, err) pair; a malformed element ends the sequence with its error,
 // after the rows before it. Each range over the sequence sends the request
-// anew. The per-attempt timeout (WithTimeout, 60 s by default) covers
-// reading the whole answer, time spent in the loop body included: for a
-// long stream with slow work per row, raise it and bound the call with ctx.
+// anew. No wall clock cuts a long stream off: the per-attempt timeout
+// (WithTimeout, 60 s by default) bounds the wait for the answer's headers,
+// and the idle timeout (WithIdleTimeout, the same by default) each wait for
+// the next bytes, never the time spent in the loop body; bound the whole
+// call with ctx.
 func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID string) iter.Seq2[models.EvaluationScenario, error] {
 	r, err := scenariosRequest("StreamEvaluationScenarios", evaluationID)
 	if err != nil {

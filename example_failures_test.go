@@ -16,10 +16,11 @@ import (
 
 // classify is a complete classification switch over the SDK's errors, most
 // specific first: ErrRouteNotFound before ErrNotFound, *ValidationError
-// before *APIError, and the sentinels of failures (ErrAnswerTooLarge,
-// ErrAttemptTimeout, ErrNoResponse) before *DecodeError, which carries a
-// failure that happened while reading an answer. ErrAttemptTimeout comes
-// before the caller's context: its cause may be a deadline too.
+// before *APIError, ErrIdleTimeout before ErrAttemptTimeout, and the
+// sentinels of failures (ErrAnswerTooLarge, ErrIdleTimeout,
+// ErrAttemptTimeout, ErrAnswerCut, ErrNoResponse) before *DecodeError, which
+// carries a failure that happened while reading an answer. The timeouts
+// come before the caller's context: their cause may be a deadline too.
 func classify(err error) string {
 	var validation *agenta.ValidationError
 	var apiErr *agenta.APIError
@@ -45,10 +46,14 @@ func classify(err error) string {
 		return fmt.Sprintf("other answer %d", apiErr.StatusCode) // such as a redirect not followed
 	case errors.Is(err, agenta.ErrAnswerTooLarge):
 		return "answer too large" // raise the limit with WithResponseLimits
+	case errors.Is(err, agenta.ErrIdleTimeout):
+		return "answer stalled" // raise WithIdleTimeout, or retry later
 	case errors.Is(err, agenta.ErrAttemptTimeout):
 		return "attempt timed out" // raise WithTimeout, or retry later
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return "caller's context ended"
+	case errors.Is(err, agenta.ErrAnswerCut):
+		return "answer cut short" // the connection broke mid-answer: retry
 	case errors.Is(err, agenta.ErrNoResponse):
 		return "no answer" // the network or the server is down
 	case errors.As(err, &decodeErr):
@@ -94,6 +99,16 @@ func Example_classifyFailures() {
 		case "dropped":
 			conn, _, _ := w.(http.Hijacker).Hijack()
 			conn.Close()
+		case "cut", "stalled":
+			w.Header().Set("Content-Length", "100")
+			io.WriteString(w, `{"variant_id":"cut","variant_name":`)
+			w.(http.Flusher).Flush()
+			if path.Base(r.URL.Path) == "cut" {
+				conn, _, _ := w.(http.Hijacker).Hijack()
+				conn.Close()
+				return
+			}
+			<-r.Context().Done() // the rest never comes
 		}
 	}))
 	defer srv.Close()
@@ -109,7 +124,7 @@ func Example_classifyFailures() {
 		fmt.Printf("%s\n    %v\n", classify(err), err)
 	}
 	for _, id := range []string{"ok", "", "validation", "route", "missing", "unauthorized", "busy",
-		"broken", "huge", "html", "slow", "dropped"} {
+		"broken", "huge", "html", "slow", "stalled", "dropped", "cut"} {
 		_, err := client.GetVariant(context.Background(), id)
 		show(err)
 	}
@@ -144,9 +159,13 @@ func Example_classifyFailures() {
 	// not the expected JSON
 	//     agenta: GET /api/variants/html: decode 200 answer at byte 0: invalid character '<' looking for beginning of value
 	// attempt timed out
-	//     agenta: GET /api/variants/slow: the per-attempt timeout (WithTimeout, 100ms) expired
+	//     agenta: GET /api/variants/slow: the per-attempt timeout (WithTimeout, 100ms) expired before the answer's headers arrived
+	// answer stalled
+	//     agenta: GET /api/variants/stalled: read 200 answer: the answer stalled after 35 bytes: nothing arrived for 100ms (the idle timeout: WithIdleTimeout, by default WithTimeout)
 	// no answer
 	//     agenta: GET /api/variants/dropped: no answer from the server: EOF
+	// answer cut short
+	//     agenta: GET /api/variants/cut: read 200 answer: the answer was cut short after 35 bytes: unexpected EOF
 	// other answer 307
 	//     agenta: POST /api/variants/from-base: 307 Temporary Redirect: redirect to /api/variants/from-base not followed (a create follows at most one 307 or 308, to the same origin)
 	// caller's context ended

@@ -528,9 +528,10 @@ func TestFaultRetryAfterHuge(t *testing.T) {
 
 func TestFaultRetryAfterGarbage(t *testing.T) {
 	// Each value, if wrongly honoured, would give a wait outside the
-	// exponential backoff's first step: 0 for "-5" or a date in the past,
+	// exponential backoff's first step: 0 for "-5", "0" or a date in the
+	// past (which would send every client back at once, without jitter),
 	// the 1 s maximum for "1.5" or a far date.
-	for _, v := range []string{"soon", "-5", "1.5", "Tomorrow, 25 Foo 2099", "Mon, 01 Jan 2001 00:00:00 PST"} {
+	for _, v := range []string{"soon", "-5", "0", "1.5", "Tomorrow, 25 Foo 2099", "Mon, 01 Jan 2001 00:00:00 PST", "Mon, 01 Jan 2001 00:00:00 GMT"} {
 		t.Run(v, func(t *testing.T) {
 			const min = 20 * time.Millisecond
 			wait, _ := faultRetryAfterOnce(t, func() string { return v }, min, time.Second)

@@ -19,6 +19,7 @@ type settings struct {
 	httpClient *http.Client
 	userAgent  string
 	timeout    time.Duration
+	idle       time.Duration
 	maxRetries int
 	waitMin    time.Duration
 	waitMax    time.Duration
@@ -84,11 +85,14 @@ func WithHeader(name, value string) Option {
 
 // WithHTTPClient makes the Client send through hc's transport, cookie jar and
 // redirect policy. hc is copied, never modified. A non-zero hc.Timeout
-// replaces the 60 s default; WithTimeout overrides both. The SDK asks for
-// gzip and inflates it itself unless hc's transport is an *http.Transport
-// with DisableCompression; with a transport that is not an *http.Transport,
-// it also ends each attempt, and closes its body, when the attempt's
-// timeout or the context ends, in case the transport does not.
+// replaces the 60 s default per-attempt timeout; WithTimeout overrides
+// both. The SDK applies it itself, to the wait for the answer's headers
+// (see WithTimeout), so hc.Timeout never cuts off a long answer. The SDK
+// asks for gzip and inflates it itself unless hc's transport is an
+// *http.Transport with DisableCompression; with a transport that is not an
+// *http.Transport, it also ends each attempt, and closes its body, when one
+// of the attempt's timeouts or the context ends, in case the transport
+// does not.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(s *settings) error {
 		if hc == nil {
@@ -113,15 +117,36 @@ func WithUserAgent(ua string) Option {
 	}
 }
 
-// WithTimeout limits each attempt, from sending the request to reading the
-// last byte of the answer. The default is 60 s; 0 means no limit. The
-// context passed to each call bounds all attempts together.
+// WithTimeout limits each attempt's wait for the answer, from sending the
+// request to the answer's headers (ErrAttemptTimeout). The default is 60 s;
+// 0 means no limit. Reading the body is bounded by progress, not by a wall
+// clock: each wait for its next bytes is limited by the idle timeout
+// (WithIdleTimeout, by default this same duration), so that a long answer
+// that keeps arriving is never cut off. The context passed to each call
+// bounds all attempts together, bodies included.
 func WithTimeout(d time.Duration) Option {
 	return func(s *settings) error {
 		if d < 0 {
 			return invalid("WithTimeout", "must not be negative, got %s", d)
 		}
 		s.timeout = d
+		return nil
+	}
+}
+
+// WithIdleTimeout limits how long a read of an answer's body waits for its
+// next bytes; an answer that stalls longer ends the call with an error that
+// matches ErrIdleTimeout (and ErrAttemptTimeout). Only the time spent
+// waiting on the network counts: a caller that takes its time over each
+// row of StreamEvaluationScenarios never trips it. The default is the
+// per-attempt timeout (WithTimeout); 0 means no limit, leaving the body to
+// the context's deadline.
+func WithIdleTimeout(d time.Duration) Option {
+	return func(s *settings) error {
+		if d < 0 {
+			return invalid("WithIdleTimeout", "must not be negative, got %s", d)
+		}
+		s.idle = d
 		return nil
 	}
 }

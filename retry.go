@@ -65,18 +65,20 @@ func permanent(err error) bool {
 
 // backoff returns the wait before retry number attempt+1 (attempt counts
 // from 0). A Retry-After header, in seconds or as an HTTP date, is honoured
-// but never beyond max; otherwise the wait grows exponentially from min with
+// within [min, max]; otherwise the wait grows exponentially from min with
 // "equal jitter": a random point in the upper half of the step
 // min·2^(attempt+1), capped at max and never below min, so that clients
 // retrying together spread out. With the defaults the first wait is
-// 250–500 ms.
+// 250–500 ms. A Retry-After of 0 or a date already past says no more than
+// "retry", and gets the exponential wait: honoured, it would send every
+// client back at once, without a pause or jitter.
 func backoff(min, max time.Duration, attempt int, resp *http.Response, now time.Time) time.Duration {
 	if max < min {
 		max = min
 	}
 	if resp != nil {
-		if wait, ok := retryAfter(resp.Header.Get("Retry-After"), now); ok {
-			return clamp(wait, 0, max)
+		if wait, ok := retryAfter(resp.Header.Get("Retry-After"), now); ok && wait > 0 {
+			return clamp(wait, min, max)
 		}
 	}
 	upper := min
@@ -141,4 +143,92 @@ func dialFailure(err error) bool {
 	}
 	var opErr *net.OpError
 	return errors.As(err, &opErr) && (opErr.Op == "dial" || opErr.Op == "proxyconnect")
+}
+
+// transientWaitFailure is WaitEvaluation's retry policy, as a pure function
+// of a failed read's error; seen reports that a status read of this wait
+// had succeeded before. The wait rides out what another read later may
+// not meet: no answer (a refused or reset connection, a timeout), an answer
+// cut short or stalled, 408, 429 and the 5xx of a server in trouble. It ends
+// at once on what another read would only repeat: a refused argument, a
+// 4xx, an unknown evaluation (404, or the status route's not-found 500,
+// which matches ErrNotFound), a malformed id, a redirect not followed, an
+// answer that is not the JSON expected or is over its limit, an untrusted
+// certificate. Since the service answers an unknown or malformed id with
+// 500, a 500 before any status was read is no evidence of trouble either,
+// and ends the wait.
+func transientWaitFailure(err error, seen bool) bool {
+	if errors.Is(err, ErrInvalidArgument) || errors.Is(err, ErrAnswerTooLarge) || permanent(err) {
+		return false
+	}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return transientAnswer(apiErr, seen)
+	}
+	var decodeErr *DecodeError
+	if errors.As(err, &decodeErr) {
+		// An answer that broke off while being read, not one that is not
+		// the JSON expected.
+		var f *failure
+		return errors.As(decodeErr.Err, &f)
+	}
+	var f *failure
+	return errors.As(err, &f) // a transport failure, classified by call.reason
+}
+
+// malformedID is the service's 500 message for an id that is not a UUID.
+const malformedID = "badly formed hexadecimal UUID string"
+
+// transientAnswer is transientWaitFailure for a non-2xx answer.
+func transientAnswer(e *APIError, seen bool) bool {
+	switch code := e.StatusCode; {
+	case code == http.StatusRequestTimeout, code == http.StatusTooManyRequests:
+		return true
+	case code < 500, code == http.StatusNotImplemented, code == http.StatusHTTPVersionNotSupported:
+		return false
+	case e.Is(ErrNotFound), e.Message == malformedID:
+		return false
+	case code == http.StatusInternalServerError:
+		return seen
+	}
+	return true
+}
+
+// waitPause returns WaitEvaluation's pause after its failures-th failed read
+// in a row (from 1): the Client's backoff between its retries (min to max,
+// exponential, with jitter), and at least the wait's interval or 250 ms,
+// whichever is less, so that a Client without retry waits does not poll a
+// server in trouble in a tight loop.
+func waitPause(min, max, interval time.Duration, failures int) time.Duration {
+	floor := interval
+	if floor > DefaultRetryWaitMin {
+		floor = DefaultRetryWaitMin
+	}
+	pause := backoff(min, max, failures-1, nil, time.Time{})
+	if pause < floor {
+		pause = floor
+	}
+	return pause
+}
+
+// lastReadMargin bounds the time a wait keeps for its last read before its
+// deadline (see planRead).
+const lastReadMargin = 2 * time.Second
+
+// planRead returns how long a wait pauses before its next read, given the
+// pause it wants and the time left before its deadline. A pause that would reach the deadline is cut short, so that one last read
+// ends before it: the deadline less a tenth of the time left, at most
+// lastReadMargin; last then reports that no read follows that one. A wait
+// never sleeps through its deadline without a read: a run that finished in
+// the meantime is seen. after < 0 means there is no time left for a read.
+func planRead(pause, left time.Duration) (after time.Duration, last bool) {
+	margin := min(left/10, lastReadMargin)
+	room := left - margin
+	if pause < room {
+		return pause, false
+	}
+	if room <= 0 {
+		return -1, true
+	}
+	return room, true
 }

@@ -3,6 +3,7 @@ package agenta
 import (
 	"context"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -116,14 +117,14 @@ func TestBackoffRetryAfter(t *testing.T) {
 	}{
 		{"seconds", "3", 3 * time.Second},
 		{"seconds with spaces", " 2 ", 2 * time.Second},
-		{"zero", "0", 0},
+		{"zero: no pause or jitter would send every client back at once", "0", -1},
 		{"beyond max", "30", max},
 		{"huge", "86400000", max},
 		{"larger than int64", "99999999999999999999999", max},
 		{"below int64", "-99999999999999999999999", -1},
 		{"HTTP date", now.Add(4 * time.Second).Format(http.TimeFormat), 4 * time.Second},
 		{"HTTP date far ahead", now.Add(1000 * time.Hour).Format(http.TimeFormat), max},
-		{"HTTP date in the past", now.Add(-time.Hour).Format(http.TimeFormat), 0},
+		{"HTTP date in the past", now.Add(-time.Hour).Format(http.TimeFormat), -1},
 		{"RFC 850 date", now.Add(time.Second).Format("Monday, 02-Jan-06 15:04:05 GMT"), time.Second},
 		{"negative", "-5", -1},
 		{"fraction", "1.5", -1},
@@ -181,6 +182,16 @@ func TestBackoffEdges(t *testing.T) {
 		assert.True(t, got >= huge/3 && got <= huge, "attempt %d: no overflow, got %s", attempt, got)
 	}
 	assert.Equal(t, 2*time.Second, backoff(0, 5*time.Second, 0, fakeResponse(429, "2"), time.Now()), "Retry-After applies even when min is 0")
+	assert.Equal(t, 3*time.Second, backoff(3*time.Second, 5*time.Second, 0, fakeResponse(429, "1"), time.Now()), "Retry-After below min waits min")
+	for _, v := range []string{"0", "Mon, 01 Jan 2001 00:00:00 GMT"} {
+		seen := map[time.Duration]bool{}
+		for i := 0; i < 50; i++ {
+			got := backoff(time.Second, 5*time.Second, 0, fakeResponse(503, v), time.Now())
+			require.True(t, got >= time.Second && got <= 2*time.Second, "Retry-After %q: expected the first exponential wait, in [1s, 2s], got %s", v, got)
+			seen[got] = true
+		}
+		assert.Greater(t, len(seen), 1, "Retry-After %q: expected jitter, got always the same wait", v)
+	}
 }
 
 func TestRetryAfterParse(t *testing.T) {
@@ -552,4 +563,112 @@ func TestLastAnswerKeptAfterTransportFailure(t *testing.T) {
 	assert.Equal(t, "maintenance", apiErr.Message)
 	assert.True(t, errors.Is(err, ErrServer))
 	assert.Equal(t, 2, calls)
+}
+
+// transientWaitFailure is WaitEvaluation's whole retry policy; this table
+// is its specification.
+func TestTransientWaitFailure(t *testing.T) {
+	t.Parallel()
+	answer := func(status int, message string) error {
+		return &APIError{StatusCode: status, Method: "GET", Path: "/api/evaluations/e/status", Message: message, Operation: "FetchEvaluationStatus"}
+	}
+	transport := func(sentinel, cause error) error {
+		return fmt.Errorf("agenta: GET /api/evaluations/e/status: %w", &failure{text: "x", errs: []error{sentinel, cause}})
+	}
+	read := func(sentinel, cause error) error {
+		return &DecodeError{StatusCode: 200, Err: &failure{text: "x", errs: []error{sentinel, cause}}}
+	}
+	refused := transport(ErrNoResponse, errDial)
+	for _, tc := range []struct {
+		name string
+		err  error
+		seen bool // a status was read before
+		want bool
+	}{
+		// A server in trouble: ridden out.
+		{"503", answer(503, "Service Unavailable"), true, true},
+		{"503 before any status", answer(503, ""), false, true},
+		{"502 from a proxy", answer(502, "502 Bad Gateway"), true, true},
+		{"504", answer(504, ""), true, true},
+		{"500 after a status was read", answer(500, "(psycopg.OperationalError) server closed the connection"), true, true},
+		{"507", answer(507, ""), true, true},
+		{"408", answer(408, ""), false, true},
+		{"429", answer(429, ""), false, true},
+		{"connection refused", refused, false, true},
+		{"reset before the answer", transport(ErrNoResponse, errRead), true, true},
+		{"per-attempt timeout", transport(ErrAttemptTimeout, &timeoutError{limit: time.Second}), true, true},
+		{"answer cut short", read(ErrAnswerCut, io.ErrUnexpectedEOF), true, true},
+		{"answer stalled", read(ErrIdleTimeout, &timeoutError{idle: true, limit: time.Second}), true, true},
+		{"no answer, after a 503", fmt.Errorf("%w; last answer: %w", refused, answer(503, "")), true, true},
+		// What another read would only repeat: the end of the wait.
+		{"500 before any status was read", answer(500, "(psycopg.OperationalError)"), false, false},
+		{"unknown evaluation, status route's 500", answer(500, "'NoneType' object has no attribute 'status'"), true, false},
+		{"malformed id", answer(500, malformedID), true, false},
+		{"unknown evaluation, 404", answer(404, "Evaluation with id e not found"), true, false},
+		{"no such route", &APIError{StatusCode: 404, Message: "Not Found", Body: []byte(`{"detail":"Not Found"}`)}, true, false},
+		{"501", answer(501, ""), true, false},
+		{"505", answer(505, ""), true, false},
+		{"400", answer(400, ""), true, false},
+		{"401", answer(401, ""), true, false},
+		{"403", answer(403, ""), true, false},
+		{"422", &ValidationError{APIError: answer(422, "").(*APIError)}, true, false},
+		{"redirect not followed", answer(307, "redirect to … not followed"), true, false},
+		{"not the JSON expected", &DecodeError{StatusCode: 200, Err: &json.SyntaxError{}}, true, false},
+		{"an answer without a status", &DecodeError{StatusCode: 200, Err: errors.New(`the answer has no "status"`)}, true, false},
+		{"answer over its limit", &DecodeError{StatusCode: 200, Err: &LimitError{Field: "Single", Limit: 1}}, true, false},
+		{"refused argument", invalid("evaluationID", "is required"), true, false},
+		{"untrusted certificate", transport(errCert, errCert), true, false},
+		{"untrusted certificate, after a 503", fmt.Errorf("%w; last answer: %w", transport(errCert, errCert), answer(503, "")), true, false},
+		{"redirect loop", transport(errRedirect, errRedirect), true, false},
+	} {
+		got := transientWaitFailure(tc.err, tc.seen)
+		assert.Equal(t, tc.want, got, "%s (status seen before: %v): expected transient=%v, got %v", tc.name, tc.seen, tc.want, got)
+	}
+}
+
+func TestWaitPause(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, DefaultRetryWaitMin, waitPause(0, 0, 2*time.Second, 1), "a Client without retry waits still pauses")
+	assert.Equal(t, time.Millisecond, waitPause(0, 0, time.Millisecond, 5), "but never longer than the interval")
+	for _, tc := range []struct {
+		failures int
+		lo, hi   time.Duration
+	}{
+		{1, 250 * time.Millisecond, 500 * time.Millisecond},
+		{2, 500 * time.Millisecond, time.Second},
+		{3, time.Second, 2 * time.Second},
+		{10, 2500 * time.Millisecond, 5 * time.Second}, // capped, jitter kept
+	} {
+		seen := map[time.Duration]bool{}
+		for i := 0; i < 100; i++ {
+			got := waitPause(DefaultRetryWaitMin, DefaultRetryWaitMax, DefaultWaitInterval, tc.failures)
+			require.True(t, got >= tc.lo && got <= tc.hi, "failure %d: expected a pause in [%s, %s], got %s", tc.failures, tc.lo, tc.hi, got)
+			seen[got] = true
+		}
+		assert.Greater(t, len(seen), 1, "failure %d: expected jitter", tc.failures)
+	}
+}
+
+// planRead never lets a wait sleep through its deadline without a read.
+func TestPlanRead(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name        string
+		pause, left time.Duration
+		after       time.Duration
+		last        bool
+	}{
+		{"far from the deadline", 2 * time.Second, time.Hour, 2 * time.Second, false},
+		{"no pause", 0, time.Second, 0, false},
+		{"--interval 1h --timeout 20s", time.Hour, 20 * time.Second, 18 * time.Second, true},
+		{"a tenth of the time left", time.Hour, 10 * time.Second, 9 * time.Second, true},
+		{"at most 2 s kept", time.Hour, 100 * time.Second, 98 * time.Second, true},
+		{"fits before the margin", 500 * time.Millisecond, time.Second, 500 * time.Millisecond, false},
+		{"would end in the margin", 950 * time.Millisecond, time.Second, 900 * time.Millisecond, true},
+		{"deadline now", time.Second, 0, -1, true},
+		{"deadline past", time.Second, -5 * time.Second, -1, true},
+	} {
+		after, last := planRead(tc.pause, tc.left)
+		assert.Equal(t, [2]any{tc.after, tc.last}, [2]any{after, last}, "%s: planRead(%s, %s)", tc.name, tc.pause, tc.left)
+	}
 }

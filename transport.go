@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -39,22 +40,71 @@ func newTransport() *http.Transport {
 }
 
 // poolKeeper forwards RoundTrip only, so that go-retryablehttp cannot empty
-// the idle pool. With guard set (any RoundTripper but an *http.Transport),
-// it also ends the attempt when its context ends, whose deadline is the
-// earlier of the caller's and WithTimeout's: a wait for the answer returns
-// the context's error, and the answer's body is closed. net/http's
-// transport does both by itself; a hand-written RoundTripper may do
-// neither, and the SDK never waits past either limit.
+// the idle pool. It also bounds each attempt by progress rather than by a
+// wall clock: timeout bounds the wait for the answer's headers, and idle
+// each wait for the next bytes of its body (see attemptBody), so that a long
+// answer that keeps arriving is never cut off, and a stalled one is. The
+// caller's context bounds the whole call. With guard set (any RoundTripper
+// but an *http.Transport), it also ends the attempt when its context ends:
+// a wait for the answer returns the context's error, and the answer's body
+// is closed. net/http's transport does both by itself; a hand-written
+// RoundTripper may do neither, and the SDK never waits past any limit.
 type poolKeeper struct {
-	next  http.RoundTripper
-	guard bool
+	next    http.RoundTripper
+	guard   bool
+	timeout time.Duration // for the answer's headers; 0: no limit
+	idle    time.Duration // for each read of the body; 0: no limit
 }
 
 func (p poolKeeper) RoundTrip(r *http.Request) (*http.Response, error) {
-	ctx := r.Context()
-	if !p.guard || ctx.Done() == nil {
+	parent := r.Context()
+	if p.timeout <= 0 && p.idle <= 0 && (!p.guard || parent.Done() == nil) {
 		return p.next.RoundTrip(r)
 	}
+	a := &attemptBody{timeout: p.timeout, idle: p.idle}
+	a.ctx, a.cancel = context.WithCancelCause(parent)
+	if p.timeout > 0 {
+		a.timer = time.AfterFunc(p.timeout, a.expire)
+	}
+	resp, err := p.send(r.WithContext(a.ctx))
+	if a.timer != nil && !a.timer.Stop() && err == nil {
+		// The timer fired as the headers came: the attempt is over.
+		resp.Body.Close()
+		resp, err = nil, context.Cause(a.ctx)
+	}
+	if err != nil {
+		if cause, ok := context.Cause(a.ctx).(*timeoutError); ok {
+			err = cause // name the limit that ended the attempt
+		}
+		a.cancel(nil)
+		return nil, err
+	}
+	if resp.Body == nil {
+		a.cancel(nil)
+		return resp, nil
+	}
+	a.body = resp.Body
+	a.reading.Store(true)
+	if p.idle > 0 && a.timer == nil {
+		a.timer = time.AfterFunc(p.idle, a.expire)
+		a.timer.Stop()
+	}
+	if p.guard {
+		body := resp.Body
+		a.stop = context.AfterFunc(a.ctx, func() { body.Close() })
+	}
+	resp.Body = a
+	return resp, nil
+}
+
+// send is the attempt itself. With guard set, a wait for the answer ends
+// when the attempt's context does; an answer that comes too late is
+// closed, since it holds a connection.
+func (p poolKeeper) send(r *http.Request) (*http.Response, error) {
+	if !p.guard {
+		return p.next.RoundTrip(r)
+	}
+	ctx := r.Context()
 	type answer struct {
 		resp *http.Response
 		err  error
@@ -66,44 +116,72 @@ func (p poolKeeper) RoundTrip(r *http.Request) (*http.Response, error) {
 	}()
 	select {
 	case a := <-answered:
-		if a.err != nil || a.resp == nil || a.resp.Body == nil {
-			return a.resp, a.err
-		}
-		body := a.resp.Body
-		a.resp.Body = &guardedBody{ctx: ctx, body: body, stop: context.AfterFunc(ctx, func() { body.Close() })}
-		return a.resp, nil
+		return a.resp, a.err
 	case <-ctx.Done():
 		go func() {
-			// An answer that comes too late is closed: it holds a
-			// connection.
 			if a := <-answered; a.resp != nil && a.resp.Body != nil {
 				a.resp.Body.Close()
 			}
 		}()
-		return nil, ctx.Err()
+		return nil, context.Cause(ctx)
 	}
 }
 
-// guardedBody is a body that poolKeeper closes when its context ends. A
-// read the close broke off reports the context's error, so that the call
-// says which limit expired.
-type guardedBody struct {
-	ctx  context.Context
-	body io.ReadCloser
-	stop func() bool
+// attemptBody is the body of an answer as poolKeeper bounds it. One timer
+// bounds the wait for the headers, then each Read: it runs only while a
+// Read waits for bytes, so time the caller spends between reads (on each
+// row of a stream) never counts. When it fires, it ends the attempt's
+// context, which breaks off the read; the read then reports the limit
+// that expired, or the caller's context's error.
+type attemptBody struct {
+	body    io.ReadCloser
+	ctx     context.Context // the attempt's: the caller's, and ended by the timer
+	cancel  context.CancelCauseFunc
+	timer   *time.Timer // nil without a limit
+	timeout time.Duration
+	idle    time.Duration
+	reading atomic.Bool // the headers have come: the timer bounds a read
+	stop    func() bool // with guard: stops closing the body when ctx ends
 }
 
-func (g *guardedBody) Read(p []byte) (int, error) {
-	n, err := g.body.Read(p)
-	if err != nil && err != io.EOF && g.ctx.Err() != nil {
-		err = g.ctx.Err()
+// expire ends the attempt with the limit that expired.
+func (a *attemptBody) expire() {
+	if a.reading.Load() {
+		a.cancel(&timeoutError{idle: true, limit: a.idle})
+		return
+	}
+	a.cancel(&timeoutError{limit: a.timeout})
+}
+
+func (a *attemptBody) Read(p []byte) (int, error) {
+	bounded := a.timer != nil && a.idle > 0
+	if bounded {
+		a.timer.Reset(a.idle)
+	}
+	n, err := a.body.Read(p)
+	if bounded {
+		a.timer.Stop()
+	}
+	if err != nil && err != io.EOF && a.ctx.Err() != nil {
+		if cause, ok := context.Cause(a.ctx).(*timeoutError); ok {
+			err = cause
+		} else {
+			err = a.ctx.Err() // the caller's context ended
+		}
 	}
 	return n, err
 }
 
-func (g *guardedBody) Close() error {
-	g.stop()
-	return g.body.Close()
+func (a *attemptBody) Close() error {
+	if a.timer != nil {
+		a.timer.Stop()
+	}
+	if a.stop != nil {
+		a.stop()
+	}
+	err := a.body.Close()
+	a.cancel(nil)
+	return err
 }
 
 // stripCredentialsOnRedirect drops credential headers from any redirected

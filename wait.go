@@ -15,7 +15,11 @@ import (
 const DefaultWaitInterval = 2 * time.Second
 
 // WaitOptions tunes WaitEvaluation. The zero value, like a nil pointer,
-// polls every 2 s and reports nothing.
+// polls every 2 s and reports nothing. Whatever the options, the wait rides
+// out transient failures (no answer, 408, 429, 5xx, an answer cut short)
+// until ctx's deadline, with capped exponential backoff and jitter, and
+// ends at once on a permanent error (another 4xx, an unknown evaluation):
+// see WaitEvaluation. OnRetry reports each failure it rides out.
 type WaitOptions struct {
 	// Interval between status reads; 0 means the service's own web page's 2 s.
 	Interval time.Duration
@@ -24,6 +28,27 @@ type WaitOptions struct {
 	// example to print a progress line. It must not block for long: the
 	// next read waits for it.
 	OnStatus func(status models.Result)
+	// OnRetry, if set, is called after each failed read that the wait
+	// rides out (see WaitEvaluation), before it pauses and reads again, on
+	// the waiting goroutine, for example to print a line saying that the
+	// server is in trouble. A failure that leaves no time for another read
+	// before the deadline is not reported here but in the *WaitError's
+	// LastError. It must not block for long.
+	OnRetry func(retry WaitRetry)
+}
+
+// WaitRetry is a read of WaitEvaluation that failed and will be retried, as
+// WaitOptions.OnRetry sees it.
+type WaitRetry struct {
+	// Err is the read's error, after the Client's own retries
+	// (WithMaxRetries): an *APIError (such as a 503), a *DecodeError of an
+	// answer cut short, or a transport failure (ErrNoResponse,
+	// ErrAttemptTimeout).
+	Err error
+	// Failures counts the reads that failed in a row, this one included.
+	Failures int
+	// Wait is the pause before the next read.
+	Wait time.Duration
 }
 
 // WaitEvaluation waits until an evaluation's run is over and returns the
@@ -35,89 +60,74 @@ type WaitOptions struct {
 // EVALUATION_AGGREGATION_FAILED. A status value it does not know does not
 // end the wait. A run that FAILED or AGGREGATION_FAILED returns the
 // evaluation and an *EvaluationFailedError, which matches
-// ErrEvaluationFailed and carries the service's message; a run finished with
+// ErrEvaluationFailed and carries the service's message and the cause, the
+// last line of its stack trace (such as "KeyError: 'country'"); a run finished with
 // errors is finished and returns no error.
 //
-// Bound the wait with ctx: when ctx ends first, the error is a *WaitError
-// that wraps ctx.Err() and names the last status seen and how long it held.
+// Bound the wait with ctx. A wait never sleeps through ctx's deadline
+// without reading: when the next read would come after it, one last read is
+// made shortly before it. When ctx ends first, the error is a *WaitError
+// that wraps ctx.Err() and names the last status seen, how long it held,
+// when it was last read and, if the reads were failing, the last failure.
 // A run that stays EVALUATION_INITIALIZED usually means no worker is
-// running on the server. Each status read is retried like every GET (a 503,
-// a dropped connection); an error the retries do not cure (a 500, a 401,
-// a 503 that outlasts them) ends the wait and is returned as it is. opts
-// may be nil.
+// running on the server.
+//
+// Server trouble does not end the wait: each read is retried like every
+// GET (WithMaxRetries), and a read that still fails transiently (no answer:
+// a refused or reset connection, a timeout of one read; an answer cut short;
+// 408, 429 or a 5xx) is reported to opts.OnRetry and retried, with
+// exponential backoff and jitter (WithRetryWait, capped at its maximum),
+// until ctx ends, so that a server restart or a minute of 503s is ridden
+// out. Without a deadline on ctx, a server that stays down keeps the wait
+// going. A permanent error ends the wait at once and is returned as it is:
+// a 4xx other than 408 and 429, an unknown evaluation (404, or the status
+// read's not-found 500, which matches ErrNotFound), a malformed id, an
+// answer that is not the JSON expected, and a 500 before any status was
+// read, since the service answers an unknown or malformed id with 500.
+// opts may be nil.
 func (c *Client) WaitEvaluation(ctx context.Context, evaluationID string, opts *WaitOptions) (*models.Evaluation, error) {
 	if _, err := segment("evaluationID", "evaluation_id", evaluationID); err != nil {
 		return nil, err
 	}
-	interval := DefaultWaitInterval
-	var onStatus func(models.Result)
+	w := &waiter{c: c, ctx: ctx, id: evaluationID, interval: DefaultWaitInterval}
 	if opts != nil {
 		if opts.Interval < 0 {
 			return nil, invalid("WaitOptions.Interval", "must not be negative, got %v", opts.Interval)
 		}
 		if opts.Interval > 0 {
-			interval = opts.Interval
+			w.interval = opts.Interval
 		}
-		onStatus = opts.OnStatus
+		w.onStatus, w.onRetry = opts.OnStatus, opts.OnRetry
 	}
 	if ctx == nil {
 		return nil, invalid("ctx", "is nil")
 	}
+	defer w.stop()
 
-	var (
-		last  models.EvaluationStatus
-		since time.Time
-		seen  bool
-		timer *time.Timer
-	)
-	ended := func() error {
-		held := time.Duration(0)
-		if seen {
-			held = time.Since(since)
-		}
-		// The status is the server's text: a value the SDK does not know
-		// may echo a credential.
-		status := models.EvaluationStatus(c.text(string(last), maxMessage))
-		return &WaitError{EvaluationID: evaluationID, Status: status, Held: held, Err: ctx.Err()}
-	}
 	var final models.Result
 	for {
-		status, err := c.FetchEvaluationStatus(ctx, evaluationID)
+		status, err := retryRead(w, c.FetchEvaluationStatus)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ended()
-			}
 			return nil, err
 		}
 		value := status.EvaluationStatus()
-		if !seen || value != last {
-			last, since, seen = value, time.Now(), true
-			if onStatus != nil {
-				onStatus(*status)
+		if !w.seen || value != w.last {
+			w.last, w.since, w.seen = value, w.read, true
+			if w.onStatus != nil {
+				w.onStatus(*status)
 			}
 		}
 		if value.Terminal() {
 			final = *status
 			break
 		}
-		if timer == nil {
-			timer = time.NewTimer(interval)
-			defer timer.Stop()
-		} else {
-			timer.Reset(interval)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ended()
-		case <-timer.C:
+		if err := w.pause(w.interval); err != nil {
+			return nil, err
 		}
 	}
 
-	ev, err := c.FetchEvaluation(ctx, evaluationID)
+	ev, err := retryRead(w, c.FetchEvaluation)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ended()
-		}
 		return nil, err
 	}
 	// The evaluation is read after the status, so its status is the newer
@@ -129,14 +139,124 @@ func (c *Client) WaitEvaluation(ctx context.Context, evaluationID string, opts *
 	if result.EvaluationStatus().Failed() {
 		failure := &EvaluationFailedError{EvaluationID: evaluationID, Status: result.EvaluationStatus()}
 		for _, r := range []models.Result{result, final} {
-			if r.Error != nil && r.Error.Message != "" {
+			if r.Error != nil && r.Error.Message != "" && failure.Message == "" {
 				failure.Message = c.text(r.Error.Message, maxMessage)
-				break
+			}
+			if r.Error != nil && r.Error.Cause() != "" && failure.Cause == "" {
+				failure.Cause = c.text(r.Error.Cause(), maxMessage)
+				failure.Hint = c.text(r.Error.Hint(), 2*maxMessage)
 			}
 		}
 		return ev, failure
 	}
 	return ev, nil
+}
+
+// waiter is the state of one WaitEvaluation.
+type waiter struct {
+	c        *Client
+	ctx      context.Context
+	id       string
+	interval time.Duration
+	onStatus func(models.Result)
+	onRetry  func(WaitRetry)
+
+	last     models.EvaluationStatus // the last status read
+	seen     bool                    // a status read has succeeded
+	since    time.Time               // the first read that saw last
+	read     time.Time               // the last read that succeeded
+	failures int                     // reads failed in a row
+	lastErr  error                   // the last of those failures
+	final    bool                    // the next read is the last before the deadline
+	timer    *time.Timer
+}
+
+// retryRead runs read until it succeeds, retrying transient failures (see
+// transientWaitFailure) until the wait's context ends.
+func retryRead[T any](w *waiter, read func(context.Context, string) (*T, error)) (*T, error) {
+	for {
+		v, err := read(w.ctx, w.id)
+		if err == nil {
+			w.read, w.failures, w.lastErr = time.Now(), 0, nil
+			return v, nil
+		}
+		if w.ctx.Err() != nil {
+			return nil, w.ended()
+		}
+		if !transientWaitFailure(err, w.seen) {
+			return nil, err
+		}
+		w.failures++
+		w.lastErr = err
+		pause := waitPause(w.c.waitMin, w.c.waitMax, w.interval, w.failures)
+		after, last := w.plan(pause)
+		if after >= 0 && w.onRetry != nil {
+			w.onRetry(WaitRetry{Err: err, Failures: w.failures, Wait: after})
+		}
+		if err := w.sleep(after, last); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// plan returns the pause before the next read: pause, or less so that a
+// last read ends before the deadline (see planRead); after < 0 when no
+// read follows.
+func (w *waiter) plan(pause time.Duration) (after time.Duration, last bool) {
+	if w.final {
+		return -1, true
+	}
+	deadline, ok := w.ctx.Deadline()
+	if !ok {
+		return pause, false
+	}
+	return planRead(pause, time.Until(deadline))
+}
+
+// pause waits the pause planned for pause before the next read.
+func (w *waiter) pause(pause time.Duration) error {
+	return w.sleep(w.plan(pause))
+}
+
+// sleep waits after before the next read, then returns nil; last marks it
+// the last read before the deadline. With after < 0 it waits for the
+// context. It returns the context's end as a *WaitError.
+func (w *waiter) sleep(after time.Duration, last bool) error {
+	w.final = w.final || last
+	if after < 0 {
+		<-w.ctx.Done()
+		return w.ended()
+	}
+	if w.timer == nil {
+		w.timer = time.NewTimer(after)
+	} else {
+		w.timer.Reset(after)
+	}
+	select {
+	case <-w.ctx.Done():
+		return w.ended()
+	case <-w.timer.C:
+		return nil
+	}
+}
+
+func (w *waiter) stop() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// ended is the error of a wait that its context ended.
+func (w *waiter) ended() error {
+	now := time.Now()
+	e := &WaitError{EvaluationID: w.id, LastError: w.lastErr, Err: w.ctx.Err()}
+	if w.seen {
+		// The status is the server's text: a value the SDK does not know
+		// may echo a credential.
+		e.Status = models.EvaluationStatus(w.c.text(string(w.last), maxMessage))
+		e.Held, e.LastRead = now.Sub(w.since), now.Sub(w.read)
+	}
+	return e
 }
 
 // statusAnswer is the status read's answer, {"status": <Result>}. An answer

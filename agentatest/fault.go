@@ -1,17 +1,21 @@
 package agentatest
 
 import (
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 // Fault is a misbehaviour injected in front of an operation, for testing
 // how a client copes with an unreliable service or network. The zero Fault
 // does nothing; set the fields to combine effects: Stall, then Drop or
-// answer Status.
+// answer Status, the answer's body shaped by Trickle, StallAfter and
+// CutAfter.
 type Fault struct {
 	// Status, when not 0, answers this status instead of serving the
 	// request, with Body or else {"detail": "<status text>"}.
@@ -38,6 +42,27 @@ type Fault struct {
 	// added, yet the client sees a failure. It tests that a client does not
 	// blindly repeat a create.
 	AfterHandling bool
+	// Trickle writes the answer's body slowly, as a slow network does: in
+	// pieces of TrickleBytes (1 KiB when 0), pausing Trickle before each
+	// piece after the first, so that a client can be tested on an answer
+	// that takes long to arrive but keeps arriving. The Server's write
+	// timeout (WithWriteTimeout, one minute by default) still bounds the
+	// whole answer.
+	Trickle      time.Duration
+	TrickleBytes int
+	// StallAfter, when above 0, writes that many bytes of the answer's
+	// body, then holds the rest until the client gives up or the Server
+	// closes: an answer that stalls half-way.
+	StallAfter int
+	// CutAfter, when above 0, writes that many bytes of the answer's body,
+	// then closes the connection: an answer cut short, which the
+	// Content-Length it announced lets the client notice.
+	CutAfter int
+}
+
+// shapesBody reports whether f changes how the answer's body is written.
+func (f *Fault) shapesBody() bool {
+	return f.Trickle > 0 || f.StallAfter > 0 || f.CutAfter > 0
 }
 
 // StallForever, as Fault.Stall, holds a request until the client gives up or
@@ -50,7 +75,8 @@ const Always = -1
 
 type faultEntry struct {
 	op        Operation
-	remaining int
+	remaining int       // requests left, or Always
+	until     time.Time // for a window (InjectFaultFor): when it ends
 	fault     Fault
 }
 
@@ -69,6 +95,24 @@ func (s *Server) InjectFault(op Operation, n int, f Fault) {
 	s.mu.Unlock()
 }
 
+// InjectFaultFor makes every request to op meet f for the next d, as a
+// service does during an outage: InjectFaultFor(OpFetchEvaluationStatus,
+// 8*time.Second, Fault{Status: 503}) answers status reads 503 for 8 s, and
+// AnyOperation every request. Like InjectFault's, the window takes its turn
+// in the order faults were injected, and while it lasts, faults injected
+// after it for the same requests wait. d <= 0 injects nothing.
+func (s *Server) InjectFaultFor(op Operation, d time.Duration, f Fault) {
+	if d <= 0 {
+		return
+	}
+	if f.Header != nil {
+		f.Header = f.Header.Clone()
+	}
+	s.mu.Lock()
+	s.faults = append(s.faults, &faultEntry{op: op, remaining: Always, until: time.Now().Add(d), fault: f})
+	s.mu.Unlock()
+}
+
 // ClearFaults removes every fault not yet used up.
 func (s *Server) ClearFaults() {
 	s.mu.Lock()
@@ -80,7 +124,15 @@ func (s *Server) ClearFaults() {
 func (s *Server) takeFault(op Operation, isOperation bool) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for i, e := range s.faults {
+	now := time.Now()
+	for i := 0; i < len(s.faults); i++ {
+		e := s.faults[i]
+		if !e.until.IsZero() && !now.Before(e.until) {
+			// A window that has ended.
+			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+			i--
+			continue
+		}
 		if e.op != AnyOperation && (!isOperation || e.op != op) {
 			continue
 		}
@@ -120,6 +172,9 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault, se
 		handled = httptest.NewRecorder()
 		serve(handled)
 	}
+	if f.shapesBody() && !f.Drop {
+		w = &shapedWriter{ResponseWriter: w, s: s, r: r, f: f}
+	}
 	switch {
 	case f.Drop:
 		dropConnection(w)
@@ -155,6 +210,87 @@ func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault, se
 		w.WriteHeader(handled.Code)
 		_, _ = w.Write(handled.Body.Bytes())
 		return true
+	case f.shapesBody():
+		serve(w)
+		return true
+	}
+	return false
+}
+
+// shapedWriter writes an answer's body as a Fault's Trickle, StallAfter
+// and CutAfter say. A write it broke off reports errAnswerShaped.
+type shapedWriter struct {
+	http.ResponseWriter
+	s       *Server
+	r       *http.Request
+	f       *Fault
+	written int  // bytes of the body written
+	ended   bool // the body was cut, or stalled until the client left
+}
+
+var errAnswerShaped = errors.New("agentatest: the answer was cut short or stalled by a fault")
+
+// Unwrap gives dropConnection access to the connection.
+func (w *shapedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *shapedWriter) Write(b []byte) (int, error) {
+	total := 0
+	for len(b) > 0 {
+		if w.ended {
+			return total, errAnswerShaped
+		}
+		n := len(b)
+		if w.f.Trickle > 0 {
+			piece := w.f.TrickleBytes
+			if piece <= 0 {
+				piece = 1 << 10
+			}
+			n = min(n, piece)
+			if w.written > 0 && !w.hold(w.f.Trickle) {
+				w.ended = true
+				continue
+			}
+		}
+		if w.f.StallAfter > w.written {
+			n = min(n, w.f.StallAfter-w.written)
+		}
+		if w.f.CutAfter > w.written {
+			n = min(n, w.f.CutAfter-w.written)
+		}
+		m, err := w.ResponseWriter.Write(b[:n])
+		w.written += m
+		total += m
+		b = b[m:]
+		if err != nil {
+			return total, err
+		}
+		_ = http.NewResponseController(w.ResponseWriter).Flush()
+		switch {
+		case w.f.CutAfter > 0 && w.written >= w.f.CutAfter:
+			dropConnection(w.ResponseWriter)
+			w.ended = true
+		case w.f.StallAfter > 0 && w.written >= w.f.StallAfter:
+			w.hold(StallForever)
+			w.ended = true
+		}
+	}
+	return total, nil
+}
+
+// hold waits d, or until the client gives up or the Server closes; it
+// reports whether the whole of d passed.
+func (w *shapedWriter) hold(d time.Duration) bool {
+	var timeout <-chan time.Time
+	if d != StallForever {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-timeout:
+		return true
+	case <-w.r.Context().Done():
+	case <-w.s.closing:
 	}
 	return false
 }
@@ -180,5 +316,129 @@ func dropConnection(w http.ResponseWriter) {
 			continue
 		}
 		return
+	}
+}
+
+// Restart makes the Server go down and come back as a service does when it
+// restarts: it drops every connection at once, refuses new ones
+// (connection refused) for down, then accepts them again on the same
+// address, with its data and its running evaluations intact. It returns at
+// once. A Restart while the Server is down moves its return to down from
+// now.
+func (s *Server) Restart(down time.Duration) {
+	s.listener.down(down)
+	s.ts.CloseClientConnections()
+}
+
+// restartListener is the Server's listener. Restart closes the socket and
+// opens another on the same address after a while; meanwhile Accept waits,
+// so that the HTTP server never sees the gap.
+type restartListener struct {
+	addr net.Addr
+
+	mu     sync.Mutex
+	l      net.Listener  // the socket; nil while down
+	up     chan struct{} // closed when l is set again
+	gen    int           // counts Restarts: only the last one reopens
+	closed bool
+	done   chan struct{} // closed by Close
+}
+
+func newRestartListener(l net.Listener) *restartListener {
+	up := make(chan struct{})
+	close(up)
+	return &restartListener{addr: l.Addr(), l: l, up: up, done: make(chan struct{})}
+}
+
+// Addr is the address, the same across restarts.
+func (rl *restartListener) Addr() net.Addr { return rl.addr }
+
+// Accept waits for the next connection, across restarts.
+func (rl *restartListener) Accept() (net.Conn, error) {
+	for {
+		rl.mu.Lock()
+		l, up, closed := rl.l, rl.up, rl.closed
+		rl.mu.Unlock()
+		switch {
+		case closed:
+			return nil, net.ErrClosed
+		case l == nil:
+			select {
+			case <-up:
+			case <-rl.done:
+			}
+			continue
+		}
+		conn, err := l.Accept()
+		if err == nil {
+			return conn, nil
+		}
+		rl.mu.Lock()
+		replaced := rl.l != l || rl.closed
+		rl.mu.Unlock()
+		if !replaced {
+			return nil, err
+		}
+		// Closed for a restart, or for good: look again.
+	}
+}
+
+// Close stops accepting for good.
+func (rl *restartListener) Close() error {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rl.closed {
+		return nil
+	}
+	rl.closed = true
+	close(rl.done)
+	if rl.l != nil {
+		return rl.l.Close()
+	}
+	return nil
+}
+
+// down closes the socket now and opens another on the same address after d.
+func (rl *restartListener) down(d time.Duration) {
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	if rl.closed {
+		return
+	}
+	if rl.l != nil {
+		rl.l.Close()
+		rl.l = nil
+		rl.up = make(chan struct{})
+	}
+	rl.gen++
+	gen := rl.gen
+	time.AfterFunc(max(d, 0), func() { rl.reopen(gen) })
+}
+
+// reopen listens on the address again, unless another Restart or Close
+// came since down; it tries until it can, in case the port is briefly busy.
+func (rl *restartListener) reopen(gen int) {
+	for {
+		l, err := net.Listen("tcp", rl.addr.String())
+		rl.mu.Lock()
+		if rl.closed || rl.gen != gen {
+			rl.mu.Unlock()
+			if err == nil {
+				l.Close()
+			}
+			return
+		}
+		if err == nil {
+			rl.l = l
+			close(rl.up)
+			rl.mu.Unlock()
+			return
+		}
+		rl.mu.Unlock()
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-rl.done:
+			return
+		}
 	}
 }

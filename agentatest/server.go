@@ -16,8 +16,9 @@ import (
 // serving real HTTP on 127.0.0.1. It is safe for concurrent use: requests,
 // seeding, inspection and fault injection may happen from any goroutine.
 type Server struct {
-	ts     *httptest.Server
-	prefix string
+	ts       *httptest.Server
+	listener *restartListener // ts's, for Restart
+	prefix   string
 
 	// Configuration, fixed after NewServer.
 	apiKey              string
@@ -32,6 +33,9 @@ type Server struct {
 	redirectLosesPrefix bool
 	limits              Limits
 	admission           admission
+	// brokenEnvironmentLookup answers every lookup by environment with
+	// the 500 of the mid-2024 backend's bug.
+	brokenEnvironmentLookup bool
 
 	mu          sync.Mutex
 	nextID      uint64
@@ -81,7 +85,9 @@ func NewServer(opts ...Option) *Server {
 		spans:        map[string]*spanRecord{},
 		evaluations:  map[string]*evaluationRun{},
 		closing:      make(chan struct{}),
-		user:         User{ID: uuid7(demoTime, demoMark, 0x0001), Username: "agentatest"},
+		// A self-hosted server of mid-2024 has one user, created at its
+		// first start with the username "agenta".
+		user: User{ID: uuid7(demoTime, demoMark, 0x0001), Username: "agenta"},
 	}
 	defaultUser := s.user
 	for _, opt := range opts {
@@ -104,7 +110,8 @@ func NewServer(opts ...Option) *Server {
 	s.ts.Config.IdleTimeout = s.limits.IdleTimeout
 	s.ts.Config.MaxHeaderBytes = s.limits.HeaderBytes
 	s.ts.Listener.Close()
-	s.ts.Listener = l
+	s.listener = newRestartListener(l)
+	s.ts.Listener = s.listener
 	s.ts.Start()
 	return s
 }
@@ -295,11 +302,14 @@ func (s *Server) answer(r *http.Request, rt route, body []byte) answer {
 		a.header = http.Header{"Allow": {rt.allow}}
 		return a
 	case routeRedirect:
+		if !s.servesSpans() {
+			return routeNotFoundAnswer()
+		}
 		return s.redirectToSlash(r)
 	case routeOperation:
 		return rt.handle(&call{r: r, id: rt.id, body: body})
 	}
-	return detailAnswer(http.StatusNotFound, "Not Found")
+	return routeNotFoundAnswer()
 }
 
 // authorize checks the API key, sent raw or as "ApiKey <key>"; a missing

@@ -312,3 +312,32 @@ func TestSummarizeStreamPeakHeap(t *testing.T) {
 		t.Errorf("peak HeapInuse while summarising %d streamed rows was %.2f MB, want under 16 MB", rows, float64(peakInuse)/(1<<20))
 	}
 }
+
+// BenchmarkDistribution measures what exact percentiles cost the streaming
+// summary: adding 100,000 latencies and reading P50 and P95, kept exact
+// (impl=exact, the Accumulator's way up to 131,072 values) against the
+// fixed histogram beyond that bound (impl=histogram), in the same process.
+func BenchmarkDistribution(b *testing.B) {
+	const n = 100_000
+	rng := rand.New(rand.NewPCG(5, 5))
+	values := make([]float64, n)
+	for i := range values {
+		values[i] = math.Exp(rng.NormFloat64())
+	}
+	for _, impl := range []string{"exact", "histogram"} {
+		b.Run("rows=100000/impl="+impl, func(b *testing.B) {
+			b.ReportAllocs()
+			defer cpuMetric(b, n)()
+			for b.Loop() {
+				var d distributionAccumulator
+				if impl == "histogram" {
+					d.buckets = make([]int, histogramBuckets)
+				}
+				for _, x := range values {
+					d.add(x)
+				}
+				benchSink = d.distribution()
+			}
+		})
+	}
+}

@@ -2,8 +2,8 @@ package evals
 
 import (
 	"bytes"
+	"cmp"
 	"iter"
-	"math"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -12,12 +12,25 @@ import (
 )
 
 // Comparison is how a candidate run differs from a baseline, row by row:
-// rows with the same inputs are paired, and each evaluator's results on
-// them are compared.
+// rows with the same inputs and expected answers are paired, and each
+// evaluator's results on them are compared. A row left without a partner
+// counts as missing on the side that lacks it.
 type Comparison struct {
-	Paired     int // rows matched by their inputs (names and values), whatever their order; duplicates pair in order
-	Unpaired   int // rows of either side left without a partner
-	Evaluators map[string]Delta
+	// Paired counts the rows matched by their inputs (names and values)
+	// and expected answers (correct_answers), whatever their order; rows
+	// that still collide pair in the order they come. A row whose app call
+	// failed has no expected answers on the service: it pairs by its
+	// inputs alone, with a row the other side has left over.
+	Paired int
+	// Unpaired counts the rows of either side left without a partner:
+	// UnpairedBaseline + UnpairedCandidate.
+	Unpaired                            int
+	UnpairedBaseline, UnpairedCandidate int
+	// BaselineRows and CandidateRows count the rows of each run, and
+	// BaselineAppErrors and CandidateAppErrors those whose app call failed.
+	BaselineRows, CandidateRows           int
+	BaselineAppErrors, CandidateAppErrors int
+	Evaluators                            map[string]Delta
 
 	// EvaluatorIDs lists the keys of Evaluators in the order they were
 	// first seen.
@@ -26,45 +39,94 @@ type Comparison struct {
 
 // Delta is one evaluator's change from the baseline to the candidate.
 //
-// Higher, Lower and Tied count the pairs in which both sides have a value;
-// whether higher is better depends on the evaluator (see Direction, and
-// Delta.Worse).
+// Absence of evidence is never success: a row where one side has no
+// value (its result errored or is missing, its app call failed, or the
+// row has no partner) ranks below every value, so an errored candidate row
+// is worse than any baseline value, whichever way the evaluator improves;
+// a row without a value on both sides is a tie. Higher, Lower and Tied
+// count the rows with a value on both sides; CandidateLacks, BaselineLacks
+// and BothLack the others. Worse, Better, RegressionP and Regressed fold
+// them in by the evaluator's Direction.
 type Delta struct {
-	Baseline, Candidate Metric  // over the paired rows only
+	// Baseline and Candidate summarise each side over every row of the
+	// comparison, a row without partner counting as missing on the side
+	// that lacks it.
+	Baseline, Candidate Metric
 	Diff                float64 // Candidate.Mean − Baseline.Mean
-	Higher, Lower, Tied int     // paired rows where the candidate's value is higher, lower, equal
-	PValue              float64 // two-sided: the exact McNemar test (a binomial test on the discordant pairs) for bools, the Wilcoxon signed-rank test for numbers; 1 when nothing differs
+	Higher, Lower, Tied int     // rows with a value on both sides where the candidate's is higher, lower, equal
+	// CandidateLacks counts the rows where the baseline has a value and
+	// the candidate none; BaselineLacks the reverse; BothLack the rows
+	// where neither has one.
+	CandidateLacks, BaselineLacks, BothLack int
+
+	// PValue is the two-sided p-value of a difference when higher is
+	// better: PValues[HigherIsBetter]. The test is the exact McNemar test
+	// (a binomial test on the discordant pairs) for bools, and Wilcoxon's
+	// signed-rank test for numbers, on the same paired differences as
+	// RegressionPs; 1 when nothing differs.
+	PValue float64
+	// PValues and RegressionPs hold, by Direction, the two-sided p-value
+	// and the one-sided p-value in the direction that is worse (see
+	// PValueFor and RegressionP).
+	PValues, RegressionPs [2]float64
+	// valuesOnlyP holds, by Direction, the one-sided p-value over the
+	// rows with a value on both sides only, for a gate that allows failed
+	// rows.
+	valuesOnlyP [2]float64
 }
 
-// Worse returns the number of paired rows in which the candidate did worse
-// than the baseline, given which direction is better.
+// direction turns a Direction into an index of Delta's arrays.
+func (d Direction) index() int {
+	if d == LowerIsBetter {
+		return 1
+	}
+	return 0
+}
+
+// Worse returns the number of rows in which the candidate did worse than
+// the baseline, given which direction is better: the rows with a lower
+// value (higher when lower is better), and every row where the candidate
+// has no value and the baseline has one.
 func (d Delta) Worse(dir Direction) int {
 	if dir == LowerIsBetter {
-		return d.Higher
+		return d.Higher + d.CandidateLacks
 	}
-	return d.Lower
+	return d.Lower + d.CandidateLacks
 }
 
-// Better returns the number of paired rows in which the candidate did
-// better than the baseline, given which direction is better.
+// Better returns the number of rows in which the candidate did better than
+// the baseline, given which direction is better, counting the rows where
+// only the baseline has no value.
 func (d Delta) Better(dir Direction) int {
 	if dir == LowerIsBetter {
-		return d.Lower
+		return d.Lower + d.BaselineLacks
 	}
-	return d.Higher
+	return d.Higher + d.BaselineLacks
 }
 
+// PValueFor returns the two-sided p-value of a difference, given which
+// direction is better (which decides where a row without a value ranks).
+func (d Delta) PValueFor(dir Direction) float64 { return d.PValues[dir.index()] }
+
+// RegressionP returns the one-sided p-value of the candidate being worse
+// than the baseline, in the direction dir says is worse: the exact
+// McNemar test (a binomial test on the discordant pairs) for bools, the
+// Wilcoxon signed-rank test (exact up to 100 non-zero differences, normal
+// approximation beyond) for numbers, on the paired differences, a row
+// where one side has no value counting for the other side. It is small
+// when the candidate regressed, and near 1 when it improved.
+func (d Delta) RegressionP(dir Direction) float64 { return d.RegressionPs[dir.index()] }
+
 // Regressed reports whether the candidate is significantly worse than the
-// baseline: its mean moved the wrong way and PValue is below alpha. Since
-// PValue is two-sided, the chance of a false alarm when nothing changed is
-// at most alpha/2.
+// baseline: RegressionP(dir) is below alpha, a one-sided test at level
+// alpha.
 func (d Delta) Regressed(dir Direction, alpha float64) bool {
-	return d.Diff != 0 && !math.IsNaN(d.Diff) && (d.Diff < 0) == (dir == HigherIsBetter) && d.PValue < alpha
+	return d.RegressionP(dir) < alpha
 }
 
 // Compare pairs the rows of two runs of the same test set by their inputs
-// and compares each evaluator's results on the pairs. Its cost is linear in
-// the number of rows.
+// and expected answers and compares each evaluator's results on the pairs
+// (see Comparison and Delta). Its cost is linear in the number of rows.
 func Compare(baseline, candidate []models.EvaluationScenario) Comparison {
 	var c Comparer
 	for i := range baseline {
@@ -113,45 +175,79 @@ func CompareStream(baseline, candidate iter.Seq2[models.EvaluationScenario, erro
 
 // Comparer builds a Comparison from rows added one at a time, from either
 // side and in any order. A row is paired with the first row of the other
-// side that has the same inputs and no partner yet, so duplicate inputs
-// pair in the order they come. It holds the unpaired rows' scores (not the
-// rows), and for number evaluators one difference per pair. The zero value
-// is ready to use; a Comparer is not safe for concurrent use.
+// side that has the same inputs and expected answers and no partner yet,
+// so duplicate rows pair in the order they come. A row without expected
+// answers (the service writes none for a row whose app call failed) pairs
+// at once with a row of the other side that has none either and the same
+// inputs; otherwise it waits, and Comparison pairs it with the earliest row
+// of the other side with the same inputs left over. The Comparer holds the
+// unpaired rows' scores (not the rows), and for number evaluators one
+// difference per pair. The zero value is ready to use; a Comparer is not
+// safe for concurrent use.
 type Comparer struct {
-	waiting map[string]waitingRows
-	paired  int
-	deltas  map[string]*deltaAccumulator
-	order   []string
-	key     []byte  // scratch for the pairing key
-	scratch []score // scratch for a row that pairs at once
-	slab    []score // storage for the scores of waiting rows
+	// exact holds the rows with expected answers still without a
+	// partner, by inputs and answers; wild those without, by inputs.
+	exact, wild map[string]waitingRows
+	paired      int
+	rows        [2]int // by side: baseline, candidate
+	appErrors   [2]int
+	seq         int // rows added, to order rows across keys
+	deltas      map[string]*deltaAccumulator
+	order       []string
+	key         []byte  // scratch for the pairing key
+	scratch     []score // scratch for a row that pairs at once
+	slab        []score // storage for the scores of waiting rows
 }
 
-// waitingRows are the rows of one input key still without a partner; only
-// one side can have any. The first is held inline, as most keys have one.
+// pendingRow is a row still without a partner.
+type pendingRow struct {
+	scores []score
+	seq    int
+	failed bool // the app call failed
+}
+
+// waitingRows are the rows of one key still without a partner; only one
+// side can have any. The first is held inline, as most keys have one.
 type waitingRows struct {
 	baseline bool
-	first    []score
-	more     [][]score
+	inputs   int // the length of the key's inputs part
+	first    pendingRow
+	more     []pendingRow
 }
 
 func (w *waitingRows) len() int {
-	if w.first == nil {
+	if w.first.scores == nil {
 		return 0
 	}
 	return 1 + len(w.more)
 }
 
+func (w *waitingRows) push(row pendingRow) {
+	if w.first.scores == nil {
+		w.first = row
+		return
+	}
+	w.more = append(w.more, row)
+}
+
 // pop removes and returns the oldest row.
-func (w *waitingRows) pop() []score {
+func (w *waitingRows) pop() pendingRow {
 	row := w.first
-	w.first = nil
+	w.first = pendingRow{}
 	if len(w.more) > 0 {
 		w.first = w.more[0]
-		w.more[0] = nil
+		w.more[0] = pendingRow{}
 		w.more = w.more[1:]
 	}
 	return row
+}
+
+// all returns the rows, oldest first.
+func (w *waitingRows) all() []pendingRow {
+	if w.first.scores == nil {
+		return nil
+	}
+	return append([]pendingRow{w.first}, w.more...)
 }
 
 // score is one evaluator's result on a row, as it counts.
@@ -168,75 +264,127 @@ func (c *Comparer) AddBaseline(s models.EvaluationScenario) { c.add(s, true) }
 func (c *Comparer) AddCandidate(s models.EvaluationScenario) { c.add(s, false) }
 
 func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
+	side := sideOf(baseline)
+	c.rows[side]++
+	c.seq++
+	failed := s.Failed()
+	if failed {
+		c.appErrors[side]++
+	}
 	c.key = pairingKey(c.key[:0], s.Inputs)
-	w, found := c.waiting[string(c.key)]
+	inputs := len(c.key)
+	var answered bool
+	c.key, answered = appendAnswersKey(c.key, s)
+	waiting := &c.exact
+	if !answered {
+		waiting = &c.wild
+	}
+	w, found := (*waiting)[string(c.key)]
 	if found && w.baseline != baseline {
-		row := c.scores(c.scratch[:0], s)
-		c.scratch = row
+		row := pendingRow{scores: c.scores(c.scratch[:0], s), failed: failed}
+		c.scratch = row.scores
 		partner := w.pop()
 		if w.len() == 0 {
-			delete(c.waiting, string(c.key))
+			delete(*waiting, string(c.key))
 		} else {
-			c.waiting[string(c.key)] = w
+			(*waiting)[string(c.key)] = w
 		}
 		if baseline {
-			c.pair(row, partner)
+			c.pair(c.delta, row, partner)
 		} else {
-			c.pair(partner, row)
+			c.pair(c.delta, partner, row)
 		}
 		return
 	}
 	// Keep the scores in a shared slab: one allocation per 4,096 scores.
-	if cap(c.slab)-len(c.slab) < len(s.Results) {
-		c.slab = make([]score, 0, max(4096, len(s.Results)))
+	if cap(c.slab)-len(c.slab) < len(s.Results)+1 {
+		c.slab = make([]score, 0, max(4096, len(s.Results)+1))
 	}
 	start := len(c.slab)
 	c.slab = c.scores(c.slab, s)
-	row := c.slab[start:len(c.slab):len(c.slab)]
+	// The scores are never nil, even without results: nil marks an empty
+	// slot of waitingRows.
+	row := pendingRow{scores: c.slab[start:len(c.slab):len(c.slab)], seq: c.seq, failed: failed}
 	if !found {
-		if c.waiting == nil {
-			c.waiting = map[string]waitingRows{}
+		if *waiting == nil {
+			*waiting = map[string]waitingRows{}
 		}
-		w = waitingRows{baseline: baseline}
+		w = waitingRows{baseline: baseline, inputs: inputs}
 	}
-	if w.first == nil {
-		w.first = row
-	} else {
-		w.more = append(w.more, row)
-	}
-	c.waiting[string(c.key)] = w
+	w.push(row)
+	(*waiting)[string(c.key)] = w
 }
 
-// scores appends the scores of a row's results.
+func sideOf(baseline bool) int {
+	if baseline {
+		return 0
+	}
+	return 1
+}
+
+// scores appends the scores of a row's results, the first result of each
+// evaluator only; every result of a row whose app call failed counts as
+// an error.
 func (c *Comparer) scores(dst []score, s models.EvaluationScenario) []score {
+	start := len(dst)
+	failed := s.Failed()
+	var seen map[string]bool // for rows with many results, where a scan would be quadratic
+	if len(s.Results) > 16 {
+		seen = make(map[string]bool, len(s.Results))
+	}
 	for _, r := range s.Results {
-		kind, x := scoreOf(r.Result)
+		if seen != nil {
+			if seen[r.EvaluatorConfig] {
+				continue
+			}
+			seen[r.EvaluatorConfig] = true
+		} else if slices.ContainsFunc(dst[start:], func(x score) bool { return x.evaluator == r.EvaluatorConfig }) {
+			continue
+		}
+		kind, x := kindError, 0.0
+		if !failed {
+			kind, x = scoreOf(r.Result)
+		}
 		dst = append(dst, score{r.EvaluatorConfig, kind, x})
 	}
 	return dst
 }
 
-// pair compares the scores of a baseline row and its candidate partner.
-func (c *Comparer) pair(base, cand []score) {
-	c.paired++
-	for _, b := range base {
-		other := kindNone
-		var y float64
-		for _, s := range cand {
-			if s.evaluator == b.evaluator {
-				other, y = s.kind, s.value
-				break
-			}
-		}
-		c.delta(b.evaluator).add(b.kind, b.value, other, y)
+// lacking is how a row without a result for an evaluator counts: an error
+// when its app call failed, missing otherwise.
+func (r pendingRow) lacking() valueKind {
+	if r.failed {
+		return kindError
 	}
-	for _, s := range cand {
-		if !slices.ContainsFunc(base, func(b score) bool { return b.evaluator == s.evaluator }) {
-			c.delta(s.evaluator).add(kindNone, 0, s.kind, s.value)
+	return kindNone
+}
+
+// find returns the row's score for an evaluator.
+func (r pendingRow) find(evaluator string) (valueKind, float64) {
+	for _, s := range r.scores {
+		if s.evaluator == evaluator {
+			return s.kind, s.value
+		}
+	}
+	return r.lacking(), 0
+}
+
+// pair compares the scores of a baseline row and its candidate partner,
+// into the accumulators deltaOf gives.
+func (c *Comparer) pair(deltaOf func(string) *deltaAccumulator, base, cand pendingRow) {
+	c.paired++
+	for _, b := range base.scores {
+		ck, y := cand.find(b.evaluator)
+		deltaOf(b.evaluator).add(b.kind, b.value, ck, y)
+	}
+	for _, s := range cand.scores {
+		if !slices.ContainsFunc(base.scores, func(b score) bool { return b.evaluator == s.evaluator }) {
+			deltaOf(s.evaluator).add(base.lacking(), 0, s.kind, s.value)
 		}
 	}
 }
 
+// delta returns the accumulator of an evaluator, adding it when new.
 func (c *Comparer) delta(id string) *deltaAccumulator {
 	d := c.deltas[id]
 	if d == nil {
@@ -250,20 +398,149 @@ func (c *Comparer) delta(id string) *deltaAccumulator {
 	return d
 }
 
-// Comparison returns the comparison of the rows added so far.
+// Comparison returns the comparison of the rows added so far: it pairs
+// the rows without expected answers with the rows the other side has left
+// over, and counts the rows still unpaired as missing on the side that
+// lacks them. The Comparer is left as it was, so it can take more rows
+// and give another Comparison.
 func (c *Comparer) Comparison() Comparison {
-	out := Comparison{
-		Paired:       c.paired,
-		Evaluators:   make(map[string]Delta, len(c.deltas)),
-		EvaluatorIDs: append([]string(nil), c.order...),
-	}
-	for _, w := range c.waiting {
-		out.Unpaired += w.len()
-	}
+	// Work on copies: settling the left-over rows must not change what
+	// later rows pair with.
+	deltas := make(map[string]*deltaAccumulator, len(c.deltas))
 	for id, d := range c.deltas {
+		copied := *d
+		copied.diffs = slices.Clone(d.diffs)
+		deltas[id] = &copied
+	}
+	order := slices.Clone(c.order)
+	baseLeft, candLeft, paired := c.settle(func(id string) *deltaAccumulator {
+		d := deltas[id]
+		if d == nil {
+			d = &deltaAccumulator{}
+			deltas[id] = d
+			order = append(order, id)
+		}
+		return d
+	})
+	out := Comparison{
+		Paired:       paired,
+		BaselineRows: c.rows[0], CandidateRows: c.rows[1],
+		BaselineAppErrors: c.appErrors[0], CandidateAppErrors: c.appErrors[1],
+		UnpairedBaseline: len(baseLeft), UnpairedCandidate: len(candLeft),
+		Unpaired: len(baseLeft) + len(candLeft),
+	}
+	// Evaluators seen only in rows left without partner.
+	for _, row := range slices.Concat(baseLeft, candLeft) {
+		for _, sc := range row.scores {
+			if deltas[sc.evaluator] == nil {
+				deltas[sc.evaluator] = &deltaAccumulator{}
+				order = append(order, sc.evaluator)
+			}
+		}
+	}
+	for _, row := range baseLeft {
+		for _, id := range order {
+			bk, x := row.find(id)
+			deltas[id].add(bk, x, kindNone, 0)
+		}
+	}
+	for _, row := range candLeft {
+		for _, id := range order {
+			ck, y := row.find(id)
+			deltas[id].add(kindNone, 0, ck, y)
+		}
+	}
+	rows := out.Paired + out.Unpaired
+	out.Evaluators = make(map[string]Delta, len(deltas))
+	for id, d := range deltas {
+		// An evaluator absent from both rows of a pair: neither has a
+		// value.
+		for d.seen < rows {
+			d.add(kindNone, 0, kindNone, 0)
+		}
 		out.Evaluators[id] = d.delta()
 	}
+	out.EvaluatorIDs = order
 	return out
+}
+
+// settle pairs each waiting row without expected answers, oldest first,
+// with the oldest left-over row of the other side with the same inputs,
+// into deltas, and returns the rows still unpaired of each side, oldest
+// first.
+func (c *Comparer) settle(deltaOf func(string) *deltaAccumulator) (baseLeft, candLeft []pendingRow, paired int) {
+	saved := c.paired
+	defer func() { c.paired = saved }()
+	type leftover struct {
+		pendingRow
+		baseline bool
+		inputs   string
+		used     bool
+	}
+	// The left-over rows with expected answers, by inputs and side, oldest
+	// first, each list with a cursor past the rows already taken.
+	type queue struct {
+		rows []*leftover
+		next int
+	}
+	var rows []*leftover
+	byInputs := map[string]*[2]queue{}
+	for key, w := range c.exact {
+		for _, r := range w.all() {
+			l := &leftover{pendingRow: r, baseline: w.baseline, inputs: key[:w.inputs]}
+			rows = append(rows, l)
+			q := byInputs[l.inputs]
+			if q == nil {
+				q = &[2]queue{}
+				byInputs[l.inputs] = q
+			}
+			side := sideOf(l.baseline)
+			q[side].rows = append(q[side].rows, l)
+		}
+	}
+	var wild []*leftover
+	for key, w := range c.wild {
+		for _, r := range w.all() {
+			l := &leftover{pendingRow: r, baseline: w.baseline, inputs: key}
+			rows = append(rows, l)
+			wild = append(wild, l)
+		}
+	}
+	bySeq := func(a, b *leftover) int { return cmp.Compare(a.seq, b.seq) }
+	slices.SortFunc(wild, bySeq)
+	for _, q := range byInputs {
+		slices.SortFunc(q[0].rows, bySeq)
+		slices.SortFunc(q[1].rows, bySeq)
+	}
+	for _, w := range wild {
+		q := byInputs[w.inputs]
+		if q == nil {
+			continue
+		}
+		other := &q[1-sideOf(w.baseline)]
+		if other.next == len(other.rows) {
+			continue
+		}
+		partner := other.rows[other.next]
+		other.next++
+		partner.used, w.used = true, true
+		if w.baseline {
+			c.pair(deltaOf, w.pendingRow, partner.pendingRow)
+		} else {
+			c.pair(deltaOf, partner.pendingRow, w.pendingRow)
+		}
+	}
+	slices.SortFunc(rows, bySeq)
+	for _, r := range rows {
+		switch {
+		case r.used:
+		case r.baseline:
+			baseLeft = append(baseLeft, r.pendingRow)
+		default:
+			candLeft = append(candLeft, r.pendingRow)
+		}
+	}
+	return baseLeft, candLeft, c.paired
 }
 
 // pairingKey appends a key that is equal for two rows exactly when they
@@ -323,23 +600,71 @@ func plainString(v []byte) ([]byte, bool) {
 	return inner, utf8.Valid(inner)
 }
 
-// deltaAccumulator gathers one evaluator's results over the pairs.
+// appendAnswersKey appends to a pairing key the row's expected answers,
+// each column and value length-prefixed, sorted by column (the answer of
+// older servers counting as column "correct_answer"), and reports whether
+// the row has any.
+func appendAnswersKey(key []byte, s models.EvaluationScenario) ([]byte, bool) {
+	answers := s.CorrectAnswers
+	if len(answers) == 0 {
+		if s.CorrectAnswer == "" {
+			return key, false
+		}
+		answers = []models.CorrectAnswer{{Key: models.DefaultCorrectAnswerKey, Value: s.CorrectAnswer}}
+	}
+	// The inputs part is a run of length-prefixed fields, so a byte that
+	// cannot start a length keeps the two parts apart.
+	key = append(key, '|')
+	var small [4]int
+	order := small[:0]
+	for i := range answers {
+		order = append(order, i)
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(answers[a].Key, answers[b].Key) })
+	for _, i := range order {
+		key = strconv.AppendInt(key, int64(len(answers[i].Key)), 10)
+		key = append(key, ':')
+		key = append(key, answers[i].Key...)
+		key = strconv.AppendInt(key, int64(len(answers[i].Value)), 10)
+		key = append(key, ':')
+		key = append(key, answers[i].Value...)
+	}
+	return key, true
+}
+
+// deltaAccumulator gathers one evaluator's results over the rows of a
+// comparison.
 type deltaAccumulator struct {
-	baseline, candidate metricAccumulator
-	higher, lower, tied int
+	baseline, candidate            metricAccumulator
+	seen                           int // rows added
+	higher, lower, tied            int
+	candLacks, baseLacks, bothLack int
 	// onlyCandidate and onlyBaseline count the pairs of bools where only
-	// that side passed; diffs holds the differences of the other pairs of
-	// values, and allBool is false once there is one.
+	// that side passed; diffs holds the non-zero differences of the other
+	// pairs of values, and notAllBool is set once there is one, or a
+	// number facing a row without value.
 	onlyCandidate, onlyBaseline int
 	diffs                       []float64
 	notAllBool                  bool
 }
 
+func scored(k valueKind) bool { return k == kindBool || k == kindNumber }
+
 func (d *deltaAccumulator) add(bk valueKind, x float64, ck valueKind, y float64) {
+	d.seen++
 	d.baseline.addScore(bk, x)
 	d.candidate.addScore(ck, y)
-	scored := func(k valueKind) bool { return k == kindBool || k == kindNumber }
-	if !scored(bk) || !scored(ck) {
+	switch bv, cv := scored(bk), scored(ck); {
+	case !bv && !cv:
+		d.bothLack++
+		return
+	case !cv:
+		d.candLacks++
+		d.notAllBool = d.notAllBool || bk == kindNumber
+		return
+	case !bv:
+		d.baseLacks++
+		d.notAllBool = d.notAllBool || ck == kindNumber
 		return
 	}
 	switch {
@@ -367,29 +692,56 @@ func (d *deltaAccumulator) add(bk valueKind, x float64, ck valueKind, y float64)
 
 func (d *deltaAccumulator) delta() Delta {
 	out := Delta{
-		Baseline:  d.baseline.metric(),
-		Candidate: d.candidate.metric(),
-		Higher:    d.higher,
-		Lower:     d.lower,
-		Tied:      d.tied,
-		PValue:    1,
+		Baseline:       d.baseline.metric(),
+		Candidate:      d.candidate.metric(),
+		Higher:         d.higher,
+		Lower:          d.lower,
+		Tied:           d.tied,
+		CandidateLacks: d.candLacks,
+		BaselineLacks:  d.baseLacks,
+		BothLack:       d.bothLack,
 	}
 	out.Diff = out.Candidate.Mean - out.Baseline.Mean
-	switch {
-	case d.higher == 0 && d.lower == 0:
-		// Nothing differs: p = 1, whatever the test.
-	case !d.notAllBool:
-		out.PValue = McNemarExact(d.onlyCandidate, d.onlyBaseline)
-	default:
-		diffs := make([]float64, 0, len(d.diffs)+d.onlyCandidate+d.onlyBaseline)
-		diffs = append(diffs, d.diffs...)
-		for range d.onlyCandidate {
-			diffs = append(diffs, 1)
+	if !d.notAllBool {
+		// McNemar on the discordant pairs; a row without value is below
+		// every value, so it is discordant with any value.
+		for _, dir := range []Direction{HigherIsBetter, LowerIsBetter} {
+			better, worse := d.onlyCandidate, d.onlyBaseline
+			if dir == LowerIsBetter {
+				better, worse = worse, better
+			}
+			i := dir.index()
+			out.valuesOnlyP[i] = BinomialTestAlternative(worse, better+worse, 0.5, Greater)
+			better, worse = better+d.baseLacks, worse+d.candLacks
+			out.PValues[i] = McNemarExact(better, worse)
+			out.RegressionPs[i] = BinomialTestAlternative(worse, better+worse, 0.5, Greater)
 		}
-		for range d.onlyBaseline {
-			diffs = append(diffs, -1)
+	} else {
+		diffs := d.diffs
+		if d.onlyCandidate+d.onlyBaseline > 0 {
+			diffs = make([]float64, 0, len(d.diffs)+d.onlyCandidate+d.onlyBaseline)
+			diffs = append(diffs, d.diffs...)
+			for range d.onlyCandidate {
+				diffs = append(diffs, 1)
+			}
+			for range d.onlyBaseline {
+				diffs = append(diffs, -1)
+			}
 		}
-		_, out.PValue = WilcoxonSignedRank(diffs)
+		ranked := rankDiffs(diffs)
+		// A row without value on the candidate's side is a difference of
+		// −Inf where higher is better, +Inf where lower is.
+		for _, dir := range []Direction{HigherIsBetter, LowerIsBetter} {
+			plus, minus, worse := d.baseLacks, d.candLacks, Less
+			if dir == LowerIsBetter {
+				plus, minus, worse = minus, plus, Greater
+			}
+			i := dir.index()
+			_, out.PValues[i] = ranked.test(plus, minus, TwoSided)
+			_, out.RegressionPs[i] = ranked.test(plus, minus, worse)
+			_, out.valuesOnlyP[i] = ranked.test(0, 0, worse)
+		}
 	}
+	out.PValue = out.PValues[HigherIsBetter.index()]
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/agenta-go/agenta/models"
@@ -17,25 +18,35 @@ func TestCompare(t *testing.T) {
 	}
 	exact := c.Evaluators[exactMatch.ID]
 	// Better on Brazil, Canada and Switzerland, worse on Australia, the same
-	// on France, Japan and Türkiye; Nigeria failed on the candidate's side.
-	if exact.Higher != 3 || exact.Lower != 1 || exact.Tied != 3 {
-		t.Errorf("exact match Higher/Lower/Tied = %d/%d/%d, want 3/1/3", exact.Higher, exact.Lower, exact.Tied)
+	// on France, Japan and Türkiye; Nigeria failed on the candidate's side,
+	// which counts as worse than the baseline's value.
+	if exact.Higher != 3 || exact.Lower != 1 || exact.Tied != 3 || exact.CandidateLacks != 1 || exact.BaselineLacks != 0 || exact.BothLack != 0 {
+		t.Errorf("exact match Higher/Lower/Tied/CandidateLacks = %d/%d/%d/%d, want 3/1/3/1", exact.Higher, exact.Lower, exact.Tied, exact.CandidateLacks)
 	}
-	// binom.test(1, 4): 2·(1+4)/16.
-	if !closeTo(exact.PValue, 0.625, 1e-12) {
-		t.Errorf("exact match p = %v, want 0.625 (exact McNemar on 3 and 1 discordant pairs)", exact.PValue)
+	// binom.test(2, 5): 3 discordant pairs one way, 2 the other.
+	if exact.PValue != 1 {
+		t.Errorf("exact match p = %v, want 1 (exact McNemar on 3 and 2 discordant pairs)", exact.PValue)
 	}
-	if exact.Baseline.Mean != 0.5 || exact.Candidate.Mean != 6.0/7 || exact.Candidate.Errors != 1 || !closeTo(exact.Diff, 6.0/7-0.5, 1e-15) {
-		t.Errorf("exact match means = %v → %v (diff %v), want 0.5 → 6/7 with one error", exact.Baseline.Mean, exact.Candidate.Mean, exact.Diff)
+	// Read as lower is better, Nigeria's missing value is worse than a
+	// false: 1 pair better, 4 worse; binom.test(1, 5) = 12/32.
+	if !closeTo(exact.PValueFor(LowerIsBetter), 0.375, 1e-12) {
+		t.Errorf("exact match p, lower is better = %v, want 0.375", exact.PValueFor(LowerIsBetter))
 	}
-	if exact.Worse(HigherIsBetter) != 1 || exact.Better(HigherIsBetter) != 3 {
-		t.Errorf("exact match worse/better = %d/%d, want 1/3", exact.Worse(HigherIsBetter), exact.Better(HigherIsBetter))
+	// binom.test(2, 5, alternative = "greater"): 16/32 + 10/32.
+	if !closeTo(exact.RegressionP(HigherIsBetter), 26.0/32, 1e-12) {
+		t.Errorf("exact match regression p = %v, want 26/32", exact.RegressionP(HigherIsBetter))
+	}
+	if exact.Baseline.Mean != 0.5 || exact.Candidate.Mean != 0.75 || exact.Candidate.Errors != 1 || !closeTo(exact.Diff, 0.25, 1e-15) {
+		t.Errorf("exact match means = %v → %v (diff %v), want 0.5 → 6/8 with one error", exact.Baseline.Mean, exact.Candidate.Mean, exact.Diff)
+	}
+	if exact.Worse(HigherIsBetter) != 2 || exact.Better(HigherIsBetter) != 3 {
+		t.Errorf("exact match worse/better = %d/%d, want 2/3", exact.Worse(HigherIsBetter), exact.Better(HigherIsBetter))
 	}
 
 	edit := c.Evaluators[editDistance.ID]
 	// Distances fall on Brazil, Canada and Switzerland and rise on Australia.
-	if edit.Lower != 3 || edit.Higher != 1 || edit.Tied != 3 {
-		t.Errorf("edit distance Higher/Lower/Tied = %d/%d/%d, want 1/3/3", edit.Higher, edit.Lower, edit.Tied)
+	if edit.Lower != 3 || edit.Higher != 1 || edit.Tied != 3 || edit.CandidateLacks != 1 {
+		t.Errorf("edit distance Higher/Lower/Tied/CandidateLacks = %d/%d/%d/%d, want 1/3/3/1", edit.Higher, edit.Lower, edit.Tied, edit.CandidateLacks)
 	}
 	var diffs []float64
 	for _, b := range baseline.Scenarios {
@@ -49,11 +60,19 @@ func TestCompare(t *testing.T) {
 			}
 		}
 	}
-	if _, p := WilcoxonSignedRank(diffs); edit.PValue != p {
-		t.Errorf("edit distance p = %v, want Wilcoxon's %v on %v", edit.PValue, p, diffs)
+	// Nigeria's missing distance is worse than any: +Inf where lower is
+	// better, −Inf where higher is.
+	if _, p := WilcoxonSignedRank(append(slices.Clone(diffs), math.Inf(1))); edit.PValueFor(LowerIsBetter) != p {
+		t.Errorf("edit distance p = %v, want Wilcoxon's %v on %v and +Inf", edit.PValueFor(LowerIsBetter), p, diffs)
 	}
-	if edit.Worse(LowerIsBetter) != 1 || edit.Better(LowerIsBetter) != 3 {
-		t.Errorf("edit distance (lower is better) worse/better = %d/%d, want 1/3", edit.Worse(LowerIsBetter), edit.Better(LowerIsBetter))
+	if _, p := WilcoxonSignedRankAlternative(append(slices.Clone(diffs), math.Inf(1)), Greater); edit.RegressionP(LowerIsBetter) != p {
+		t.Errorf("edit distance regression p = %v, want Wilcoxon's greater %v on %v and +Inf", edit.RegressionP(LowerIsBetter), p, diffs)
+	}
+	if _, p := WilcoxonSignedRank(append(slices.Clone(diffs), math.Inf(-1))); edit.PValue != p {
+		t.Errorf("edit distance p when higher is better = %v, want Wilcoxon's %v on %v and -Inf", edit.PValue, p, diffs)
+	}
+	if edit.Worse(LowerIsBetter) != 2 || edit.Better(LowerIsBetter) != 3 {
+		t.Errorf("edit distance (lower is better) worse/better = %d/%d, want 2/3", edit.Worse(LowerIsBetter), edit.Better(LowerIsBetter))
 	}
 }
 
@@ -116,15 +135,20 @@ func TestCompareEmptyAndOneSided(t *testing.T) {
 	}
 	baseline, _ := capitalsRuns()
 	c = Compare(baseline.Scenarios, nil)
-	if c.Paired != 0 || c.Unpaired != 8 {
-		t.Errorf("Compare(8 rows, nil) paired %d, unpaired %d; want 0 and 8", c.Paired, c.Unpaired)
+	if c.Paired != 0 || c.Unpaired != 8 || c.UnpairedBaseline != 8 || c.BaselineRows != 8 || c.CandidateRows != 0 {
+		t.Errorf("Compare(8 rows, nil) = %+v; want 0 paired and 8 baseline rows unpaired", c)
 	}
-	// A number evaluator where one side only errs: no pairs to test.
+	// Every baseline value faces a missing candidate row: worse.
+	if d := c.Evaluators[exactMatch.ID]; d.CandidateLacks != 8 || d.Worse(HigherIsBetter) != 8 || d.Candidate.Missing != 8 || !(d.RegressionP(HigherIsBetter) < 0.01) {
+		t.Errorf("exact match against an empty candidate = %+v, want 8 worse rows, all missing, a tiny regression p", d)
+	}
+	// A number evaluator where one side only errs: the baseline's error
+	// makes the candidate's value better, and nothing worse.
 	b := []models.EvaluationScenario{answered("France", "Paris", "Paris", 0, 1, errorResult("ev", "x"))}
 	k := []models.EvaluationScenario{answered("France", "Paris", "Paris", 0, 1, numberResult("ev", 2))}
 	d := Compare(b, k).Evaluators["ev"]
-	if d.PValue != 1 || !math.IsNaN(d.Diff) || d.Baseline.Errors != 1 || d.Candidate.Count != 1 {
-		t.Errorf("one side erring = %+v, want p = 1, Diff NaN, the error and the value counted", d)
+	if d.BaselineLacks != 1 || !math.IsNaN(d.Diff) || d.Baseline.Errors != 1 || d.Candidate.Count != 1 || d.Worse(HigherIsBetter) != 0 || d.Better(HigherIsBetter) != 1 || d.RegressionP(HigherIsBetter) != 1 {
+		t.Errorf("one side erring = %+v, want the candidate better, Diff NaN, the error and the value counted", d)
 	}
 }
 
@@ -135,7 +159,7 @@ func TestCompareStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Compare(baseline.Scenarios, candidate.Scenarios[:5])
-	if got.Paired != want.Paired || got.Unpaired != want.Unpaired || got.Evaluators[exactMatch.ID] != want.Evaluators[exactMatch.ID] {
+	if got.Paired != want.Paired || got.Unpaired != want.Unpaired || got.Evaluators[exactMatch.ID] != want.Evaluators[exactMatch.ID] || got.Evaluators[editDistance.ID] != want.Evaluators[editDistance.ID] {
 		t.Errorf("CompareStream = %+v, want what Compare gives: %+v", got, want)
 	}
 }

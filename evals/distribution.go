@@ -2,12 +2,14 @@ package evals
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 )
 
-// exactValues is how many values a Distribution keeps for exact
-// percentiles before it moves them into its histogram: 128 KiB.
-const exactValues = 1 << 14
+// exactValues is how many values an Accumulator keeps per distribution
+// for exact percentiles before it moves them into its histogram: 1 MiB
+// each for cost and latency. Summarize keeps every value.
+const exactValues = 1 << 17
 
 // The histogram's buckets grow by histogramGrowth, so any value of a bucket
 // is within (γ−1)/(γ+1) ≈ 0.5% of the bucket's centre. Values below
@@ -26,7 +28,8 @@ var (
 	histogramBuckets   = int(math.Ceil(math.Log(histogramMax)/histogramLogGrowth)) - histogramOffset + 1
 )
 
-// distributionAccumulator builds a Distribution in bounded memory.
+// distributionAccumulator builds a Distribution in bounded memory, or,
+// when unbounded is set, keeping every value.
 type distributionAccumulator struct {
 	count      int
 	sum, carry float64 // Neumaier's compensated sum
@@ -34,6 +37,7 @@ type distributionAccumulator struct {
 	values     []float64 // every value, until there are exactValues of them
 	zeros      int       // values under histogramMin, once in the histogram
 	buckets    []int     // the histogram, nil while values are kept
+	unbounded  bool      // keep every value: percentiles stay exact
 }
 
 func (d *distributionAccumulator) add(x float64) {
@@ -47,7 +51,7 @@ func (d *distributionAccumulator) add(x float64) {
 	d.sum, d.carry = compensatedAdd(d.sum, d.carry, x)
 	if d.buckets == nil {
 		d.values = append(d.values, x)
-		if len(d.values) < exactValues {
+		if d.unbounded || len(d.values) < exactValues {
 			return
 		}
 		d.buckets = make([]int, histogramBuckets)
@@ -85,28 +89,90 @@ func (d *distributionAccumulator) distribution() Distribution {
 	}
 }
 
-// quantile returns the q quantile: exactly, by R's type 7 (the order
-// statistic at h = (n−1)q, interpolated linearly), while the values are
-// kept; from the histogram afterwards, as the centre of the bucket holding
-// order statistic ⌊h⌋, at most Max.
+// quantile returns the q quantile by R's type 7: the order statistics
+// x₍ₖ₎ and x₍ₖ₊₁₎ around h = (n−1)q, k = ⌊h⌋ (counting from 0),
+// interpolated linearly, x₍ₖ₎ + (h−k)(x₍ₖ₊₁₎ − x₍ₖ₎). It is exact while
+// the values are kept. From the histogram, each of the two order
+// statistics is the centre of its bucket (at most Max), within
+// (γ−1)/(γ+1) ≈ 0.5% of its true value, and so is their interpolation,
+// a weighted mean of two values that are each that close: every
+// percentile of non-negative values stays within 0.5% of the exact one.
+//
+// Reference: R. J. Hyndman and Y. Fan, "Sample quantiles in statistical
+// packages", The American Statistician 50 (1996) 361–365, definition 7.
 func (d *distributionAccumulator) quantile(q float64) float64 {
 	h := float64(d.count-1) * q
+	lo := int(math.Floor(h))
+	frac := h - float64(lo)
+	var x, y float64
 	if d.buckets == nil {
-		slices.Sort(d.values)
-		lo := int(math.Floor(h))
-		if lo+1 >= len(d.values) {
-			return d.values[len(d.values)-1]
+		x = d.kth(lo)
+		y = x
+		if lo+1 < len(d.values) {
+			// After selecting rank lo, every value above it is at or
+			// above it: rank lo+1 is the least of them.
+			y = slices.Min(d.values[lo+1:])
 		}
-		return d.values[lo] + (h-float64(lo))*(d.values[lo+1]-d.values[lo])
+	} else {
+		x = d.orderStatistic(lo)
+		y = d.orderStatistic(min(lo+1, d.count-1))
 	}
-	rank := int(math.Floor(h))
-	if rank < d.zeros {
+	if frac == 0 || x == y {
+		return x
+	}
+	return x + frac*(y-x)
+}
+
+// kth returns the value of rank k (from 0) among the kept values, by
+// quickselect with random pivots (expected linear time, whatever order a
+// server sends values in), leaving the values partitioned around it.
+// Sorting them all cost a tenth of the time of streaming the rows.
+func (d *distributionAccumulator) kth(k int) float64 {
+	v := d.values
+	lo, hi := 0, len(v)-1
+	for hi > lo {
+		if hi-lo < 16 {
+			slices.Sort(v[lo : hi+1])
+			break
+		}
+		pivot := v[lo+rand.IntN(hi-lo+1)]
+		// Three-way partition: < pivot, == pivot, > pivot.
+		lt, i, gt := lo, lo, hi
+		for i <= gt {
+			switch {
+			case v[i] < pivot:
+				v[lt], v[i] = v[i], v[lt]
+				lt++
+				i++
+			case v[i] > pivot:
+				v[i], v[gt] = v[gt], v[i]
+				gt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
+		default:
+			return pivot
+		}
+	}
+	return v[k]
+}
+
+// orderStatistic returns the value of rank k (from 0) as the histogram
+// holds it: the centre of its bucket, at most Max.
+func (d *distributionAccumulator) orderStatistic(k int) float64 {
+	if k < d.zeros {
 		return 0
 	}
 	seen := d.zeros
 	for i, n := range d.buckets {
 		seen += n
-		if seen > rank {
+		if seen > k {
 			upper := math.Exp(float64(i+histogramOffset) * histogramLogGrowth)
 			return min(2*upper/(histogramGrowth+1), d.max)
 		}

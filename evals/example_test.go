@@ -83,13 +83,13 @@ func Example() {
 	// Output:
 	// ### `capitals.precise` against `capitals.default`
 	//
-	// | Evaluator | capitals.default | capitals.precise | Change | Better / worse / same | p |
-	// |---|---:|---:|---:|---:|---:|
-	// | Edit distance (lower is better) | 2.125 (-0.3806 – 4.631) | 0 (0 – 0) | -2.125 | 3 / 0 / 5 | 0.25 |
-	// | Exact match | 62.5% (30.6% – 86.3%) | 100.0% (67.6% – 100.0%) | +37.5 pts | 3 / 0 / 5 | 0.25 |
-	// | Terse answer | 100.0% (67.6% – 100.0%) | 100.0% (67.6% – 100.0%) | +0.0 pts | 0 / 0 / 8 | 1 |
+	// | Evaluator | capitals.default | capitals.precise | Change | Better / worse / same | Without value | p |
+	// |---|---:|---:|---:|---:|---:|---:|
+	// | Edit distance (lower is better) | 2.125 (-0.3806 – 4.631) | 0 (0 – 0) | -2.125 | 3 / 0 / 5 | 0 / 0 | 0.25 |
+	// | Exact match | 62.5% (30.6% – 86.3%) | 100.0% (67.6% – 100.0%) | +37.5 pts | 3 / 0 / 5 | 0 / 0 | 0.25 |
+	// | Terse answer | 100.0% (67.6% – 100.0%) | 100.0% (67.6% – 100.0%) | +0.0 pts | 0 / 0 / 8 | 0 / 0 | 1 |
 	//
-	// 8 rows paired by their inputs, 0 unpaired. Means over the paired rows, with 95% confidence intervals; p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).
+	// 8 rows paired by their inputs and expected answers, 0 unpaired. Means over every row, with 95% confidence intervals; a row without a value (errored, missing, unpaired) counts as a fail in a pass rate and as worse in a comparison. p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).
 	//
 	// | Run | capitals.default | capitals.precise |
 	// |---|---:|---:|

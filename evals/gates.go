@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -11,6 +13,14 @@ import (
 // ErrGateFailed matches (with errors.Is) the error of a check in which at
 // least one gate failed; errors.As to *GateError gives the details.
 var ErrGateFailed = errors.New("evals: gate failed")
+
+// ErrInvalidGate matches (with errors.Is) the error of a check in which a
+// gate is wrong rather than the candidate: it names an evaluator the runs
+// do not have, a measure or an operator that does not exist. Such a gate
+// fails too (the error also matches ErrGateFailed), and its reason names
+// what does exist, with a suggestion when a name is close. A command line
+// reports it as a usage error.
+var ErrInvalidGate = errors.New("evals: invalid gate")
 
 // Measure names what a gate measures on the candidate run.
 type Measure string
@@ -21,15 +31,19 @@ const (
 	// MeasureMean is an evaluator's mean: the pass rate of a bool
 	// evaluator. It is the default measure.
 	MeasureMean Measure = "mean"
-	// MeasureErrors is the number of an evaluator's results that failed.
+	// MeasureErrors is the number of rows whose result for an evaluator
+	// failed or is missing, or whose app call failed: the rows where the
+	// evaluator could not judge the candidate.
 	MeasureErrors Measure = "errors"
 	// MeasureWorseRows is the number of paired rows in which the candidate
 	// did worse than the baseline on an evaluator, by its Direction.
 	MeasureWorseRows Measure = "worse"
-	// MeasureRegressionP is the p-value of a regression on an evaluator:
-	// Delta.PValue when the candidate's mean moved the wrong way, 1
-	// otherwise. "regression_p(X) >= 0.05" means no significant
-	// regression at level 0.05.
+	// MeasureRegressionP is the one-sided p-value of a regression on an
+	// evaluator, in its worse direction (Delta.RegressionP), computed
+	// from the same paired differences as the test: small when the
+	// candidate is significantly worse, near 1 when it is better.
+	// "regression_p(X) >= 0.05" means no significant regression at level
+	// 0.05.
 	MeasureRegressionP Measure = "regression_p"
 
 	MeasureCostMean    Measure = "cost.mean"    // mean cost per row
@@ -40,7 +54,11 @@ const (
 	MeasureLatencyP50  Measure = "latency.p50"  // median latency in seconds
 	MeasureLatencyP95  Measure = "latency.p95"  // 95th percentile latency in seconds
 	MeasureLatencyMax  Measure = "latency.max"  // highest latency in seconds
-	MeasureAppErrors   Measure = "app_errors"   // rows whose app call failed
+	// MeasureAppErrors is the number of rows whose app call failed. Its
+	// limit may be the baseline's count ("app_errors <= baseline"; see
+	// Gate.RelativeToBaseline), for a test set on which production
+	// already fails some rows.
+	MeasureAppErrors Measure = "app_errors"
 )
 
 // evaluatorMeasures are the measures of one evaluator, written "m(NAME)".
@@ -84,6 +102,16 @@ func (op Op) holds(measured, limit float64) bool {
 // an operator and a limit, such as "mean(Exact match) >= 0.8". It can be
 // built with the constructors below, parsed from text with ParseGate, and
 // read from configuration through encoding.TextUnmarshaler.
+//
+// Absence of evidence is never success. A gate fails, saying why, when the
+// candidate run has no scenarios, when a comparison measure has no
+// baseline (or an empty one), when the evaluator has no values. Rows
+// without a value (an errored or missing result, an app call that failed,
+// a row without partner in the baseline) count against the candidate: a
+// fail in a pass rate, a worse row in worse(...) and regression_p(...);
+// a gate on the mean of numbers, on cost or on latency fails while any
+// candidate row lacks its value. AllowFailedRows is the explicit way to
+// accept some.
 type Gate struct {
 	Measure Measure // what to measure; "" means MeasureMean
 	// Evaluator is the evaluator config's name or id, for the evaluator
@@ -91,6 +119,19 @@ type Gate struct {
 	Evaluator string
 	Op        Op
 	Limit     float64
+	// RelativeToBaseline makes the limit the baseline's value of the
+	// measure plus Limit: "app_errors <= baseline" allows as many failed
+	// app calls as the baseline had, "app_errors <= baseline + 2" two
+	// more. Only app_errors takes it; the gate needs a baseline.
+	RelativeToBaseline bool
+	// AllowFailedRows accepts up to this many candidate rows without a
+	// value for the measure (errored, missing, without partner): while
+	// there are at most that many, the gate measures the other rows
+	// alone; with more, they all count against the candidate as by
+	// default. Written "... allowing 2 failed rows". 0, the default,
+	// accepts none. It does not apply to app_errors and errors(NAME),
+	// which count such rows.
+	AllowFailedRows int
 }
 
 // MinMean gates an evaluator's mean (for a bool evaluator, its pass rate)
@@ -106,8 +147,8 @@ func MaxWorseRows(evaluator string, n int) Gate {
 }
 
 // NoSignificantRegression fails when the candidate is worse than the
-// baseline on an evaluator with a two-sided p-value below alpha (see
-// Delta.Regressed).
+// baseline on an evaluator with a one-sided p-value below alpha, in the
+// evaluator's worse direction (see Delta.RegressionP).
 func NoSignificantRegression(evaluator string, alpha float64) Gate {
 	return Gate{Measure: MeasureRegressionP, Evaluator: evaluator, Op: AtLeast, Limit: alpha}
 }
@@ -127,6 +168,19 @@ func MaxAppErrors(n int) Gate {
 	return Gate{Measure: MeasureAppErrors, Op: AtMost, Limit: float64(n)}
 }
 
+// NoMoreAppErrorsThanBaseline allows no more rows whose app call failed
+// than the baseline had: "app_errors <= baseline".
+func NoMoreAppErrorsThanBaseline() Gate {
+	return Gate{Measure: MeasureAppErrors, Op: AtMost, RelativeToBaseline: true}
+}
+
+// AllowingFailedRows returns the gate accepting up to n candidate rows
+// without a value (see Gate.AllowFailedRows).
+func (g Gate) AllowingFailedRows(n int) Gate {
+	g.AllowFailedRows = n
+	return g
+}
+
 func (g Gate) measure() Measure {
 	if g.Measure == "" {
 		return MeasureMean
@@ -136,9 +190,27 @@ func (g Gate) measure() Measure {
 
 // String writes the gate in the form ParseGate reads: "NAME OP LIMIT" for
 // an evaluator's mean, "worse(NAME) <= 3" for another evaluator measure,
-// "latency.p95 <= 2" for a measure of the run.
+// "latency.p95 <= 2" for a measure of the run, "app_errors <= baseline"
+// for a relative limit, each followed by "allowing N failed rows" when
+// AllowFailedRows is set.
 func (g Gate) String() string {
 	limit := strconv.FormatFloat(g.Limit, 'g', -1, 64)
+	if g.RelativeToBaseline {
+		switch {
+		case g.Limit > 0:
+			limit = "baseline + " + limit
+		case g.Limit < 0:
+			limit = "baseline - " + strconv.FormatFloat(-g.Limit, 'g', -1, 64)
+		default:
+			limit = "baseline"
+		}
+	}
+	if g.AllowFailedRows > 0 {
+		limit += fmt.Sprintf(" allowing %d failed row", g.AllowFailedRows)
+		if g.AllowFailedRows > 1 {
+			limit += "s"
+		}
+	}
 	m := g.measure()
 	if !evaluatorMeasures[m] {
 		return fmt.Sprintf("%s %s %s", m, g.Op, limit)
@@ -165,6 +237,9 @@ func (g *Gate) UnmarshalText(text []byte) error {
 	return nil
 }
 
+// allowingSuffix is the end of a gate that accepts failed rows.
+var allowingSuffix = regexp.MustCompile(`(?i)\s+allowing\s+(\d{1,9})\s+failed\s+rows?\s*$`)
+
 // ParseGate reads a gate from text, as a command line gives it:
 //
 //	NAME OP NUMBER          the mean (pass rate) of evaluator NAME
@@ -172,39 +247,73 @@ func (g *Gate) UnmarshalText(text []byte) error {
 //	MEASURE OP NUMBER       cost.mean, cost.p95, cost.max, cost.total,
 //	                        latency.mean, latency.p50, latency.p95,
 //	                        latency.max or app_errors
+//	app_errors OP baseline [+ NUMBER]
+//	                        app errors against the baseline's
 //
 // NAME is an evaluator config's name or id; OP is one of >=, >, <=, <, with
 // or without spaces around it; NUMBER may end in % ("80%" is 0.8). The bare
 // names of run measures take precedence: write mean(cost.mean) for an
 // evaluator of that name. A name may hold parentheses ("Score (v2)"); only
-// mean, errors, worse and regression_p open the function form.
+// mean, errors, worse and regression_p open the function form. Any gate
+// may end in "allowing N failed rows" (see Gate.AllowFailedRows).
 func ParseGate(text string) (Gate, error) {
 	fail := func(format string, args ...any) (Gate, error) {
 		return Gate{}, fmt.Errorf("evals: gate %s: %s", bound(strconv.Quote(text), 200), fmt.Sprintf(format, args...))
 	}
-	i := strings.LastIndexAny(text, "<>")
+	body, allow := text, 0
+	if m := allowingSuffix.FindStringSubmatchIndex(text); m != nil {
+		n, err := strconv.Atoi(text[m[2]:m[3]])
+		if err != nil {
+			return fail("%q is not a number of rows", text[m[2]:m[3]])
+		}
+		body, allow = text[:m[0]], n
+	}
+	i := strings.LastIndexAny(body, "<>")
 	if i < 0 {
-		if strings.Contains(text, "=") {
+		if strings.Contains(body, "=") {
 			return fail("unknown operator: want one of >=, >, <=, <")
 		}
 		return fail("no operator: want NAME OP NUMBER with OP one of >=, >, <=, <")
 	}
-	op, end := Op(text[i:i+1]), i+1
-	if end < len(text) && text[end] == '=' {
+	op, end := Op(body[i:i+1]), i+1
+	if end < len(body) && body[end] == '=' {
 		op, end = op+"=", end+1
 	}
-	left, right := strings.TrimSpace(text[:i]), strings.TrimSpace(text[end:])
+	left, right := strings.TrimSpace(body[:i]), strings.TrimSpace(body[end:])
 	if left == "" {
 		return fail("no measure or evaluator name before %s", op)
 	}
 	if strings.ContainsAny(left[len(left)-1:], "=!<>") {
 		return fail("unknown operator %q: want one of >=, >, <=, <", left[len(left)-1:]+string(op))
 	}
+	g := Gate{Op: op, AllowFailedRows: allow}
+	if rest, ok := cutWord(right, "baseline"); ok {
+		if !runMeasures[Measure(left)] || Measure(left) != MeasureAppErrors {
+			return fail("only app_errors takes a limit relative to the baseline")
+		}
+		g.Measure, g.RelativeToBaseline = MeasureAppErrors, true
+		if rest = strings.TrimSpace(rest); rest != "" {
+			sign := 1.0
+			switch rest[0] {
+			case '+':
+			case '-':
+				sign = -1
+			default:
+				return fail("want baseline, baseline + NUMBER or baseline - NUMBER after the operator")
+			}
+			offset, err := parseLimit(strings.TrimSpace(rest[1:]))
+			if err != nil {
+				return fail("%v", err)
+			}
+			g.Limit = sign * offset
+		}
+		return g, nil
+	}
 	limit, err := parseLimit(right)
 	if err != nil {
 		return fail("%v", err)
 	}
-	g := Gate{Op: op, Limit: limit}
+	g.Limit = limit
 	if open := strings.IndexByte(left, '('); open > 0 && strings.HasSuffix(left, ")") {
 		// Only a known measure opens the function form, so that a name
 		// such as "Score (v2)" stays a name.
@@ -222,6 +331,19 @@ func ParseGate(text string) (Gate, error) {
 	}
 	g.Measure, g.Evaluator = MeasureMean, left
 	return g, nil
+}
+
+// cutWord reports whether s starts with word, case-insensitively, as a
+// whole word, and returns the rest.
+func cutWord(s, word string) (string, bool) {
+	if len(s) < len(word) || !strings.EqualFold(s[:len(word)], word) {
+		return s, false
+	}
+	rest := s[len(word):]
+	if rest != "" && (rest[0] == '_' || rest[0] == '.' || ('a' <= rest[0]|0x20 && rest[0]|0x20 <= 'z') || ('0' <= rest[0] && rest[0] <= '9')) {
+		return s, false
+	}
+	return rest, true
 }
 
 func parseLimit(s string) (float64, error) {
@@ -243,13 +365,26 @@ func parseLimit(s string) (float64, error) {
 type GateResult struct {
 	Gate     Gate
 	Measured float64 // the measured value; NaN when it could not be measured
-	Passed   bool
+	// Limit is the limit the measure was held to: Gate.Limit, or for a
+	// gate relative to the baseline, the baseline's value plus Gate.Limit.
+	Limit  float64
+	Passed bool
 	// Reason says why the gate could not be measured, such as a missing
 	// baseline or an unknown evaluator; such a gate fails.
 	Reason string
+	// Invalid reports that the gate itself is wrong: it names an
+	// evaluator, a measure or an operator that does not exist (Reason
+	// says which, and what does exist). The check's error then matches
+	// ErrInvalidGate.
+	Invalid bool
+	// Detail says how rows without a value counted in the measure, such
+	// as "18 of 20 rows errored, counted as fails"; "" when there were
+	// none.
+	Detail string
 }
 
-// String describes the outcome: the gate, the measured value and the limit.
+// String describes the outcome: the gate, the measured value and the
+// limit, and how rows without a value counted.
 func (r GateResult) String() string {
 	verdict := "passed"
 	if !r.Passed {
@@ -258,12 +393,22 @@ func (r GateResult) String() string {
 	if r.Reason != "" {
 		return fmt.Sprintf("%s %s: %s", r.Gate, verdict, r.Reason)
 	}
-	return fmt.Sprintf("%s %s: measured %s, limit %s %s", r.Gate, verdict,
-		formatNumber(r.Measured), r.Gate.Op, strconv.FormatFloat(r.Gate.Limit, 'g', -1, 64))
+	limit := strconv.FormatFloat(r.Limit, 'g', -1, 64)
+	if r.Gate.RelativeToBaseline {
+		limit += " (the baseline's)"
+		if r.Gate.Limit != 0 {
+			limit = fmt.Sprintf("%s (the baseline's %s)", strconv.FormatFloat(r.Limit, 'g', -1, 64), strconv.FormatFloat(r.Limit-r.Gate.Limit, 'g', -1, 64))
+		}
+	}
+	s := fmt.Sprintf("%s %s: measured %s, limit %s %s", r.Gate, verdict, formatNumber(r.Measured), r.Gate.Op, limit)
+	if r.Detail != "" {
+		s += " (" + r.Detail + ")"
+	}
+	return s
 }
 
 // GateError is the error of a check in which gates failed. It matches
-// ErrGateFailed.
+// ErrGateFailed, and ErrInvalidGate when a gate is invalid.
 type GateError struct {
 	Failed []GateResult // every failing gate
 	Total  int          // gates checked
@@ -280,31 +425,62 @@ func (e *GateError) Error() string {
 	return b.String()
 }
 
-// Is makes errors.Is(err, ErrGateFailed) true.
-func (e *GateError) Is(target error) bool { return target == ErrGateFailed }
+// Is makes errors.Is(err, ErrGateFailed) true, and errors.Is(err,
+// ErrInvalidGate) when a failing gate is invalid.
+func (e *GateError) Is(target error) bool {
+	switch target {
+	case ErrGateFailed:
+		return true
+	case ErrInvalidGate:
+		return slices.ContainsFunc(e.Failed, func(r GateResult) bool { return r.Invalid })
+	}
+	return false
+}
+
+// Invalid returns the failing gates that are invalid (see
+// GateResult.Invalid).
+func (e *GateError) Invalid() []GateResult {
+	var out []GateResult
+	for _, r := range e.Failed {
+		if r.Invalid {
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // Check measures each gate on a candidate run, with the comparison against
 // a baseline when there is one (comparison may be nil), and returns every
 // result and, when any gate failed, a *GateError matching ErrGateFailed.
-// Evaluator names are resolved through evaluators; an evaluator it cannot
-// find, a measure without values and a comparison measure without a
-// baseline all fail the gate, so that a typo never passes.
+// Evaluator names are resolved through evaluators. A gate fails when it
+// cannot be measured (an empty run, a comparison measure without a
+// baseline, an evaluator without values) and when rows without a value
+// count against the candidate (see Gate); a gate naming an evaluator,
+// measure or operator that does not exist also makes the error match
+// ErrInvalidGate, so that a typo never passes.
 func Check(candidate Summary, comparison *Comparison, evaluators []Evaluator, gates ...Gate) ([]GateResult, error) {
 	var seen [][]string
 	seen = append(seen, candidate.EvaluatorIDs)
 	if comparison != nil {
 		seen = append(seen, comparison.EvaluatorIDs)
 	}
-	return checkGates(candidate, comparison, newCatalog(evaluators, seen...), gates)
+	return checkGates(candidate, comparison, newCatalog(evaluators, seen...), gates, nil)
 }
 
-func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []Gate) ([]GateResult, error) {
+// checkGates measures the gates; failure, when set, is why the run could
+// not be judged at all, and fails every gate.
+func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []Gate, failure error) ([]GateResult, error) {
 	results := make([]GateResult, len(gates))
 	var failed []GateResult
 	for i, g := range gates {
 		r := measureGate(g, candidate, comparison, cat)
+		if failure != nil && g.wellFormed() {
+			// A run that failed names no evaluators: the failure is the
+			// reason, whatever the gate names.
+			r.Measured, r.Reason, r.Invalid, r.Detail = math.NaN(), bound(oneLine(failure.Error()), 500), false, ""
+		}
 		if r.Reason == "" && !math.IsNaN(r.Measured) && !math.IsInf(r.Measured, 0) {
-			r.Passed = g.Op.holds(r.Measured, g.Limit)
+			r.Passed = g.Op.holds(r.Measured, r.Limit)
 		}
 		results[i] = r
 		if !r.Passed {
@@ -317,68 +493,184 @@ func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []
 	return results, nil
 }
 
+// wellFormed reports whether the gate's operator, limit and measure are
+// valid, whatever evaluator it names.
+func (g Gate) wellFormed() bool {
+	m := g.measure()
+	return g.Op.valid() && !math.IsNaN(g.Limit) && !math.IsInf(g.Limit, 0) && g.AllowFailedRows >= 0 &&
+		(runMeasures[m] || evaluatorMeasures[m]) && (!g.RelativeToBaseline || m == MeasureAppErrors)
+}
+
+// comparesWithBaseline reports whether a gate needs a baseline.
+func (g Gate) comparesWithBaseline() bool {
+	m := g.measure()
+	return m == MeasureWorseRows || m == MeasureRegressionP || g.RelativeToBaseline
+}
+
 func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog) GateResult {
-	r := GateResult{Gate: g, Measured: math.NaN()}
-	if !g.Op.valid() {
-		r.Reason = fmt.Sprintf("unknown operator %q: want one of >=, >, <=, <", bound(string(g.Op), 10))
+	r := GateResult{Gate: g, Measured: math.NaN(), Limit: g.Limit}
+	invalid := func(format string, args ...any) GateResult {
+		r.Reason, r.Invalid = fmt.Sprintf(format, args...), true
 		return r
+	}
+	fail := func(format string, args ...any) GateResult {
+		r.Reason = fmt.Sprintf(format, args...)
+		return r
+	}
+	if !g.Op.valid() {
+		return invalid("unknown operator %q: want one of >=, >, <=, <", bound(string(g.Op), 10))
 	}
 	if math.IsNaN(g.Limit) || math.IsInf(g.Limit, 0) {
-		r.Reason = "the limit is not a finite number"
-		return r
+		return invalid("the limit is not a finite number")
+	}
+	if g.AllowFailedRows < 0 {
+		return invalid("a negative number of failed rows allowed (%d)", g.AllowFailedRows)
 	}
 	m := g.measure()
+	if !runMeasures[m] && !evaluatorMeasures[m] {
+		return invalid("unknown measure %q%s", bound(string(m), 40), suggestion(string(m), allMeasures()))
+	}
+	if g.RelativeToBaseline && m != MeasureAppErrors {
+		return invalid("only app_errors takes a limit relative to the baseline")
+	}
+	var ev Evaluator
+	if evaluatorMeasures[m] {
+		var ok bool
+		if ev, ok = cat.find(g.Evaluator); !ok {
+			return invalid("%s", unknownEvaluator(g.Evaluator, cat))
+		}
+	}
+	// The gate is well formed: now the runs.
+	if candidate.Rows == 0 {
+		return fail("the candidate run has no scenarios")
+	}
+	if g.comparesWithBaseline() {
+		switch {
+		case comparison == nil:
+			return fail("needs a baseline to compare with")
+		case comparison.BaselineRows == 0:
+			return fail("the baseline run has no scenarios")
+		}
+	}
 	if runMeasures[m] {
-		return measureRun(r, m, candidate)
-	}
-	if !evaluatorMeasures[m] {
-		r.Reason = fmt.Sprintf("unknown measure %q", bound(string(m), 40))
-		return r
-	}
-	ev, ok := cat.find(g.Evaluator)
-	if !ok {
-		r.Reason = fmt.Sprintf("no evaluator named %q (known: %s)", bound(g.Evaluator, 80), bound(cat.names(), 400))
-		return r
+		return measureRun(r, m, candidate, comparison)
 	}
 	switch m {
 	case MeasureMean, MeasureErrors:
 		metric, ok := candidate.Evaluators[ev.ID]
-		switch {
-		case !ok:
-			r.Reason = "the candidate has no results for this evaluator"
-		case m == MeasureErrors:
-			r.Measured = float64(metric.Errors)
-		case metric.Count == 0:
-			r.Reason = fmt.Sprintf("no bool or number values (%d errors, %d other)", metric.Errors, metric.Other)
-		default:
-			r.Measured = metric.Mean
+		if !ok {
+			return fail("the candidate has no result for this evaluator on any of its %d rows", candidate.Rows)
 		}
-		return r
-	}
-	if comparison == nil {
-		r.Reason = "needs a baseline to compare with"
-		return r
+		if m == MeasureErrors {
+			r.Measured = float64(metric.Errors + metric.Missing)
+			return r
+		}
+		return measureMean(r, metric, ev.Direction)
 	}
 	delta, ok := comparison.Evaluators[ev.ID]
-	if !ok || comparison.Paired == 0 || delta.Higher+delta.Lower+delta.Tied == 0 {
-		r.Reason = "no paired rows with values on both sides"
-		return r
+	if !ok || delta.Higher+delta.Lower+delta.Tied+delta.CandidateLacks+delta.BaselineLacks == 0 {
+		return fail("no values for this evaluator on either side")
 	}
+	lacking := delta.CandidateLacks
+	allowed := lacking > 0 && lacking <= g.AllowFailedRows
 	switch m {
 	case MeasureWorseRows:
 		r.Measured = float64(delta.Worse(ev.Direction))
-	case MeasureRegressionP:
-		r.Measured = 1
-		if delta.Regressed(ev.Direction, math.Inf(1)) {
-			r.Measured = delta.PValue
+		if allowed {
+			r.Measured -= float64(lacking)
 		}
+	case MeasureRegressionP:
+		r.Measured = delta.RegressionP(ev.Direction)
+		if allowed {
+			r.Measured = delta.valuesOnlyP[ev.Direction.index()]
+		}
+	}
+	switch {
+	case allowed:
+		r.Detail = fmt.Sprintf("%s without a candidate value left out, as allowed", rowCount(lacking))
+	case lacking > 0:
+		r.Detail = fmt.Sprintf("%s without a candidate value counted as worse", rowCount(lacking))
 	}
 	return r
 }
 
-func measureRun(r GateResult, m Measure, s Summary) GateResult {
+// measureMean measures an evaluator's mean: for a pass rate, rows without
+// a value count as fails (the worse value by the direction); for numbers,
+// the gate fails while rows lack a value, unless allowed.
+func measureMean(r GateResult, metric Metric, dir Direction) GateResult {
+	lacking := metric.WithoutValue()
+	allowed := lacking > 0 && lacking <= r.Gate.AllowFailedRows
+	if metric.Count == 0 {
+		r.Reason = "no bool or number values: " + lackingText(metric)
+		return r
+	}
+	if !metric.Bool {
+		if lacking > 0 && !allowed {
+			r.Reason = lackingText(metric) + "; " + acceptText(lacking)
+			return r
+		}
+		r.Measured = metric.Mean
+		if allowed {
+			r.Detail = lackingText(metric) + ", left out as allowed"
+		}
+		return r
+	}
+	passed := metric.Passed()
+	switch {
+	case allowed:
+		r.Measured = float64(passed) / float64(metric.Count)
+		r.Detail = lackingText(metric) + ", left out as allowed"
+	case dir == LowerIsBetter:
+		// The worse value of a bool that is better false is true.
+		r.Measured = float64(passed+lacking) / float64(metric.Rows())
+	default:
+		r.Measured = metric.Mean
+	}
+	if lacking > 0 && !allowed {
+		r.Detail = lackingText(metric) + ", counted as fails"
+	}
+	return r
+}
+
+// lackingText says how many of a metric's rows have no value, and why.
+func lackingText(m Metric) string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{m.Errors, "errored"}, {m.Missing, "missing"}, {m.Other, "not a bool or number"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	text := fmt.Sprintf("%d of %d rows without a value", m.WithoutValue(), m.Rows())
+	if len(parts) > 0 {
+		text += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return text
+}
+
+func rowCount(n int) string { return plural(n, "row") }
+
+// plural writes a count of things: "1 row", "2 rows".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// acceptText says how to accept n failed rows.
+func acceptText(n int) string {
+	return fmt.Sprintf("accept them with %q", "allowing "+plural(n, "failed row"))
+}
+
+func measureRun(r GateResult, m Measure, s Summary, comparison *Comparison) GateResult {
 	if m == MeasureAppErrors {
 		r.Measured = float64(s.AppErrors)
+		if r.Gate.RelativeToBaseline {
+			r.Limit = float64(comparison.BaselineAppErrors) + r.Gate.Limit
+		}
 		return r
 	}
 	d, what := s.Latency, "latency"
@@ -388,6 +680,13 @@ func measureRun(r GateResult, m Measure, s Summary) GateResult {
 	if d.Count == 0 {
 		r.Reason = fmt.Sprintf("no row has a %s", what)
 		return r
+	}
+	if lacking := s.Rows - d.Count; lacking > 0 {
+		if lacking > r.Gate.AllowFailedRows {
+			r.Reason = fmt.Sprintf("%d of %d rows have no %s (%s); %s", lacking, s.Rows, what, plural(s.AppErrors, "app error"), acceptText(lacking))
+			return r
+		}
+		r.Detail = fmt.Sprintf("%d of %d rows without a %s left out, as allowed", lacking, s.Rows, what)
 	}
 	switch m {
 	case MeasureCostMean, MeasureLatencyMean:
@@ -402,6 +701,107 @@ func measureRun(r GateResult, m Measure, s Summary) GateResult {
 		r.Measured = d.Sum
 	}
 	return r
+}
+
+// allMeasures lists every measure's name, for suggestions.
+func allMeasures() []string {
+	var out []string
+	for m := range evaluatorMeasures {
+		out = append(out, string(m))
+	}
+	for m := range runMeasures {
+		out = append(out, string(m))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// unknownEvaluator explains a name that resolves to no evaluator: what
+// exists, and a suggestion when the name is close to an evaluator's, to a
+// measure of the run, or is a misspelt measure around a known evaluator.
+func unknownEvaluator(name string, cat catalog) string {
+	var candidates []string
+	for _, e := range cat.list {
+		candidates = append(candidates, cat.labels[e.ID])
+	}
+	hint := suggestion(name, candidates)
+	if hint == "" {
+		var runs []string
+		for m := range runMeasures {
+			runs = append(runs, string(m))
+		}
+		slices.Sort(runs)
+		hint = suggestion(name, runs)
+	}
+	if open := strings.IndexByte(name, '('); hint == "" && open > 0 && strings.HasSuffix(name, ")") {
+		word, inner := strings.TrimSpace(name[:open]), strings.TrimSpace(name[open+1:len(name)-1])
+		var measures []string
+		for m := range evaluatorMeasures {
+			measures = append(measures, string(m))
+		}
+		slices.Sort(measures)
+		if close := closest(word, measures); close != "" {
+			if e, ok := cat.find(inner); ok {
+				hint = fmt.Sprintf("; did you mean %s(%s)?", close, cat.labels[e.ID])
+			} else if inner := closest(inner, candidates); inner != "" {
+				hint = fmt.Sprintf("; did you mean %s(%s)?", close, inner)
+			}
+		}
+	}
+	return fmt.Sprintf("no evaluator named %q%s (known: %s)", bound(name, 80), hint, bound(cat.names(), 400))
+}
+
+// suggestion returns "; did you mean X?" for the candidate closest to
+// name, or "" when none is close.
+func suggestion(name string, candidates []string) string {
+	if c := closest(name, candidates); c != "" {
+		return fmt.Sprintf("; did you mean %q?", bound(c, 80))
+	}
+	return ""
+}
+
+// closest returns the candidate nearest to name, ignoring case, when it is
+// within about a third of its length in edits (at least 1, at most 3),
+// or "".
+func closest(name string, candidates []string) string {
+	if len(name) > 200 {
+		return ""
+	}
+	lower := strings.ToLower(strings.TrimSpace(name))
+	best, bestDistance := "", 0
+	for _, c := range candidates {
+		if len(c) > 200 {
+			continue
+		}
+		d := levenshteinDistance(lower, strings.ToLower(c))
+		limit := min(3, max(1, (len([]rune(c))+2)/3))
+		if d <= limit && (best == "" || d < bestDistance) {
+			best, bestDistance = c, d
+		}
+	}
+	return best
+}
+
+// levenshteinDistance is the Levenshtein distance between a and b, in runes.
+func levenshteinDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	prev := make([]int, len(y)+1)
+	cur := make([]int, len(y)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		cur[0] = i
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(y)]
 }
 
 func (op Op) valid() bool {

@@ -26,6 +26,14 @@ func TestParseGate(t *testing.T) {
 		{"a -> b >= -1", Gate{Measure: MeasureMean, Evaluator: "a -> b", Op: AtLeast, Limit: -1}},
 		{"Score (v2) >= 0.5", Gate{Measure: MeasureMean, Evaluator: "Score (v2)", Op: AtLeast, Limit: 0.5}},
 		{"median(x) >= 1", Gate{Measure: MeasureMean, Evaluator: "median(x)", Op: AtLeast, Limit: 1}},
+		{"app_errors <= baseline", Gate{Measure: MeasureAppErrors, Op: AtMost, RelativeToBaseline: true}},
+		{"app_errors<=baseline+2", Gate{Measure: MeasureAppErrors, Op: AtMost, Limit: 2, RelativeToBaseline: true}},
+		{"app_errors < Baseline - 1", Gate{Measure: MeasureAppErrors, Op: Below, Limit: -1, RelativeToBaseline: true}},
+		{"Exact match >= 90% allowing 2 failed rows", Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, Limit: 0.9, AllowFailedRows: 2}},
+		{"worse(Exact match) <= 0 allowing 1 failed row", Gate{Measure: MeasureWorseRows, Evaluator: "Exact match", Op: AtMost, AllowFailedRows: 1}},
+		{"latency.p95 <= 3  ALLOWING 5 FAILED ROWS ", Gate{Measure: MeasureLatencyP95, Op: AtMost, Limit: 3, AllowFailedRows: 5}},
+		{"allowing >= 0.5", Gate{Measure: MeasureMean, Evaluator: "allowing", Op: AtLeast, Limit: 0.5}},
+		{"baseline >= 0.5", Gate{Measure: MeasureMean, Evaluator: "baseline", Op: AtLeast, Limit: 0.5}},
 	}
 	for _, tt := range tests {
 		got, err := ParseGate(tt.text)
@@ -49,12 +57,46 @@ func TestParseGate(t *testing.T) {
 		{"Exact match == 0.8", "unknown operator"},
 		{"Exact match => 0.8", "unknown operator"},
 		{"worse() <= 1", "no evaluator name"},
+		{"Exact match >= baseline", "only app_errors takes a limit relative to the baseline"},
+		{"app_errors <= baseline * 2", "want baseline, baseline + NUMBER or baseline - NUMBER"},
+		{"app_errors <= baselines", "not a finite number"},
 	}
 	for _, tt := range bad {
 		_, err := ParseGate(tt.text)
 		if err == nil || !strings.Contains(err.Error(), tt.says) || !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.text)) {
 			t.Errorf("ParseGate(%q) error = %v; want one quoting the gate and saying %q", tt.text, err, tt.says)
 		}
+	}
+}
+
+func TestInvalidGates(t *testing.T) {
+	baseline, candidate := capitalsRuns()
+	r := NewReport(baseline, candidate)
+	tests := []struct {
+		gate Gate
+		says string
+	}{
+		{MinMean("Exact matsh", 0.5), `no evaluator named "Exact matsh"; did you mean "Exact match"?`},
+		{MinMean("exact MATCH", 0.5), `did you mean "Exact match"?`},
+		{MinMean("wrose(Edit distance)", 0), `did you mean worse(Edit distance)?`},
+		{MinMean("latncy.p95", 2), `did you mean "latency.p95"?`},
+		{MinMean("Nothing like it", 0.5), `no evaluator named "Nothing like it" (known: "Edit distance", "Exact match")`},
+		{Gate{Measure: "wrose", Evaluator: "Exact match", Op: AtMost}, `unknown measure "wrose"; did you mean "worse"?`},
+		{Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: "=>"}, "unknown operator"},
+		{Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, RelativeToBaseline: true}, "only app_errors"},
+		{MinMean("Exact match", 0.5).AllowingFailedRows(-1), "negative"},
+	}
+	for _, tt := range tests {
+		err := r.Check(tt.gate)
+		if !errors.Is(err, ErrInvalidGate) || !r.Gates[0].Invalid || !strings.Contains(r.Gates[0].Reason, tt.says) {
+			t.Errorf("Check(%s) = %v (reason %q), want an invalid gate saying %q", tt.gate, err, r.Gates[0].Reason, tt.says)
+		}
+	}
+	// A gate by id of an evaluator the runs have no value of is valid: it
+	// fails on the missing values.
+	r.Evaluators = append(r.Evaluators, Evaluator{ID: "ev-silent"})
+	if err := r.Check(MinMean("ev-silent", 0)); errors.Is(err, ErrInvalidGate) || err == nil || !strings.Contains(r.Gates[0].Reason, "no result for this evaluator") {
+		t.Errorf("a gate on a known evaluator without results = %v, want a failure that is not invalid", err)
 	}
 }
 
@@ -76,29 +118,29 @@ func TestReportCheck(t *testing.T) {
 	baseline, candidate := capitalsRuns()
 	r := NewReport(baseline, candidate)
 	gates := []Gate{
-		MinMean("Exact match", 0.8),                  // 6/7 passes
+		MinMean("Exact match", 0.7),                  // 6/8, Nigeria's error a fail: passes
 		MinMean("Exact match", 0.9),                  // fails
-		MaxWorseRows("Edit distance", 0),             // Australia got worse: fails
-		NoSignificantRegression("Exact match", 0.05), // better: p measured as 1
+		MaxWorseRows("Edit distance", 0),             // Australia got worse, Nigeria errored: fails
+		NoSignificantRegression("Exact match", 0.05), // 3 better, 2 worse: p = P(X ≥ 2 | 5) = 0.8125
 		MaxAppErrors(0),                              // Nigeria: fails
-		MaxP95Latency(5),                             // passes
-		MinMean("Exact matsh", 0.1),                  // a typo: fails
+		MaxP95Latency(5).AllowingFailedRows(1),       // Nigeria has no latency, as allowed: passes
+		MinMean("Exact matsh", 0.1),                  // a typo: fails, invalid
 	}
 	err := r.Check(gates...)
-	if !errors.Is(err, ErrGateFailed) {
-		t.Fatalf("Check error = %v, want one matching ErrGateFailed", err)
+	if !errors.Is(err, ErrGateFailed) || !errors.Is(err, ErrInvalidGate) {
+		t.Fatalf("Check error = %v, want one matching ErrGateFailed and ErrInvalidGate", err)
 	}
 	var ge *GateError
-	if !errors.As(err, &ge) || len(ge.Failed) != 4 || ge.Total != 7 {
-		t.Fatalf("Check error = %#v, want a *GateError with 4 of 7 gates failed", err)
+	if !errors.As(err, &ge) || len(ge.Failed) != 4 || ge.Total != 7 || len(ge.Invalid()) != 1 {
+		t.Fatalf("Check error = %#v, want a *GateError with 4 of 7 gates failed, 1 invalid", err)
 	}
 	msg := err.Error()
 	for _, want := range []string{
 		"4 of 7 gates failed",
-		"Exact match >= 0.9 failed: measured 0.8571, limit >= 0.9",
-		"worse(Edit distance) <= 0 failed: measured 1, limit <= 0",
+		"Exact match >= 0.9 failed: measured 0.75, limit >= 0.9 (1 of 8 rows without a value (1 errored), counted as fails)",
+		"worse(Edit distance) <= 0 failed: measured 2, limit <= 0 (1 row without a candidate value counted as worse)",
 		"app_errors <= 0 failed: measured 1, limit <= 0",
-		`Exact matsh >= 0.1 failed: no evaluator named "Exact matsh" (known: "Edit distance", "Exact match")`,
+		`Exact matsh >= 0.1 failed: no evaluator named "Exact matsh"; did you mean "Exact match"? (known: "Edit distance", "Exact match")`,
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the error lacks %q:\n%s", want, msg)
@@ -110,18 +152,21 @@ func TestReportCheck(t *testing.T) {
 			t.Errorf("gate %s passed = %v, want %v (%s)", g.Gate, g.Passed, wantPassed[i], g)
 		}
 	}
-	if r.Gates[3].Measured != 1 {
-		t.Errorf("regression p of an improvement = %v, want 1", r.Gates[3].Measured)
+	if !closeTo(r.Gates[3].Measured, 26.0/32, 1e-12) {
+		t.Errorf("regression p = %v, want P(X ≥ 2) = 26/32 for X ~ Binomial(5, 1/2)", r.Gates[3].Measured)
 	}
 	if err := r.Check(gates[0], gates[3], gates[5]); err != nil || len(r.Gates) != 3 {
 		t.Errorf("Check of passing gates = %v with %d results, want nil and 3", err, len(r.Gates))
+	}
+	if err := r.Check(gates[1]); errors.Is(err, ErrInvalidGate) {
+		t.Errorf("a failing but valid gate matches ErrInvalidGate: %v", err)
 	}
 }
 
 func TestCheckWithoutBaseline(t *testing.T) {
 	_, candidate := capitalsRuns()
 	r := NewReport(Run{}, candidate)
-	err := r.Check(MaxWorseRows("Exact match", 5), MaxMeanCost(1), Gate{Measure: "median", Op: AtMost, Limit: 1}, Gate{Evaluator: "Exact match", Op: "~", Limit: 1})
+	err := r.Check(MaxWorseRows("Exact match", 5), MaxMeanCost(1).AllowingFailedRows(1), Gate{Measure: "median", Op: AtMost, Limit: 1}, Gate{Evaluator: "Exact match", Op: "~", Limit: 1})
 	var ge *GateError
 	if !errors.As(err, &ge) || len(ge.Failed) != 3 {
 		t.Fatalf("Check = %v, want 3 failures", err)

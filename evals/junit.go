@@ -45,13 +45,24 @@ type (
 )
 
 // WriteJUnit writes the report as JUnit XML, which CI systems show as test
-// results: a test suite per variant with one test case per scenario (its
-// time is the app's latency), failed when an evaluator's result is false or
-// an error, with a message naming the evaluators and the expected answer;
-// and a suite "gates" with one test case per gate of the last Check.
+// results. The test cases that can fail are the gates of the last Check
+// (a suite "gates") and, when the runs could not be judged (see
+// Report.Failure), a suite "evaluation" with one failing case that gives
+// the reason: the report is green exactly when every gate holds. Each
+// variant's suite has one passed test case per scenario (its time is the
+// app's latency), its inputs, expected answer, output, app error and each
+// evaluator's result in system-out: a row that an evaluator judged false
+// is data for the gates, not a failure of the report.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	cat := r.catalog()
 	doc := junitSuites{Name: "agenta evaluation"}
+	if failure := r.failure(); failure != nil {
+		doc.Suites = append(doc.Suites, junitSuite{Name: "evaluation", Tests: 1, Failures: 1, Cases: []junitCase{{
+			Name:      bound("evaluation of "+r.Candidate.Variant(), 200),
+			Classname: "evaluation",
+			Failure:   &junitFailure{Message: bound(oneLine(failure.Error()), 1000), Type: "evaluation", Text: bound(failure.Error(), 4000)},
+		}}})
+	}
 	for _, run := range r.runs() {
 		suite := junitSuite{Name: run.name}
 		total := 0.0
@@ -59,15 +70,11 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			c := junitCase{
 				Name:      bound(fmt.Sprintf("row %d: %s", i+1, oneLine(s.InputsText())), 200),
 				Classname: bound(run.name, 120),
-				SystemOut: bound(s.OutputText(), 4000),
+				SystemOut: scenarioText(s, cat),
 			}
 			if l, ok := s.Latency(); ok && l >= 0 {
 				c.Time = strconv.FormatFloat(l, 'f', 3, 64)
 				total += l
-			}
-			c.Failure = scenarioFailure(s, cat)
-			if c.Failure != nil {
-				suite.Failures++
 			}
 			suite.Cases = append(suite.Cases, c)
 		}
@@ -80,7 +87,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	if len(r.Gates) > 0 {
 		suite := junitSuite{Name: "gates"}
 		for _, g := range r.Gates {
-			c := junitCase{Name: bound(g.Gate.String(), 200), Classname: "gates"}
+			c := junitCase{Name: bound(g.Gate.String(), 200), Classname: "gates", SystemOut: bound(g.String(), 2000)}
 			if !g.Passed {
 				c.Failure = &junitFailure{Message: bound(g.String(), 1000), Type: "gate"}
 				suite.Failures++
@@ -106,48 +113,27 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	return err
 }
 
-// scenarioFailure returns the failure of a row, or nil when every bool
-// result is true and no result is an error. The message names each failing
-// evaluator and the expected answer it compared with.
-func scenarioFailure(s models.EvaluationScenario, cat catalog) *junitFailure {
-	var messages, details []string
-	kind := "false"
+// scenarioText is a row's system-out: its inputs, expected answer, output
+// or app error, and each evaluator's result by name, with the expected
+// answer it compared with.
+func scenarioText(s models.EvaluationScenario, cat catalog) string {
+	lines := []string{
+		"inputs: " + bound(s.InputsText(), 2000),
+		"expected: " + bound(s.ExpectedAnswer(), 2000),
+	}
 	if msg, failed := s.AppError(); failed {
-		kind = "error"
-		messages = append(messages, fmt.Sprintf("app error: %s, expected %q", bound(oneLine(msg), 200), bound(s.ExpectedAnswer(), 200)))
+		lines = append(lines, "app error: "+bound(msg, 1000))
+	} else {
+		lines = append(lines, "output: "+bound(s.OutputText(), 4000))
 	}
 	for _, res := range s.Results {
-		failed := res.Result.Failed()
-		if b, ok := res.Result.Bool(); !failed && (!ok || b) {
-			continue
-		}
-		if failed && s.Failed() {
-			continue // a copy of the app's error, already said
-		}
-		expected := s.ExpectedAnswer()
-		if e, ok := cat.find(res.EvaluatorConfig); ok {
+		line := fmt.Sprintf("%s: %s", cat.label(res.EvaluatorConfig), bound(resultText(res.Result), 500))
+		if e, ok := cat.find(res.EvaluatorConfig); ok && e.CorrectAnswerKey != "" && e.CorrectAnswerKey != models.DefaultCorrectAnswerKey {
 			if v, ok := s.ExpectedAnswerFor(e.CorrectAnswerKey); ok {
-				expected = v
+				line += fmt.Sprintf(" (expected %q)", bound(v, 200))
 			}
 		}
-		what := "false"
-		if failed {
-			what, kind = bound(oneLine(resultText(res.Result)), 200), "error"
-		}
-		messages = append(messages, fmt.Sprintf("%s: %s, expected %q", cat.label(res.EvaluatorConfig), what, bound(expected, 200)))
+		lines = append(lines, line)
 	}
-	if len(messages) == 0 {
-		return nil
-	}
-	details = append(details, "inputs: "+bound(s.InputsText(), 2000))
-	details = append(details, "expected: "+bound(s.ExpectedAnswer(), 2000))
-	details = append(details, "output: "+bound(s.OutputText(), 4000))
-	for _, res := range s.Results {
-		details = append(details, fmt.Sprintf("%s: %s", cat.label(res.EvaluatorConfig), bound(resultText(res.Result), 500)))
-	}
-	return &junitFailure{
-		Message: bound(strings.Join(messages, "; "), 1000),
-		Type:    kind,
-		Text:    strings.Join(details, "\n"),
-	}
+	return strings.Join(lines, "\n")
 }

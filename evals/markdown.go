@@ -19,34 +19,44 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	runs := r.runs()
 	cand := runs[len(runs)-1]
 
+	if failure := r.failure(); failure != nil {
+		fmt.Fprintf(bw, "**The runs could not be judged:** %s\n\n", mdText(failure.Error()))
+	}
 	if r.Comparison == nil {
 		fmt.Fprintf(bw, "### Evaluation of %s\n\n", mdCode(cand.name))
-		fmt.Fprintf(bw, "| Evaluator | Mean | 95%% CI | Values | Errors |\n|---|---:|---:|---:|---:|\n")
+		fmt.Fprintf(bw, "| Evaluator | Mean | 95%% CI | Values | Errors | Missing |\n|---|---:|---:|---:|---:|---:|\n")
 		for _, e := range cat.list {
 			m, ok := r.CandidateSummary.Evaluators[e.ID]
 			if !ok {
 				continue
 			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %d | %d |\n", mdText(evaluatorTitle(cat, e)), formatMean(m), formatInterval(m), m.Count, m.Errors)
+			fmt.Fprintf(bw, "| %s | %s | %s | %d | %d | %d |\n", mdText(evaluatorTitle(cat, e)), formatMean(m), formatInterval(m), m.Count, m.Errors, m.Missing)
 		}
+		fmt.Fprintf(bw, "\nA pass rate counts a row without a value (errored or missing) as a fail.\n")
 	} else {
 		base := runs[0]
 		cmp := r.Comparison
 		fmt.Fprintf(bw, "### %s against %s\n\n", mdCode(cand.name), mdCode(base.name))
-		fmt.Fprintf(bw, "| Evaluator | %s | %s | Change | Better / worse / same | p |\n|---|---:|---:|---:|---:|---:|\n",
+		fmt.Fprintf(bw, "| Evaluator | %s | %s | Change | Better / worse / same | Without value | p |\n|---|---:|---:|---:|---:|---:|---:|\n",
 			mdText(base.name), mdText(cand.name))
 		for _, e := range cat.list {
 			d, ok := cmp.Evaluators[e.ID]
 			if !ok {
 				continue
 			}
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %d / %d / %d | %s |\n",
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %d / %d / %d | %d / %d | %s |\n",
 				mdText(evaluatorTitle(cat, e)),
 				formatMeanInterval(d.Baseline), formatMeanInterval(d.Candidate),
 				formatChange(d, e.Direction, 0.05),
-				d.Better(e.Direction), d.Worse(e.Direction), d.Tied, formatP(d.PValue))
+				d.Better(e.Direction), d.Worse(e.Direction), d.Tied+d.BothLack,
+				d.Baseline.WithoutValue(), d.Candidate.WithoutValue(), formatP(d.PValueFor(e.Direction)))
 		}
-		fmt.Fprintf(bw, "\n%d rows paired by their inputs, %d unpaired. Means over the paired rows, with 95%% confidence intervals; p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).\n", cmp.Paired, cmp.Unpaired)
+		unpaired := fmt.Sprint(cmp.Unpaired)
+		if cmp.Unpaired > 0 {
+			unpaired = fmt.Sprintf("%d (%d of the baseline, %d of the candidate)", cmp.Unpaired, cmp.UnpairedBaseline, cmp.UnpairedCandidate)
+		}
+		fmt.Fprintf(bw, "\n%d rows paired by their inputs and expected answers, %s unpaired. Means over every row, with 95%% confidence intervals; a row without a value (errored, missing, unpaired) counts as a fail in a pass rate and as worse in a comparison. p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).\n",
+			cmp.Paired, unpaired)
 	}
 
 	bw.WriteString("\n| Run |")
@@ -88,6 +98,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				if g.Reason != "" {
 					verdict += ": " + mdText(g.Reason)
 				}
+			}
+			if g.Detail != "" {
+				verdict += " (" + mdText(g.Detail) + ")"
 			}
 			fmt.Fprintf(bw, "| %s | %s | %s |\n", mdCode(g.Gate.String()), measured, verdict)
 		}
@@ -149,7 +162,7 @@ func formatChange(d Delta, dir Direction, alpha float64) string {
 	switch {
 	case d.Regressed(dir, alpha):
 		s += " ▼"
-	case d.Diff != 0 && d.PValue < alpha:
+	case d.PValueFor(dir) < alpha:
 		s += " ▲"
 	}
 	return s

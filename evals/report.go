@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/agenta-go/agenta/models"
@@ -53,6 +54,15 @@ type Report struct {
 
 	// Gates holds the outcome of the last Check.
 	Gates []GateResult
+
+	// Failure, when set, is why the runs could not be judged: an
+	// evaluation that ended EVALUATION_FAILED, an error of the service, a
+	// wait that timed out. Check then fails every gate with it, and the
+	// writers show it: a failing test case in JUnit, a line in Markdown.
+	// A run whose Evaluation has a failed status is such a failure even
+	// when Failure is nil; its reason is the service's message and the
+	// cause, the last line of its stack trace.
+	Failure error
 }
 
 // NewReport summarises the candidate run and compares it with the baseline
@@ -96,9 +106,37 @@ func (r *Report) SetDirection(evaluator string, d Direction) error {
 // r.Gates for the writers, and returns a *GateError matching ErrGateFailed
 // when any gate failed (see the package function Check).
 func (r *Report) Check(gates ...Gate) error {
-	results, err := checkGates(r.CandidateSummary, r.Comparison, r.catalog(), gates)
+	results, err := checkGates(r.CandidateSummary, r.Comparison, r.catalog(), gates, r.failure())
 	r.Gates = results
 	return err
+}
+
+// failure returns Report.Failure, or else the failure of a run whose
+// evaluation ended EVALUATION_FAILED or EVALUATION_AGGREGATION_FAILED.
+func (r *Report) failure() error {
+	if r.Failure != nil {
+		return r.Failure
+	}
+	for _, run := range []Run{r.Baseline, r.Candidate} {
+		status := run.Evaluation.Status.EvaluationStatus()
+		if !status.Failed() {
+			continue
+		}
+		text := fmt.Sprintf("evaluation %s (%s) ended %s", bound(run.Evaluation.ID, 80), run.Variant(), bound(string(status), 80))
+		if e := run.Evaluation.Status.Error; e != nil {
+			if e.Message != "" {
+				text += ": " + bound(oneLine(e.Message), 200)
+			}
+			if cause := e.Cause(); cause != "" {
+				text += ": " + cause
+			}
+			if hint := e.Hint(); hint != "" {
+				text += " (" + bound(hint, 300) + ")"
+			}
+		}
+		return errors.New(text)
+	}
+	return nil
 }
 
 // catalog resolves the report's evaluators, those only seen in results

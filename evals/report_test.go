@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,7 @@ type parsedJUnit struct {
 				Type    string `xml:"type,attr"`
 				Text    string `xml:",chardata"`
 			} `xml:"failure"`
+			SystemOut string `xml:"system-out"`
 		} `xml:"testcase"`
 	} `xml:"testsuite"`
 }
@@ -59,32 +61,33 @@ func TestWriteJUnit(t *testing.T) {
 	if len(doc.Suites) != 3 || doc.Suites[0].Name != "capitals.default" || doc.Suites[1].Name != "capitals.precise" || doc.Suites[2].Name != "gates" {
 		t.Fatalf("suites = %+v, want capitals.default, capitals.precise and gates", doc.Suites)
 	}
-	// Baseline: Brazil, Canada, Nigeria, Switzerland wrong. Candidate:
-	// Australia wrong and Nigeria failed. Gates: app errors failed.
-	wantFailures := []int{4, 2, 1}
+	// Rows are data, never failures: only the gates can fail. Both gates
+	// fail here (6/8 < 0.8, and Nigeria's app error).
+	wantFailures := []int{0, 0, 2}
 	for i, s := range doc.Suites {
 		if s.Failures != wantFailures[i] || s.Tests != len(s.Cases) {
 			t.Errorf("suite %s: %d failures in %d tests (%d cases), want %d failures", s.Name, s.Failures, s.Tests, len(s.Cases), wantFailures[i])
 		}
 	}
-	if doc.Tests != 8+8+2 || doc.Failures != 7 {
-		t.Errorf("testsuites counts %d tests, %d failures; want 18 and 7", doc.Tests, doc.Failures)
+	if doc.Tests != 8+8+2 || doc.Failures != 2 {
+		t.Errorf("testsuites counts %d tests, %d failures; want 18 and 2", doc.Tests, doc.Failures)
 	}
-	messages := map[string]string{}
+	out := map[string]string{}
 	for _, c := range doc.Suites[1].Cases {
 		if c.Failure != nil {
-			messages[c.Name] = c.Failure.Type + ": " + c.Failure.Message
+			t.Errorf("row %q is a failure: %+v", c.Name, c.Failure)
 		}
+		out[c.Name] = c.SystemOut
 		if c.Classname != "capitals.precise" {
 			t.Errorf("case %q has classname %q, want the variant", c.Name, c.Classname)
 		}
 	}
 	// The candidate's rows are reversed: Australia is its 5th.
-	if got := messages["row 5: country=Australia"]; got != `false: Exact match: false, expected "Canberra"` {
-		t.Errorf("Australia's failure = %q, want the evaluator and the expected answer named", got)
+	if got := out["row 5: country=Australia"]; !strings.Contains(got, "Exact match: false") || !strings.Contains(got, "expected: Canberra") || !strings.Contains(got, "output: Sydney") {
+		t.Errorf("Australia's system-out = %q, want the evaluator's false, the expected answer and the output", got)
 	}
-	if got := messages["row 3: country=Nigeria"]; got != `error: app error: rate limited, expected ""` {
-		t.Errorf("Nigeria's failure = %q, want the app error", got)
+	if got := out["row 3: country=Nigeria"]; !strings.Contains(got, "app error: rate limited") {
+		t.Errorf("Nigeria's system-out = %q, want the app error", got)
 	}
 	if c := doc.Suites[0].Cases[0]; c.Time != "0.500" || c.Failure != nil {
 		t.Errorf("France's case = %+v, want time 0.500 (its latency) and no failure", c)
@@ -93,6 +96,71 @@ func TestWriteJUnit(t *testing.T) {
 		t.Errorf("the app errors gate = %+v, want a failure with the measured value and the limit", g)
 	}
 	validateJUnit(t, buf.Bytes())
+
+	// Every gate holding: green, whatever the rows.
+	if err := r.Check(MinMean("Exact match", 0.5), MaxAppErrors(1)); err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := r.WriteJUnit(&buf); err != nil {
+		t.Fatal(err)
+	}
+	doc = parsedJUnit{}
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil || doc.Failures != 0 || doc.Tests != 18 {
+		t.Errorf("with every gate holding, the JUnit report has %d failures in %d tests (%v), want 0 in 18:\n%s", doc.Failures, doc.Tests, err, buf.String())
+	}
+}
+
+// TestWriteJUnitFailedEvaluation: an evaluation that ended
+// EVALUATION_FAILED is one failing test case with its cause, and every
+// gate fails with it.
+func TestWriteJUnitFailedEvaluation(t *testing.T) {
+	trace := "Traceback (most recent call last):\n  File \"/app/agenta_backend/tasks/evaluations.py\", line 158, in evaluate\n    inputs = [\n  File \"/app/agenta_backend/tasks/evaluations.py\", line 162, in <listcomp>\n    value=data_point[\nKeyError: 'country'\n"
+	ev := evaluationOf("eval-failed", "capitals.default", exactMatch)
+	ev.Status = models.Result{Type: "status", Value: json.RawMessage(`"EVALUATION_FAILED"`), Error: &models.Error{Message: "Evaluation Failed", Stacktrace: trace}}
+	r := NewReport(Run{}, Run{Evaluation: ev})
+	err := r.Check(MinMean("Exact match", 0.5), MaxAppErrors(0))
+	var ge *GateError
+	if !errors.As(err, &ge) || len(ge.Failed) != 2 || !strings.Contains(ge.Failed[1].Reason, "KeyError: 'country'") {
+		t.Fatalf("Check on a failed evaluation = %v, want both gates failed with the cause", err)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteJUnit(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc parsedJUnit
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Suites) < 1 || doc.Suites[0].Name != "evaluation" || doc.Suites[0].Cases[0].Failure == nil {
+		t.Fatalf("suites = %+v, want a failing suite \"evaluation\" first", doc.Suites)
+	}
+	msg := doc.Suites[0].Cases[0].Failure.Message
+	for _, want := range []string{"eval-failed", "EVALUATION_FAILED", "Evaluation Failed", "KeyError: 'country'", "the test set has no column 'country', which the app takes as input"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the failure message %q lacks %q", msg, want)
+		}
+	}
+	if doc.Failures != 3 {
+		t.Errorf("%d failures, want 3: the evaluation and both gates", doc.Failures)
+	}
+	validateJUnit(t, buf.Bytes())
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil || !strings.Contains(md.String(), "KeyError: 'country'") {
+		t.Errorf("the Markdown of a failed evaluation lacks the cause (%v):\n%s", err, md.String())
+	}
+
+	// Report.Failure, as the command sets it for a service error.
+	r = NewReport(Run{}, Run{})
+	r.Failure = errors.New("agenta: POST /api/evaluations: 404 Not Found: App not found")
+	_ = r.Check(MaxAppErrors(0))
+	buf.Reset()
+	if err := r.WriteJUnit(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "App not found") || !strings.Contains(buf.String(), `failures="2"`) {
+		t.Errorf("a report of a service error = %s, want the error as a failing case and the gate failed", buf.String())
+	}
 }
 
 // TestWriteJUnitHostileText feeds text XML cannot hold as is.
@@ -100,6 +168,7 @@ func TestWriteJUnitHostileText(t *testing.T) {
 	hostile := "a\x01b ]]> <tag attr=\"x\"> & \xff\xfe \U0001F600 \ufffe"
 	row := answered(hostile, hostile, hostile, 0, 1, boolResult("ev", false))
 	r := NewReport(Run{}, Run{Scenarios: []models.EvaluationScenario{row}})
+	_ = r.Check(Gate{Evaluator: hostile, Op: AtLeast, Limit: 1})
 	var buf bytes.Buffer
 	if err := r.WriteJUnit(&buf); err != nil {
 		t.Fatal(err)
@@ -108,8 +177,8 @@ func TestWriteJUnitHostileText(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("hostile text broke the XML: %v\n%s", err, buf.String())
 	}
-	if len(doc.Suites) != 1 || doc.Suites[0].Name != "candidate" || doc.Suites[0].Cases[0].Failure == nil {
-		t.Fatalf("suites = %+v, want one failing case in suite candidate", doc.Suites)
+	if len(doc.Suites) != 2 || doc.Suites[0].Name != "candidate" || doc.Suites[1].Cases[0].Failure == nil || !strings.Contains(doc.Suites[0].Cases[0].SystemOut, "tag attr") {
+		t.Fatalf("suites = %+v, want the row in suite candidate and a failing gate", doc.Suites)
 	}
 	validateJUnit(t, buf.Bytes())
 }
@@ -233,12 +302,12 @@ func TestWriteMarkdown(t *testing.T) {
 	md := buf.String()
 	for _, want := range []string{
 		"### `capitals.precise` against `capitals.default`",
-		"| Evaluator | capitals.default | capitals.precise | Change | Better / worse / same | p |",
-		"| Exact match | 50.0% (21.5% – 78.5%) | 85.7% (48.7% – 97.4%) | +35.7 pts | 3 / 1 / 3 | 0.625 |",
+		"| Evaluator | capitals.default | capitals.precise | Change | Better / worse / same | Without value | p |",
+		"| Exact match | 50.0% (21.5% – 78.5%) | 75.0% (40.9% – 92.9%) | +25.0 pts | 3 / 2 / 3 | 0 / 1 | 1 |",
 		"| Edit distance (lower is better) |",
-		"8 rows paired by their inputs, 0 unpaired.",
+		"8 rows paired by their inputs and expected answers, 0 unpaired.",
 		"| App errors | 0 | 1 |",
-		"| `Exact match >= 0.8` | 0.8571 | ✅ pass |",
+		"| `Exact match >= 0.8` | 0.75 | ❌ fail (1 of 8 rows without a value (1 errored), counted as fails) |",
 		"| `app_errors <= 0` | 1 | ❌ fail |",
 	} {
 		if !strings.Contains(md, want) {
@@ -267,9 +336,10 @@ func TestWriteMarkdownSingleRunAndNoValues(t *testing.T) {
 	md := buf.String()
 	for _, want := range []string{
 		"### Evaluation of `a\\|b`",
-		"| critique | n/a | n/a | 0 | 1 |",
-		"| score | 1 | n/a | 1 | 1 |",
-		"❌ fail: no bool or number values (1 errors, 1 other)",
+		"| critique | n/a | n/a | 0 | 1 | 0 |",
+		"| score | 1 | n/a | 1 | 1 | 0 |",
+		"❌ fail: no bool or number values: 2 of 2 rows without a value (1 errored, 1 not a bool or number)",
+		"❌ fail: 1 of 2 rows have no cost (1 app error); accept them with \"allowing 1 failed row\"",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the Markdown lacks %q:\n%s", want, md)
@@ -287,7 +357,7 @@ func TestReportOfARunWithItself(t *testing.T) {
 	if err := r.WriteMarkdown(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "| Exact match | 50.0% (21.5% – 78.5%) | 50.0% (21.5% – 78.5%) | +0.0 pts | 0 / 0 / 8 | 1 |") {
+	if !strings.Contains(buf.String(), "| Exact match | 50.0% (21.5% – 78.5%) | 50.0% (21.5% – 78.5%) | +0.0 pts | 0 / 0 / 8 | 0 / 0 | 1 |") {
 		t.Errorf("a run compared with itself should show no change and p = 1:\n%s", buf.String())
 	}
 	if runs := r.runs(); runs[0].name != "capitals.default (baseline)" || runs[1].name != "capitals.default (candidate)" {
@@ -304,9 +374,10 @@ func TestSetDirection(t *testing.T) {
 	if err := r.SetDirection("Edit distance", HigherIsBetter); err != nil {
 		t.Fatal(err)
 	}
-	// Read as higher-is-better, three rows got worse.
-	if err := r.Check(MaxWorseRows("Edit distance", 2)); err == nil || !strings.Contains(err.Error(), "measured 3") {
-		t.Errorf("after SetDirection the gate gave %v, want 3 worse rows", err)
+	// Read as higher-is-better, three rows got worse, and Nigeria, which
+	// has no value on the candidate's side.
+	if err := r.Check(MaxWorseRows("Edit distance", 2)); err == nil || !strings.Contains(err.Error(), "measured 4") {
+		t.Errorf("after SetDirection the gate gave %v, want 4 worse rows", err)
 	}
 	if err := r.SetDirection("nope", LowerIsBetter); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("SetDirection of an unknown evaluator = %v, want an error naming it", err)

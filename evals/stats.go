@@ -267,6 +267,66 @@ func boolFloat(b bool) float64 {
 	return 0
 }
 
+// Alternative names the alternative hypothesis of a test: a difference
+// either way, or one in a given direction. For paired comparisons the
+// differences are candidate − baseline, so Less means the candidate tends
+// to be lower. The names are those of R's alternative = "two.sided",
+// "less" and "greater", and of scipy's.
+type Alternative int8
+
+const (
+	// TwoSided tests for a difference in either direction.
+	TwoSided Alternative = iota
+	// Less tests for values (or differences) below the null.
+	Less
+	// Greater tests for values (or differences) above the null.
+	Greater
+)
+
+// String returns "two-sided", "less" or "greater".
+func (a Alternative) String() string {
+	switch a {
+	case Less:
+		return "less"
+	case Greater:
+		return "greater"
+	}
+	return "two-sided"
+}
+
+// BinomialTestAlternative returns the p-value of the exact binomial test
+// of k successes in n trials against the success probability p, for the
+// given alternative: P(X ≤ k) for Less, P(X ≥ k) for Greater, and
+// BinomialTest's two-sided value for TwoSided, with X ~ Binomial(n, p). It
+// is R's binom.test(k, n, p, alternative)$p.value and scipy's
+// binomtest(k, n, p, alternative).pvalue. It returns 1 when n is 0, and
+// NaN for arguments out of range.
+//
+// Reference: as for BinomialTest.
+func BinomialTestAlternative(k, n int, p float64, alt Alternative) float64 {
+	if n < 0 || k < 0 || k > n || !(p >= 0 && p <= 1) {
+		return math.NaN()
+	}
+	if n == 0 {
+		return 1
+	}
+	pmf := binomialPMF(n, p)
+	total := 0.0
+	switch alt {
+	case Less:
+		for i := 0; i <= k; i++ {
+			total += pmf(i)
+		}
+	case Greater:
+		for i := k; i <= n; i++ {
+			total += pmf(i)
+		}
+	default:
+		return BinomialTest(k, n, p)
+	}
+	return min(1, total)
+}
+
 // McNemarExact returns the two-sided p-value of the exact McNemar test for
 // paired pass/fail outcomes, from the discordant pairs alone: b pairs that
 // passed only on one side and c that passed only on the other. Under no
@@ -290,6 +350,28 @@ func McNemarExact(b, c int) float64 {
 	return BinomialTest(min(b, c), b+c, 0.5)
 }
 
+// McNemarExactAlternative is the exact McNemar test with an alternative:
+// higher counts the pairs that passed only on the candidate's side, lower
+// those that passed only on the baseline's. Less is the alternative that
+// the candidate passes less often, with p = P(X ≥ lower) for
+// X ~ Binomial(higher+lower, 1/2); Greater the reverse; TwoSided is
+// McNemarExact. It is R's binom.test(lower, higher + lower, 0.5,
+// alternative = "greater")$p.value for Less.
+//
+// Reference: as for McNemarExact.
+func McNemarExactAlternative(higher, lower int, alt Alternative) float64 {
+	if higher < 0 || lower < 0 {
+		return math.NaN()
+	}
+	switch alt {
+	case Less:
+		return BinomialTestAlternative(lower, higher+lower, 0.5, Greater)
+	case Greater:
+		return BinomialTestAlternative(higher, higher+lower, 0.5, Greater)
+	}
+	return McNemarExact(higher, lower)
+}
+
 // signedRankExactMax is the largest number of non-zero differences for
 // which WilcoxonSignedRank computes the exact distribution; its cost grows
 // as n³ (one million steps at 100).
@@ -297,57 +379,125 @@ const signedRankExactMax = 100
 
 // WilcoxonSignedRank returns Wilcoxon's signed-rank statistic V (the sum of
 // the ranks of |d| over the positive differences) and its two-sided
-// p-value, for paired differences d (candidate − baseline) that are all
-// finite.
+// p-value, for paired differences d (candidate − baseline); it is
+// WilcoxonSignedRankAlternative(d, TwoSided).
+func WilcoxonSignedRank(d []float64) (v, p float64) {
+	return WilcoxonSignedRankAlternative(d, TwoSided)
+}
+
+// WilcoxonSignedRankAlternative returns Wilcoxon's signed-rank statistic V
+// (the sum of the ranks of |d| over the positive differences) and its
+// p-value for the given alternative: Less when the differences d
+// (candidate − baseline) tend to be negative, Greater when positive.
 //
-// Zero differences are dropped before ranking (Wilcoxon's convention, as R's
-// wilcox.test; Pratt's alternative ranks them), and tied |d| get the mean
-// of their ranks. For up to 100 non-zero differences, p is exact: the
-// distribution of V over all 2ⁿ sign assignments of the observed ranks,
-// ties included (the conditional test of R's exactRankTests::wilcox.exact,
-// computed by dynamic programming over doubled ranks). Above that, p uses
-// the normal approximation with tie and continuity corrections,
+// NaN differences are dropped. An infinite difference ranks above every
+// finite one (infinite differences tie among themselves): Compare uses
+// ±Inf for a row where one side has no value. Zero differences are dropped
+// before ranking (Wilcoxon's convention, as R's wilcox.test and scipy's
+// zero_method="wilcox"; Pratt's alternative ranks them), and tied |d| get
+// the mean of their ranks. For up to 100 non-zero differences, p is exact:
+// the distribution of V over all 2ⁿ sign assignments of the observed
+// ranks, ties included (the conditional test of R's
+// exactRankTests::wilcox.exact, computed by dynamic programming over
+// doubled ranks); without ties it is scipy's wilcoxon(method="exact").
+// Above that, p uses the normal approximation with tie and continuity
+// corrections,
 //
-//	z = (V − n(n+1)/4 ∓ 1/2) / √(n(n+1)(2n+1)/24 − Σ(t³−t)/48),
+//	z = (V − n(n+1)/4 − c) / √(n(n+1)(2n+1)/24 − Σ(t³−t)/48),
 //
-// t running over the sizes of the groups of tied ranks, which is accurate
-// to about 10⁻³ there; it is R's wilcox.test(d, exact = FALSE). With no
-// non-zero difference, V is 0 and p is 1.
+// t running over the sizes of the groups of tied ranks, with the
+// continuity correction c = −1/2 for Less, +1/2 for Greater and
+// sign(V − n(n+1)/4)/2 for TwoSided; p = Φ(z), 1 − Φ(z) or
+// 2·min(Φ(z), 1 − Φ(z)). It is R's wilcox.test(d, exact = FALSE,
+// alternative) and scipy's wilcoxon(d, method="approx", correction=True).
+// With no non-zero difference, V is 0 and p is 1. The agreement with scipy
+// is measured in TestWilcoxonAgainstScipy.
 //
 // References: F. Wilcoxon, "Individual comparisons by ranking methods",
 // Biometrics Bulletin 1 (1945) 80–83; M. Hollander, D. A. Wolfe and
 // E. Chicken, Nonparametric Statistical Methods, 3rd ed. (2014), 3.1 (the
 // tie correction); J. W. Pratt, JASA 54 (1959) 655–667 (zeros).
-func WilcoxonSignedRank(d []float64) (v, p float64) {
-	abs, positive := signedRanksInput(d)
-	if len(abs) == 0 {
-		return 0, 1
-	}
-	ranks2, ties := doubledRanks(abs)
-	v2 := 0 // 2V
-	for i, r := range ranks2 {
-		if positive[i] {
-			v2 += r
+func WilcoxonSignedRankAlternative(d []float64, alt Alternative) (v, p float64) {
+	plus, minus := 0, 0
+	for _, x := range d {
+		switch {
+		case math.IsInf(x, 1):
+			plus++
+		case math.IsInf(x, -1):
+			minus++
 		}
 	}
-	v = float64(v2) / 2
-	if len(abs) <= signedRankExactMax {
-		return v, signedRankExactP(ranks2, v2)
-	}
-	return v, signedRankNormalP(len(abs), v, ties)
+	return rankDiffs(d).test(plus, minus, alt)
 }
 
-// signedRankHolder sorts the non-zero |d| with their signs.
+// rankedDiffs are the finite non-zero differences of a signed-rank test,
+// ranked once so that the test can be run for several alternatives and
+// with several counts of infinite differences.
+type rankedDiffs struct {
+	ranks2   []int  // twice the mid-ranks of |d|, ascending
+	positive []bool // the sign of each
+	ties     float64
+}
+
+// rankDiffs ranks the finite non-zero values of d.
+func rankDiffs(d []float64) rankedDiffs {
+	abs, positive := signedRanksInput(d)
+	ranks2, ties := doubledRanks(abs)
+	return rankedDiffs{ranks2, positive, ties}
+}
+
+// test returns V and the p-value for alt, with plus differences of +Inf
+// and minus of −Inf added above every finite one.
+func (r rankedDiffs) test(plus, minus int, alt Alternative) (v, p float64) {
+	m, k := len(r.ranks2), plus+minus
+	if m+k == 0 {
+		return 0, 1
+	}
+	ranks2, ties := r.ranks2, r.ties
+	v2, total := 0, 0 // 2V and the sum of the doubled ranks
+	for i, x := range ranks2 {
+		total += x
+		if r.positive[i] {
+			v2 += x
+		}
+	}
+	if k > 0 {
+		// Ranks m+1 … m+k tie: each is their mean, (2m+k+1)/2.
+		top := 2*m + k + 1
+		ranks2 = slices.Clip(ranks2)
+		for range k {
+			ranks2 = append(ranks2, top)
+		}
+		total += k * top
+		v2 += plus * top
+		t := float64(k)
+		ties += t*t*t - t
+	}
+	v = float64(v2) / 2
+	if m+k <= signedRankExactMax {
+		switch alt {
+		case Less:
+			return v, min(1, signedRankCDF(ranks2, v2))
+		case Greater:
+			return v, min(1, signedRankCDF(ranks2, total-v2))
+		}
+		return v, min(1, 2*signedRankCDF(ranks2, min(v2, total-v2)))
+	}
+	return v, signedRankNormalP(m+k, v, ties, alt)
+}
+
+// signedDiff is a non-zero |d| with its sign.
 type signedDiff struct {
 	abs      float64
 	positive bool
 }
 
-// signedRanksInput returns the non-zero |d|, sorted, with their signs.
+// signedRanksInput returns the finite non-zero |d|, sorted, with their
+// signs.
 func signedRanksInput(d []float64) ([]float64, []bool) {
 	diffs := make([]signedDiff, 0, len(d))
 	for _, x := range d {
-		if x != 0 && !math.IsNaN(x) {
+		if x != 0 && !math.IsNaN(x) && !math.IsInf(x, 0) {
 			diffs = append(diffs, signedDiff{math.Abs(x), x > 0})
 		}
 	}
@@ -388,21 +538,26 @@ func doubledRanks(sorted []float64) (ranks2 []int, ties float64) {
 	return ranks2, ties
 }
 
-// signedRankExactP returns the exact two-sided p-value of an observed 2V
-// given the doubled ranks: P(|S − E S| ≥ |2V − E S|) for S the sum of a
-// uniformly random subset of the ranks, which is symmetric about its mean,
-// so p = min(1, 2·P(S ≤ min(2V, T − 2V))) with T the sum of all ranks.
-func signedRankExactP(ranks2 []int, v2 int) float64 {
+// signedRankCDF returns P(S ≤ s2) for S the sum of a uniformly random
+// subset of the doubled ranks: the null distribution of 2V. It is
+// symmetric about half the sum of the ranks, so an upper tail is a lower
+// tail of the reflected value.
+func signedRankCDF(ranks2 []int, s2 int) float64 {
+	if s2 < 0 {
+		return 0
+	}
 	total := 0
 	for _, r := range ranks2 {
 		total += r
 	}
-	low := min(v2, total-v2)
-	// dist[s] is P(S = s) over the ranks seen so far; only s ≤ low matters.
-	dist := make([]float64, low+1)
+	if s2 >= total {
+		return 1
+	}
+	// dist[s] is P(S = s) over the ranks seen so far; only s ≤ s2 matters.
+	dist := make([]float64, s2+1)
 	dist[0] = 1
 	for _, r := range ranks2 {
-		for s := low; s >= 0; s-- {
+		for s := s2; s >= 0; s-- {
 			moved := 0.0
 			if s >= r {
 				moved = dist[s-r]
@@ -414,17 +569,23 @@ func signedRankExactP(ranks2 []int, v2 int) float64 {
 	for _, x := range dist {
 		cum += x
 	}
-	return min(1, 2*cum)
+	return cum
 }
 
 // signedRankNormalP is the normal approximation with tie and continuity
-// corrections (see WilcoxonSignedRank).
-func signedRankNormalP(n int, v, ties float64) float64 {
+// corrections (see WilcoxonSignedRankAlternative).
+func signedRankNormalP(n int, v, ties float64, alt Alternative) float64 {
 	nf := float64(n)
 	z := v - nf*(nf+1)/4
 	sigma := math.Sqrt(nf*(nf+1)*(2*nf+1)/24 - ties/48)
 	if sigma == 0 {
 		return 1
+	}
+	switch alt {
+	case Less:
+		return min(1, normalCDF((z+0.5)/sigma))
+	case Greater:
+		return min(1, normalCDF(-(z-0.5)/sigma))
 	}
 	switch {
 	case z > 0:

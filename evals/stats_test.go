@@ -210,7 +210,7 @@ func TestWilcoxonSignedRank(t *testing.T) {
 				v += float64(r) / 2
 			}
 		}
-		if got := signedRankNormalP(len(abs), v, ties); !closeTo(got, tt.want, 1e-8) {
+		if got := signedRankNormalP(len(abs), v, ties, TwoSided); !closeTo(got, tt.want, 1e-8) {
 			t.Errorf("%s: normal approximation p = %.12g, want %.12g", tt.name, got, tt.want)
 		}
 	}
@@ -238,7 +238,7 @@ func TestSignedRankExactByEnumeration(t *testing.T) {
 				observed += r
 			}
 		}
-		extreme := 0
+		extreme, below, above := 0, 0, 0
 		for mask := 0; mask < 1<<len(ranks2); mask++ {
 			s := 0
 			for i, r := range ranks2 {
@@ -249,10 +249,21 @@ func TestSignedRankExactByEnumeration(t *testing.T) {
 			if math.Abs(float64(2*s-total)) >= math.Abs(float64(2*observed-total)) {
 				extreme++
 			}
+			if s <= observed {
+				below++
+			}
+			if s >= observed {
+				above++
+			}
 		}
-		want := float64(extreme) / float64(int(1)<<len(ranks2))
-		if got := signedRankExactP(ranks2, observed); !closeTo(got, want, 1e-12) {
-			t.Fatalf("differences %v: exact p = %.15g, enumeration gives %.15g", d, got, want)
+		all := float64(int(1) << len(ranks2))
+		for _, alt := range []struct {
+			alt  Alternative
+			want float64
+		}{{TwoSided, float64(extreme) / all}, {Less, float64(below) / all}, {Greater, float64(above) / all}} {
+			if _, got := WilcoxonSignedRankAlternative(d, alt.alt); !closeTo(got, alt.want, 1e-12) {
+				t.Fatalf("differences %v: exact %s p = %.15g, enumeration gives %.15g", d, alt.alt, got, alt.want)
+			}
 		}
 	}
 }

@@ -23,11 +23,24 @@ type Summary struct {
 }
 
 // Metric summarises one evaluator config's results over a set of rows.
+//
+// Every row is one of: a value (Count), an error (Errors: the result
+// failed, or the row's app call did), a missing result (Missing: the row
+// has no result for this evaluator) or another kind of value (Other).
+// Absence of evidence is never success: for a pass/fail evaluator, a row
+// without a value counts as a fail in Mean and its interval, so Mean is
+// the pass rate over every row; for a numeric evaluator, Mean is the mean
+// of the values, and a gate on it fails while any row lacks one (see
+// Gate.AllowFailedRows to accept some).
 type Metric struct {
-	Count     int     // results with a bool or number value
-	Errors    int     // results that failed (type "error")
-	Mean      float64 // bool counts 1 for true, so for a bool evaluator this is the pass rate; NaN when Count is 0
-	Low, High float64 // 95% confidence interval of Mean: Wilson's for bools, Student's t for numbers
+	Count   int // results with a bool or number value
+	Errors  int // rows whose result for this evaluator failed (type "error"), or whose app call failed
+	Missing int // rows whose app call answered but that have no result for this evaluator
+	// Mean is, for a bool evaluator, the pass rate over every row (a row
+	// without a value counts as a fail); for numbers, the mean of the
+	// values. It is NaN when Count is 0.
+	Mean      float64
+	Low, High float64 // 95% confidence interval of Mean: Wilson's over every row for bools, Student's t over the values for numbers
 
 	// Bool reports that every value was a bool: Mean is then a pass rate,
 	// and Low and High are Wilson's interval. The interval is NaN when
@@ -38,28 +51,41 @@ type Metric struct {
 	Other int
 }
 
+// Rows returns the number of rows the metric covers: Count + Errors +
+// Missing + Other.
+func (m Metric) Rows() int { return m.Count + m.Errors + m.Missing + m.Other }
+
+// WithoutValue returns the number of rows that have no bool or number
+// value: errored, missing or another kind of value. A gate counts them
+// against the candidate.
+func (m Metric) WithoutValue() int { return m.Errors + m.Missing + m.Other }
+
 // Passed returns the number of true results of a bool evaluator.
 func (m Metric) Passed() int {
 	if !m.Bool || m.Count == 0 {
 		return 0
 	}
-	return int(math.Round(m.Mean * float64(m.Count)))
+	return int(math.Round(m.Mean * float64(m.Rows())))
 }
 
 // Distribution describes a set of values, such as the cost of each row.
 //
-// P50 and P95 are exact (linear interpolation between order statistics,
-// R's default type 7) for up to 16,384 values; beyond that they come from a
-// fixed-size logarithmic histogram and are within 0.5% of the exact value,
-// so that memory stays flat however many rows stream by. Count, Sum, Mean
-// and Max are always exact. Every field is 0 when Count is 0.
+// P50 and P95 are R's type 7 percentiles (linear interpolation between
+// the order statistics around (n−1)·p). Summarize computes them exactly
+// at any count. An Accumulator (and SummarizeStream) computes them exactly
+// for up to 131,072 values; beyond that, so that memory stays flat however
+// many rows stream by, it folds the values into a fixed-size logarithmic
+// histogram (6,250 buckets, 49 KiB) and its percentiles of non-negative
+// values are within 0.5% of the exact ones. Count, Sum, Mean and Max are
+// always exact. Every field is 0 when Count is 0.
 type Distribution struct {
 	Count                    int
 	Sum, Mean, P50, P95, Max float64
 }
 
 // Accumulator builds a Summary one scenario at a time, in memory that does
-// not grow with the number of rows, so that an evaluation streamed by
+// not grow with the number of rows past a bound (131,072 cost and latency
+// values, 2 MiB; see Distribution), so that an evaluation streamed by
 // StreamEvaluationScenarios can be summarised whatever its size. The zero
 // value is ready to use. An Accumulator is not safe for concurrent use.
 type Accumulator struct {
@@ -69,10 +95,13 @@ type Accumulator struct {
 	cost, latency   distributionAccumulator
 }
 
-// Add counts one scenario.
+// Add counts one scenario. A row whose app call failed counts as an error
+// for every evaluator, whatever its results say; an evaluator's second
+// result in one row is ignored.
 func (a *Accumulator) Add(s models.EvaluationScenario) {
 	a.rows++
-	if s.Failed() {
+	failed := s.Failed()
+	if failed {
 		a.appErrors++
 	}
 	if c, ok := s.Cost(); ok {
@@ -91,6 +120,16 @@ func (a *Accumulator) Add(s models.EvaluationScenario) {
 			a.metrics[r.EvaluatorConfig] = m
 			a.order = append(a.order, r.EvaluatorConfig)
 		}
+		if m.lastRow == a.rows {
+			continue // a second result for the evaluator in this row
+		}
+		m.lastRow = a.rows
+		m.seen++
+		if failed {
+			m.appFailedSeen++
+			m.addScore(kindError, 0)
+			continue
+		}
 		m.add(r.Result)
 	}
 }
@@ -107,14 +146,22 @@ func (a *Accumulator) Summary() Summary {
 		EvaluatorIDs: append([]string(nil), a.order...),
 	}
 	for id, m := range a.metrics {
-		s.Evaluators[id] = m.metric()
+		// The rows without a result for the evaluator: an error where
+		// the app call failed, missing where it answered.
+		withAppError := a.appErrors - m.appFailedSeen
+		counted := *m
+		counted.errors += withAppError
+		counted.missing += a.rows - m.seen - withAppError
+		s.Evaluators[id] = counted.metric()
 	}
 	return s
 }
 
-// Summarize summarises an evaluation's scenarios.
+// Summarize summarises an evaluation's scenarios. Its percentiles are
+// exact at any number of rows.
 func Summarize(scenarios []models.EvaluationScenario) Summary {
 	var a Accumulator
+	a.cost.unbounded, a.latency.unbounded = true, true
 	for i := range scenarios {
 		a.Add(scenarios[i])
 	}
@@ -122,8 +169,9 @@ func Summarize(scenarios []models.EvaluationScenario) Summary {
 }
 
 // SummarizeStream summarises the scenarios of a sequence such as
-// client.StreamEvaluationScenarios(ctx, id), in flat memory. It stops at the
-// first error and returns it with the summary of the rows before it.
+// client.StreamEvaluationScenarios(ctx, id), in flat memory (see
+// Accumulator). It stops at the first error and returns it with the
+// summary of the rows before it.
 func SummarizeStream(scenarios iter.Seq2[models.EvaluationScenario, error]) (Summary, error) {
 	var a Accumulator
 	for s, err := range scenarios {
@@ -166,9 +214,12 @@ func scoreOf(r models.Result) (valueKind, float64) {
 
 // metricAccumulator gathers one evaluator's results.
 type metricAccumulator struct {
-	errors, other int
-	bools, trues  int
-	values        moments
+	errors, other, missing int
+	bools, trues           int
+	values                 moments
+	// For an Accumulator: the last row (from 1) with a result, the rows
+	// with one, and those of them whose app call failed.
+	lastRow, seen, appFailedSeen int
 }
 
 func (m *metricAccumulator) add(r models.Result) {
@@ -178,6 +229,8 @@ func (m *metricAccumulator) add(r models.Result) {
 
 func (m *metricAccumulator) addScore(kind valueKind, x float64) {
 	switch kind {
+	case kindNone:
+		m.missing++
 	case kindError:
 		m.errors++
 	case kindOther:
@@ -194,13 +247,15 @@ func (m *metricAccumulator) addScore(kind valueKind, x float64) {
 }
 
 func (m *metricAccumulator) metric() Metric {
-	out := Metric{Count: m.values.n, Errors: m.errors, Other: m.other, Mean: math.NaN(), Low: math.NaN(), High: math.NaN()}
+	out := Metric{Count: m.values.n, Errors: m.errors, Missing: m.missing, Other: m.other, Mean: math.NaN(), Low: math.NaN(), High: math.NaN()}
 	switch {
 	case out.Count == 0:
 	case m.bools == out.Count:
+		// A row without a value is a fail: the pass rate is over every row.
 		out.Bool = true
-		out.Mean = float64(m.trues) / float64(out.Count)
-		out.Low, out.High = WilsonInterval(m.trues, out.Count, 0.95)
+		rows := out.Rows()
+		out.Mean = float64(m.trues) / float64(rows)
+		out.Low, out.High = WilsonInterval(m.trues, rows, 0.95)
 	default:
 		out.Mean = m.values.average()
 		out.Low, out.High = TInterval(out.Mean, m.values.sd(), out.Count, 0.95)

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"regexp"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // Result is the service's universal value holder: an evaluator's verdict, a
@@ -118,4 +122,43 @@ func (r Result) String() string {
 		return string(r.Value)
 	}
 	return buf.String()
+}
+
+// Cause returns the last line of the stack trace, which names the Python
+// exception that ended the run, such as "KeyError: 'country'": the service
+// says only "Evaluation Failed" in Message. It returns "" when the trace is
+// empty or "None", as the service writes it for errors it raised itself.
+// The line is cut to 300 bytes, on a character boundary.
+func (e Error) Cause() string {
+	trace := strings.TrimRight(e.Stacktrace, " \t\r\n")
+	line := strings.TrimSpace(trace[strings.LastIndexByte(trace, '\n')+1:])
+	if line == "None" || line == "null" {
+		return ""
+	}
+	if len(line) > 300 {
+		cut := 300
+		for cut > 0 && !utf8.RuneStart(line[cut]) {
+			cut--
+		}
+		line = line[:cut] + "…"
+	}
+	return line
+}
+
+// keyErrorInput matches the cause of a run whose test set lacks a column
+// the app takes as input: the worker reads data_point[name] for each input.
+var keyErrorInput = regexp.MustCompile(`^KeyError: '([^'\n]{1,200})'$`)
+
+// Hint says what to do about a recognised cause, such as "the test set has
+// no column 'country', which the app takes as input"; it returns "" for a
+// cause it does not recognise.
+func (e Error) Hint() string {
+	cause := e.Cause()
+	if m := keyErrorInput.FindStringSubmatch(cause); m != nil && strings.Contains(e.Stacktrace, "in evaluate") {
+		return fmt.Sprintf("the test set has no column '%s', which the app takes as input: rename the column, or change the app's inputs", m[1])
+	}
+	if strings.HasPrefix(cause, "AttributeError: 'NoneType' object has no attribute 'settings_values'") {
+		return "an evaluator config id does not exist: check the evaluator configs of the evaluation"
+	}
+	return ""
 }

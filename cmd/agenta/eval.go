@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -41,6 +43,12 @@ type EvalRunOptions struct {
 
 	gates        []string
 	providerKeys []string
+
+	// report is what runEval had built when it ended: the reports are
+	// written from it whatever the outcome; judged says its gates were
+	// checked on complete runs.
+	report *evals.Report
+	judged bool
 }
 
 // NewCmdEvalRun returns agenta eval run.
@@ -51,28 +59,45 @@ func NewCmdEvalRun(f *Factory, runF func(*EvalRunOptions) error) *cobra.Command 
 		Short: "Run an evaluation, print its summary, check gates and write reports",
 		Long: `Run an evaluation of one or more variants on a test set, wait for it, and
 print a summary table per variant to stdout: each evaluator by name, with its
-mean (a pass rate for pass/fail evaluators), 95% confidence interval and
-count. With two or more variants, the first is the baseline, and each other
-is compared with it row by row: the difference of the means, the rows where
-the variant scored higher and lower, and a two-sided p-value (exact McNemar
-for pass/fail, Wilcoxon signed-rank for scores). Progress goes to stderr.
+mean (a pass rate over every row for pass/fail evaluators), 95% confidence
+interval, and the rows with a value, an error or no result. With two or more
+variants, the first is the baseline, and each other is compared with it row
+by row, rows paired by their inputs and expected answers: the difference of
+the means, the rows where the variant did better and worse, the rows without
+a value on each side, and a two-sided p-value (exact McNemar for pass/fail,
+Wilcoxon signed-rank for scores). Progress goes to stderr.
 
 Gates (--gate, repeatable) apply to the last variant:
   NAME OP NUMBER           the mean of evaluator NAME (its name or id);
                            OP is >=, >, <= or <, spaces optional;
                            NUMBER may end in % ('Exact match>=90%')
   worse(NAME) OP N         rows where it did worse than the baseline
-  regression_p(NAME) OP P  p-value of a regression against the baseline
-  errors(NAME) OP N        results of NAME that failed
+  regression_p(NAME) OP P  one-sided p-value of a regression against the
+                           baseline, in the evaluator's worse direction
+  errors(NAME) OP N        rows where NAME errored or has no result
   cost.mean, cost.p95, cost.max, cost.total, latency.mean, latency.p50,
   latency.p95, latency.max, app_errors OP NUMBER
+  app_errors <= baseline   no more failed app calls than the baseline
+                           ('baseline + 2' allows two more)
+A row without a value (its app call failed, its result errored or is
+missing, it has no partner in the baseline) counts against the candidate:
+a fail in a pass rate, a worse row in a comparison, and a gate on a mean
+of numbers, cost or latency fails while a row lacks its value. A gate
+ending in 'allowing N failed rows' measures the other rows while at most N
+lack a value. An empty run fails every gate. A gate naming an evaluator,
+measure or operator that does not exist is a usage error (exit 2).
 
 An AI critique evaluator needs an LLM provider key: --lm-provider-key NAME
 sends the key held in the environment variable NAME (such as OPENAI_API_KEY);
 the key itself is never a flag value.
 
 Reports (--junit, --csv, --json, --markdown) cover the baseline and the last
-variant, or the one variant. The CSV has one record per scenario per
+variant, or the one variant, and are written whatever the outcome, each to
+a temporary file renamed into place: a gate that failed, an evaluation that
+failed or a service error shows in them with its reason. In JUnit, the
+gates are the test cases that can fail (and a failed run, as one failing
+case with its cause); each scenario is a passed case with its values in
+system-out, so the report is green exactly when every gate holds. The CSV has one record per scenario per
 variant: a variant column, the row, one input.NAME column per input, the
 expected answer, output, app error, cost, latency, and one column per
 evaluator. The JSON report is JSON Lines, one object per scenario.
@@ -87,12 +112,18 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.check(); err != nil {
-				return err
+				if runF != nil {
+					return err
+				}
+				// A report left from an earlier run would read as this
+				// run's: write the usage error into it instead.
+				return opts.finishReports(err)
 			}
 			if runF != nil {
 				return runF(opts)
 			}
-			return runWithClient(f, func(client *agenta.Client) error { return runEval(cmd.Context(), client, opts) })
+			err := runWithClient(f, func(client *agenta.Client) error { return runEval(cmd.Context(), client, opts) })
+			return opts.finishReports(err)
 		},
 	}
 	fl := cmd.Flags()
@@ -160,7 +191,7 @@ var envName = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,63}$`)
 // comparesWithBaseline reports whether a gate measures the last variant
 // against the first, and so needs two variants.
 func comparesWithBaseline(g evals.Gate) bool {
-	return g.Measure == evals.MeasureWorseRows || g.Measure == evals.MeasureRegressionP
+	return g.Measure == evals.MeasureWorseRows || g.Measure == evals.MeasureRegressionP || g.RelativeToBaseline
 }
 
 // providerKeysFromEnv reads the LLM provider keys named by
@@ -190,7 +221,8 @@ func providerKeysFromEnv(names []string, getenv func(string) string) (models.Pro
 }
 
 // runEval creates the evaluation, waits for each variant's run, prints the
-// summaries and comparisons, checks the gates and writes the reports.
+// summaries and comparisons and checks the gates; opts.report keeps what
+// was built, for finishReports.
 func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) error {
 	// --timeout bounds the whole run, every variant's wait included.
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
@@ -213,15 +245,23 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 	}
 	runs := make([]evals.Run, len(ordered))
 	for i, ev := range ordered {
+		runs[i] = evals.Run{Evaluation: ev}
+	}
+	for i, ev := range ordered {
 		finished, err := waitEvaluation(ctx, opts.IO, client, ev.ID, labels[i], opts.Interval)
+		if finished != nil {
+			runs[i].Evaluation = *finished
+		}
 		if err != nil {
+			opts.report = gatedReport(runs, opts.EvaluatorIDs)
 			return err
 		}
 		scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
 		if err != nil {
+			opts.report = gatedReport(runs, opts.EvaluatorIDs)
 			return err
 		}
-		runs[i] = evals.Run{Evaluation: *finished, Scenarios: scenarios}
+		runs[i].Scenarios = scenarios
 	}
 
 	// Standard output is scrubbed of the keys by run; the reports are
@@ -233,7 +273,7 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 		if i > 0 {
 			baseline = runs[0]
 		}
-		report := evals.NewReport(baseline, run)
+		report := newReport(baseline, run, opts.EvaluatorIDs)
 		if err := printSummary(out, report, i == 0 && len(runs) > 1); err != nil {
 			return localError(err)
 		}
@@ -244,14 +284,77 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 		}
 		gated = report
 	}
+	opts.report, opts.judged = gated, true
 	gateErr := gated.Check(opts.Gates...)
 	if err := printGates(out, gated.Gates); err != nil {
 		return localError(err)
 	}
-	if err := writeReports(opts.IO.ErrOut, gated, opts, opts.Factory.secrets()); err != nil {
-		return err
+	if errors.Is(gateErr, evals.ErrInvalidGate) {
+		// The user's typo, not the candidate's fault.
+		var ge *evals.GateError
+		errors.As(gateErr, &ge)
+		var parts []string
+		for _, r := range ge.Invalid() {
+			parts = append(parts, fmt.Sprintf("--gate %q: %s", text.Clip(r.Gate.String(), 100), r.Reason))
+		}
+		return usageErrorf("%s", strings.Join(parts, "; "))
 	}
 	return gateErr
+}
+
+// newReport builds the report of a run against a baseline (a zero Run for
+// none), knowing the requested evaluator configs by id even when they
+// have no value anywhere, so that a gate naming one by id fails on the
+// missing values rather than as an unknown evaluator.
+func newReport(baseline, candidate evals.Run, evaluatorIDs []string) *evals.Report {
+	report := evals.NewReport(baseline, candidate)
+	for _, id := range evaluatorIDs {
+		if !slices.ContainsFunc(report.Evaluators, func(e evals.Evaluator) bool { return e.ID == id }) {
+			report.Evaluators = append(report.Evaluators, evals.Evaluator{ID: id})
+		}
+	}
+	return report
+}
+
+// gatedReport is the report of the runs as far as they got: the last
+// variant against the first.
+func gatedReport(runs []evals.Run, evaluatorIDs []string) *evals.Report {
+	var baseline evals.Run
+	if len(runs) > 1 {
+		baseline = runs[0]
+	}
+	return newReport(baseline, runs[len(runs)-1], evaluatorIDs)
+}
+
+// finishReports writes the reports asked for whatever the outcome err of
+// the command: for a run that could not be judged (a usage error, a
+// failed evaluation, a service error), the reports say why and every gate
+// fails. A report that cannot be written makes the command exit 5, unless
+// it already fails for a reason of its own, which the exit code keeps.
+func (o *EvalRunOptions) finishReports(err error) error {
+	if o.JUnit == "" && o.CSV == "" && o.JSON == "" && o.Markdown == "" {
+		return err
+	}
+	report := o.report
+	if report == nil {
+		report = evals.NewReport(evals.Run{}, evals.Run{})
+	}
+	if !o.judged {
+		if err != nil {
+			report.Failure = errors.New(errorLine(err))
+		}
+		_ = report.Check(o.Gates...)
+	}
+	werr := writeReports(o.IO.ErrOut, report, o, o.Factory.secrets())
+	switch code := exitCode(err); {
+	case werr == nil:
+		return err
+	case code == exitOK || code == exitGateFailed:
+		return werr
+	default:
+		fmt.Fprintln(o.IO.ErrOut, errorLine(werr))
+		return err
+	}
 }
 
 // byVariant orders the created evaluations as the variants were given.
@@ -294,11 +397,11 @@ func printSummary(w io.Writer, report *evals.Report, baseline bool) error {
 	fmt.Fprintf(w, "%s (evaluation %s%s): %d rows, %d app errors, status %s\n",
 		cell(run.Variant()), cell(run.Evaluation.ID), role, summary.Rows, summary.AppErrors, cell(string(run.Evaluation.Status.EvaluationStatus())))
 	t := newTable(w)
-	t.row("  EVALUATOR", "MEAN", "95% CI", "VALUES", "ERRORS")
+	t.row("  EVALUATOR", "MEAN", "95% CI", "VALUES", "ERRORS", "MISSING")
 	for _, id := range summary.EvaluatorIDs {
 		m := summary.Evaluators[id]
 		t.row("  "+evaluatorLabel(report, id), meanText(m.Mean, m.Bool), intervalText(m.Low, m.High, m.Bool),
-			strconv.Itoa(m.Count), strconv.Itoa(m.Errors))
+			strconv.Itoa(m.Count), strconv.Itoa(m.Errors), strconv.Itoa(m.Missing))
 	}
 	if summary.Cost.Count > 0 {
 		t.row("  cost per row", number(summary.Cost.Mean), "", strconv.Itoa(summary.Cost.Count), "")
@@ -316,21 +419,37 @@ func printSummary(w io.Writer, report *evals.Report, baseline bool) error {
 // printComparison writes how a variant differs from the baseline.
 func printComparison(w io.Writer, report *evals.Report) error {
 	c := report.Comparison
-	fmt.Fprintf(w, "%s against %s: %d rows paired by their inputs, %d unpaired\n",
-		cell(report.Candidate.Variant()), cell(report.Baseline.Variant()), c.Paired, c.Unpaired)
+	unpaired := strconv.Itoa(c.Unpaired)
+	if c.Unpaired > 0 {
+		unpaired = fmt.Sprintf("%d (%d of the baseline, %d of the candidate)", c.Unpaired, c.UnpairedBaseline, c.UnpairedCandidate)
+	}
+	fmt.Fprintf(w, "%s against %s: %d rows paired by their inputs and expected answers, %s unpaired\n",
+		cell(report.Candidate.Variant()), cell(report.Baseline.Variant()), c.Paired, unpaired)
 	t := newTable(w)
-	t.row("  EVALUATOR", "BASELINE", "CANDIDATE", "DIFF", "HIGHER", "LOWER", "SAME", "P")
+	t.row("  EVALUATOR", "BASELINE", "CANDIDATE", "DIFF", "BETTER", "WORSE", "SAME", "NO VALUE", "P")
 	for _, id := range c.EvaluatorIDs {
 		d := c.Evaluators[id]
+		dir := evaluatorDirection(report, id)
 		rate := d.Candidate.Bool || d.Baseline.Bool
 		t.row("  "+evaluatorLabel(report, id), meanText(d.Baseline.Mean, rate), meanText(d.Candidate.Mean, rate),
-			diffText(d.Diff, rate), strconv.Itoa(d.Higher), strconv.Itoa(d.Lower), strconv.Itoa(d.Tied), number(d.PValue))
+			diffText(d.Diff, rate), strconv.Itoa(d.Better(dir)), strconv.Itoa(d.Worse(dir)), strconv.Itoa(d.Tied+d.BothLack),
+			strconv.Itoa(d.Baseline.WithoutValue())+" / "+strconv.Itoa(d.Candidate.WithoutValue()), number(d.PValueFor(dir)))
 	}
 	if err := t.flush(); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// evaluatorDirection says which way an evaluator improves.
+func evaluatorDirection(report *evals.Report, id string) evals.Direction {
+	for _, e := range report.Evaluators {
+		if e.ID == id {
+			return e.Direction
+		}
+	}
+	return evals.HigherIsBetter
 }
 
 // printGates writes each gate's outcome.
@@ -347,6 +466,9 @@ func printGates(w io.Writer, results []evals.GateResult) error {
 			if r.Reason != "" {
 				verdict += ": " + r.Reason
 			}
+		}
+		if r.Detail != "" {
+			verdict += " (" + r.Detail + ")"
 		}
 		measured := "n/a"
 		if !math.IsNaN(r.Measured) {
@@ -439,15 +561,37 @@ func writeReports(log io.Writer, report *evals.Report, opts *EvalRunOptions, sec
 	return nil
 }
 
-// writeFile writes a file through write, reporting a failure to close it.
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
+// writeFile writes a file through write, atomically: into a temporary
+// file beside it, renamed over it once complete, so that a reader never
+// sees a report half-written, and a failure leaves no report at all rather
+// than one from an earlier run.
+func writeFile(path string, write func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
 	if err != nil {
-		return err
+		// The directory is missing or not writable: say so of the file
+		// asked for, not of a temporary name.
+		_ = os.Remove(path)
+		return &os.PathError{Op: "create", Path: path, Err: errors.Unwrap(err)}
 	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			_ = os.Remove(path) // never leave an earlier run's report
+		}
+	}()
 	if err := write(f); err != nil {
-		f.Close()
 		return err
 	}
-	return f.Close()
+	if err := f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }

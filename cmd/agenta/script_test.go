@@ -64,6 +64,12 @@ const testAPIKey = "s3cret-key-0123456789"
 //	SLOW_BODY_HOST    one that starts a 200 answer and never ends it
 //	CUT_BODY_HOST     one that cuts the connection in the middle of a 200 answer
 //	FAKE_PORT         a free port for agenta fake
+//	FLAKY_APP FLAKY_TESTSET  an app whose variants fail on chosen rows of a 20-row test set
+//	FLAKY_GOOD        its variant that answers every row right
+//	FLAKY_BROKEN      its variant whose app call fails on 18 of the 20 rows
+//	FLAKY_PROD FLAKY_SAME FLAKY_WORSE  variants failing on 2, the same 2, and 3 rows
+//	SPARSE_TESTSET    20 rows, 18 without an expected answer: edit distance errs on them
+//	EMPTY_TESTSET     a test set without rows
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -139,6 +145,7 @@ func setupScript(env *testscript.Env) error {
 	if err := srv.WaitEvaluations(ctx); err != nil {
 		return err
 	}
+	flaky := seedFlaky(srv)
 
 	// A variant whose parameters a float64 would change: an integer past
 	// 2^53 and a decimal longer than a float64 keeps.
@@ -232,10 +239,64 @@ func setupScript(env *testscript.Env) error {
 		{"BIG_HOST", big.URL + "/api"}, {"BIG_EVALUATION_ID", benchEvaluationID},
 		{"DOWN_HOST", "http://" + down + "/api"}, {"HTML_HOST", html.URL + "/api"}, {"HANG_HOST", hang.URL + "/api"},
 		{"SLOW_BODY_HOST", slowBody.URL + "/api"}, {"CUT_BODY_HOST", cutBody.URL + "/api"}, {"FAKE_PORT", fakePort},
+		{"FLAKY_APP", flaky.app}, {"FLAKY_TESTSET", flaky.testset}, {"FLAKY_GOOD", flaky.variants["good"]},
+		{"FLAKY_BROKEN", flaky.variants["broken"]}, {"FLAKY_PROD", flaky.variants["prod"]},
+		{"FLAKY_SAME", flaky.variants["same"]}, {"FLAKY_WORSE", flaky.variants["worse"]},
+		{"SPARSE_TESTSET", flaky.sparse}, {"EMPTY_TESTSET", flaky.empty},
 	} {
 		env.Setenv(kv[0], kv[1])
 	}
 	return nil
+}
+
+// flakyApp holds the ids seedFlaky adds.
+type flakyApp struct {
+	app, testset, sparse, empty string
+	variants                    map[string]string // by config name
+}
+
+// seedFlaky adds an app that names "Capital of X" for country X, except
+// that a variant's app call fails on the countries its parameter "fails"
+// lists, and its test sets: 20 countries C01 … C20; the same with an
+// expected answer on C01 and C02 only; and none.
+func seedFlaky(srv *agentatest.Server) flakyApp {
+	app := srv.AddApp(agentatest.App{Name: "flaky"})
+	base := srv.AddBase(agentatest.Base{AppID: app, Name: "flaky", Application: func(parameters map[string]any, inputs map[string]string) (string, error) {
+		fails, _ := parameters["fails"].(string)
+		if slices.Contains(strings.Split(fails, ","), inputs["country"]) {
+			return "", fmt.Errorf("model overloaded on %s", inputs["country"])
+		}
+		return "Capital of " + inputs["country"], nil
+	}})
+	countries := func(from, to int) string {
+		var out []string
+		for i := from; i <= to; i++ {
+			out = append(out, fmt.Sprintf("C%02d", i))
+		}
+		return strings.Join(out, ",")
+	}
+	f := flakyApp{app: app, variants: map[string]string{}}
+	for name, fails := range map[string]string{
+		"good": "", "broken": countries(3, 20), "prod": countries(19, 20), "same": countries(19, 20), "worse": countries(18, 20),
+	} {
+		f.variants[name] = srv.AddVariant(agentatest.Variant{BaseID: base, ConfigName: name, Parameters: map[string]any{
+			"inputs": []any{map[string]any{"name": "country"}}, "fails": fails,
+		}})
+	}
+	var rows, sparse []map[string]string
+	for i := 1; i <= 20; i++ {
+		country := fmt.Sprintf("C%02d", i)
+		rows = append(rows, map[string]string{"country": country, "correct_answer": "Capital of " + country})
+		answer := ""
+		if i <= 2 {
+			answer = "Capital of " + country
+		}
+		sparse = append(sparse, map[string]string{"country": country, "correct_answer": answer})
+	}
+	f.testset = srv.AddTestset(agentatest.Testset{AppID: app, Name: "twenty", Rows: rows})
+	f.sparse = srv.AddTestset(agentatest.Testset{AppID: app, Name: "sparse", Rows: sparse})
+	f.empty = srv.AddTestset(agentatest.Testset{AppID: app, Name: "empty", Rows: []map[string]string{}})
+	return f
 }
 
 // freeAddr returns an address of 127.0.0.1 that nothing listens on.
