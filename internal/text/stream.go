@@ -82,9 +82,6 @@ func (x *Writer) Flush() error {
 	return err
 }
 
-// readChunk is how much a Reader reads from below at a time.
-const readChunk = 32 << 10
-
 // Reader scrubs what is read through it. See NewReader.
 type Reader struct {
 	r    io.Reader
@@ -93,6 +90,7 @@ type Reader struct {
 	err  error  // the error that ended the input, given once all is read
 
 	// The buffered path, for a small p or a redaction that grows.
+	own []byte // the Reader's buffer, for a small p
 	out []byte // scrubbed, not yet read
 	pos int    // how much of out was read
 }
@@ -117,10 +115,14 @@ func (x *Reader) Read(p []byte) (int, error) {
 		if x.err != nil && len(x.tail) == 0 {
 			return 0, x.err
 		}
-		// Room for the tail, a read, and a redaction that grows.
-		buf := p
-		if len(p) < 2*x.s.longest+2*len(Redacted) {
-			buf = make([]byte, 2*x.s.longest+readChunk)
+		// Room for the tail, a read, and a redaction: the caller's
+		// buffer, or for a small one the Reader's own, made once.
+		buf, small := p, len(p) < 2*x.s.longest+2*len(Redacted)
+		if small {
+			if x.own == nil {
+				x.own = make([]byte, 2*x.s.longest+ownChunk)
+			}
+			buf = x.own
 		}
 		n := copy(buf, x.tail)
 		if x.err == nil {
@@ -139,35 +141,27 @@ func (x *Reader) Read(p []byte) (int, error) {
 			end = max(end, runs[len(runs)-1].end)
 		}
 		x.tail = append(x.tail[:0], buf[end:n]...)
-		k, inPlace := 0, false
-		if &buf[0] == &p[0] {
-			k, inPlace = redactInPlace(buf, runs, end)
-		}
-		if !inPlace {
+		k, inPlace := redactInPlace(buf, runs, end)
+		switch {
+		case !inPlace: // a redaction that grows the text: rare
 			x.out = redact(x.out[:0], buf, runs, 0, end)
-			x.pos = copy(p, x.out)
-			k = x.pos
-			return k, x.endWith(x.pos == len(x.out))
-		}
-		if k > 0 {
+		case small:
+			x.out = buf[:k]
+		case k > 0:
 			return k, x.endWith(true)
+		default:
+			continue
+		}
+		x.pos = copy(p, x.out)
+		if x.pos > 0 || final {
+			return x.pos, x.endWith(x.pos == len(x.out))
 		}
 	}
-}
-
-// endWith returns the error that ended the input along with the last bytes
-// of it, as net/http's bodies do, so that a reader learns of the end
-// without another call: the engine then knows that nothing follows an
-// answer without waiting for the network.
-func (x *Reader) endWith(drained bool) error {
-	if drained && len(x.tail) == 0 {
-		return x.err
-	}
-	return nil
 }
 
 // redactInPlace replaces runs in b[:end] with Redacted in place, when no
-// run is shorter than Redacted, and returns the new length.
+// run is shorter than Redacted, and returns the new length; it leaves b
+// as it was and reports false otherwise.
 func redactInPlace(b []byte, runs []span, end int) (int, bool) {
 	for _, r := range runs {
 		if r.end-r.start < len(Redacted) {
@@ -182,6 +176,20 @@ func redactInPlace(b []byte, runs []span, end int) (int, bool) {
 	}
 	w += copy(b[w:], b[from:end])
 	return w, true
+}
+
+// ownChunk is how much a Reader reads at a time into its own buffer.
+const ownChunk = 4 << 10
+
+// endWith returns the error that ended the input along with the last bytes
+// of it, as net/http's bodies do, so that a reader learns of the end
+// without another call: the engine then knows that nothing follows an
+// answer without waiting for the network.
+func (x *Reader) endWith(drained bool) error {
+	if drained && len(x.tail) == 0 {
+		return x.err
+	}
+	return nil
 }
 
 // DocumentWriter writes what it is given through Document: line breaks and
