@@ -132,10 +132,10 @@ func EvaluateWith[W any](ctx context.Context, svc Service[W], req models.NewEval
 			if ended {
 				first = i + 1
 			}
-			return runs, giveUp(ctx, svc, runs, i, first, err)
+			return runs, giveUp(ctx, svc, runs, i, first, StepWait, err)
 		}
 		if err := readScenarios(ctx, svc, &runs[i], i, opts.Scenarios); err != nil {
-			return runs, giveUp(ctx, svc, runs, i, i+1, err)
+			return runs, giveUp(ctx, svc, runs, i, i+1, StepScenarios, err)
 		}
 	}
 	return runs, nil
@@ -149,7 +149,7 @@ func readScenarios[W any](ctx context.Context, svc Service[W], run *Run, i int, 
 		for s, err := range stream {
 			if err != nil {
 				run.Scenarios = nil // an answer cut short is no shorter list
-				return fmt.Errorf("read the scenarios: %w", err)
+				return err
 			}
 			run.Scenarios = append(run.Scenarios, s)
 		}
@@ -170,16 +170,13 @@ func readScenarios[W any](ctx context.Context, svc Service[W], run *Run, i int, 
 	if err := consume(i, run.Evaluation, watched); err != nil {
 		return err
 	}
-	if streamErr != nil {
-		return fmt.Errorf("read the scenarios: %w", streamErr)
-	}
-	return nil
+	return streamErr
 }
 
 // giveUp builds the error of run i, after stopping, where svc can, the runs
 // from first on, which Evaluate started and did not see end.
-func giveUp[W any](ctx context.Context, svc Service[W], runs []Run, i, first int, err error) error {
-	e := &RunError{Run: i, Runs: len(runs), EvaluationID: runs[i].Evaluation.ID, Variant: runs[i].Variant(), Err: err}
+func giveUp[W any](ctx context.Context, svc Service[W], runs []Run, i, first int, step string, err error) error {
+	e := &RunError{Run: i, Runs: len(runs), EvaluationID: runs[i].Evaluation.ID, Variant: runs[i].Variant(), Step: step, Err: err}
 	stopper, canStop := svc.(Stopper)
 	for _, run := range runs[first:] {
 		id := run.Evaluation.ID
@@ -198,6 +195,12 @@ func giveUp[W any](ctx context.Context, svc Service[W], runs []Run, i, first int
 	return e
 }
 
+// The steps of a run that a RunError names.
+const (
+	StepWait      = "wait"               // waiting for the run to end
+	StepScenarios = "read the scenarios" // reading (or consuming) its scenarios
+)
+
 // RunError is a run of Evaluate that did not end well: its wait failed (the
 // run failed on the service, ctx ended, the service answered an error) or
 // its scenarios could not be read. It wraps the cause, so errors.Is and
@@ -209,7 +212,9 @@ type RunError struct {
 	// EvaluationID is the run's evaluation, and Variant its variant's name
 	// (or id).
 	EvaluationID, Variant string
-	// Err is what failed.
+	// Step is what failed: StepWait or StepScenarios.
+	Step string
+	// Err is the failure, as the service (or the Scenarios hook) returned it.
 	Err error
 	// Stopped lists the evaluations Evaluate stopped when it gave up.
 	Stopped []string
@@ -223,7 +228,7 @@ type RunError struct {
 // Error names the run and says what failed, and what may still be running.
 func (e *RunError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "evals: evaluation %s (%s, run %d of %d): %v", bound(e.EvaluationID, 80), bound(e.Variant, 120), e.Run+1, e.Runs, e.Err)
+	fmt.Fprintf(&b, "evals: evaluation %s (%s, run %d of %d): %s: %v", bound(e.EvaluationID, 80), bound(e.Variant, 120), e.Run+1, e.Runs, e.Step, e.Err)
 	if len(e.Stopped) > 0 {
 		fmt.Fprintf(&b, "; stopped %s", idList(e.Stopped))
 	}
