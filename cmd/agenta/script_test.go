@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -84,6 +85,8 @@ func TestScripts(t *testing.T) {
 			"peakrss":         cmdPeakRSS,
 			"csvrecords":      cmdCSVRecords,
 			"jsonvalues":      cmdJSONValues,
+			"evalexports":     cmdEvalExports,
+			"processgone":     cmdProcessGone,
 		},
 	})
 }
@@ -552,5 +555,69 @@ func cmdJSONValues(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if len(values) != n {
 		ts.Fatalf("stdout holds %d JSON values, want %d", len(values), n)
+	}
+}
+
+// cmdEvalExports sets, in the script's environment, the variables of the
+// export lines on stdout, as a shell's eval "$(agenta fake --background)"
+// would. A fake whose AGENTA_FAKE_PID it sets is killed when the script
+// ends, should the script fail before it stops the fake.
+//
+//	evalexports
+func cmdEvalExports(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: evalexports")
+	}
+	n := 0
+	for _, line := range strings.Split(ts.ReadFile("stdout"), "\n") {
+		assignment, ok := strings.CutPrefix(line, "export ")
+		if !ok {
+			continue
+		}
+		name, value, ok := strings.Cut(assignment, "=")
+		if !ok {
+			ts.Fatalf("evalexports: %q is not NAME=VALUE", line)
+		}
+		if strings.HasPrefix(value, "'") {
+			ts.Fatalf("evalexports: %q is quoted; the fake's values need no quotes", line)
+		}
+		ts.Setenv(name, value)
+		n++
+		if name == "AGENTA_FAKE_PID" {
+			pid, err := strconv.Atoi(value)
+			ts.Check(err)
+			ts.Defer(func() {
+				if state, err := inspectProcess(pid); err == nil && state == processFake {
+					kill(pid)
+				}
+			})
+		}
+	}
+	if n == 0 {
+		ts.Fatalf("evalexports: stdout has no export lines")
+	}
+}
+
+// cmdProcessGone checks that process PID, or the one whose id FILE holds
+// (@FILE), has ended: it is a guard against a fake left behind.
+//
+//	processgone $AGENTA_FAKE_PID
+//	processgone @fake.pid
+func cmdProcessGone(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: [!] processgone PID|@FILE")
+	}
+	text := args[0]
+	if file, ok := strings.CutPrefix(text, "@"); ok {
+		text = strings.TrimSpace(ts.ReadFile(file))
+	}
+	pid, err := strconv.Atoi(text)
+	if err != nil || pid <= 1 {
+		ts.Fatalf("processgone: %q is not a process id", text)
+	}
+	state, err := inspectProcess(pid)
+	ts.Check(err)
+	if gone := state == processGone; gone == neg {
+		ts.Fatalf("process %d: gone %v, want %v", pid, gone, !neg)
 	}
 }
