@@ -28,10 +28,7 @@ func addOutputFlag(cmd *cobra.Command, output *string) {
 
 // checkOutput refuses an --output value other than table or json.
 func checkOutput(output string) error {
-	if output != outputTable && output != outputJSON {
-		return usageErrorf("--output %q: want table or json", clipText(output, 50))
-	}
-	return nil
+	return checkChoice("output", output, outputTable, outputJSON)
 }
 
 // writeJSON writes v as indented JSON, the shape the service sends.

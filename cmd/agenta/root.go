@@ -75,9 +75,14 @@ Configuration:
 	}
 	root.PersistentFlags().StringVar(&f.Host, "host", "", "the server's URL, with or without /api (default $AGENTA_HOST)")
 	root.PersistentFlags().StringVar(&f.APIKeyFile, "api-key-file", "", "read the API key from this file (default $AGENTA_API_KEY)")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: err}
-	})
+	root.SetFlagErrorFunc(flagError)
+	// A flag given an empty value is refused before any command runs.
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if cmd.Annotations[checksOwnFlags] != "" {
+			return nil
+		}
+		return emptyFlagValues(cmd.Flags())
+	}
 	root.AddCommand(
 		NewCmdFake(f, nil),
 		newCmdEval(f),
@@ -102,7 +107,16 @@ func addHelpAndCompletion(root *cobra.Command) {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, rest, err := root.Find(args)
 			if err != nil || len(rest) > 0 {
-				return usageErrorf("no command %q", clipText(strings.Join(args, " "), 100))
+				var suggestions []string
+				if target != nil && len(rest) > 0 {
+					for _, name := range closestCommands(target, rest[0]) {
+						if target.HasParent() {
+							name = commandName(target) + " " + name
+						}
+						suggestions = append(suggestions, name)
+					}
+				}
+				return usageErrorf("no command %q%s", clipText(strings.Join(args, " "), 100), didYouMean(suggestions))
 			}
 			return target.Help()
 		},
@@ -134,7 +148,7 @@ func addHelpAndCompletion(root *cobra.Command) {
 // others, as a usage error.
 func groupArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("unknown command %q for %q", clipText(args[0], 100), cmd.CommandPath())
+		return unknownCommand(cmd, args[0])
 	}
 	return nil
 }
@@ -179,6 +193,9 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 		want = fmt.Sprintf("%d arguments, %s", len(names), strings.Join(names, " "))
 	}
 	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > len(names) && cmd.HasAvailableSubCommands() {
+			return unknownCommand(cmd, args[len(names)])
+		}
 		if len(args) != len(names) {
 			return usageErrorf("%s takes %s, and got %d", commandName(cmd), want, len(args))
 		}
