@@ -61,6 +61,7 @@ const testAPIKey = "s3cret-key-0123456789"
 //	DOWN_HOST         a port of 127.0.0.1 that refuses connections
 //	HTML_HOST         a web server answering 200 with an HTML page to everything
 //	HANG_HOST         a web server that accepts every request and never answers
+//	BROKEN_ENV_HOST   a server whose environment lookup answers the mid-2024 500
 //	SLOW_BODY_HOST    one that starts a 200 answer and never ends it
 //	CUT_BODY_HOST     one that cuts the connection in the middle of a 200 answer
 //	FAKE_PORT         a free port for agenta fake
@@ -206,6 +207,21 @@ func setupScript(env *testscript.Env) error {
 	}))
 	env.Defer(func() { close(stop); hang.Close(); slowBody.Close(); cutBody.Close() })
 
+	// A server of mid-2024, whose environment lookup answers every call
+	// with the same 500 (agentatest.WithBrokenEnvironmentLookup, on a
+	// branch not merged yet, will do the same).
+	brokenEnv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path != "/api/apps/get_variant_by_env" {
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"detail":"Not Found"}`)
+			return
+		}
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `{"detail":"module 'agenta_backend.services.db_manager' has no attribute 'get_app_variant_by_app_name_and_environment'"}`)
+	}))
+	env.Defer(brokenEnv.Close)
+
 	// A large evaluation, written row by row as it is sent.
 	big := httptest.NewServer(scenarioServer(func(w io.Writer) error { return writeBenchScenarios(w, bigRows) }))
 	env.Defer(big.Close)
@@ -234,6 +250,7 @@ func setupScript(env *testscript.Env) error {
 		{"STUCK_HOST", stuck.URL()}, {"STUCK_EVALUATION_ID", stuckEvaluation[0].ID},
 		{"BIG_HOST", big.URL + "/api"}, {"BIG_EVALUATION_ID", benchEvaluationID},
 		{"DOWN_HOST", "http://" + down + "/api"}, {"HTML_HOST", html.URL + "/api"}, {"HANG_HOST", hang.URL + "/api"},
+		{"BROKEN_ENV_HOST", brokenEnv.URL + "/api"},
 		{"SLOW_BODY_HOST", slowBody.URL + "/api"}, {"CUT_BODY_HOST", cutBody.URL + "/api"}, {"FAKE_PORT", fakePort},
 		{"FLAKY_APP", flaky.app}, {"FLAKY_TESTSET", flaky.testset}, {"FLAKY_GOOD", flaky.variants["good"]},
 		{"FLAKY_BROKEN", flaky.variants["broken"]}, {"FLAKY_PROD", flaky.variants["prod"]},
