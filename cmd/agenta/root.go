@@ -244,7 +244,7 @@ func runWithClient(f *Factory, work func(*agenta.Client) error) error {
 // then hands the parsed options to runF when a test gave one, or else does
 // the work within the timeout.
 func dispatch[O any](cmd *cobra.Command, f *Factory, opts O, output string, timeout time.Duration, runF func(O) error, work func(context.Context, *agenta.Client) error) error {
-	if err := checkOutput(output); err != nil {
+	if err := checkOutput(cmd, output); err != nil {
 		return err
 	}
 	if err := checkTimeout(timeout); err != nil {

@@ -55,7 +55,7 @@ func NewCmdVariantGet(f *Factory, runF func(*VariantGetOptions) error) *cobra.Co
 			})
 		},
 	}
-	addOutputFlag(cmd, &opts.Output)
+	addOutputFlagWithID(cmd, &opts.Output)
 	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
@@ -101,7 +101,7 @@ variant's id instead, to 'agenta variant get' or to 'agenta eval run
 		},
 	}
 	cmd.Flags().StringVar(&opts.AppID, "app", "", "the app's id (required)")
-	addOutputFlag(cmd, &opts.Output)
+	addOutputFlagWithID(cmd, &opts.Output)
 	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
@@ -157,7 +157,8 @@ The parameters start empty, or as those of the variant named by --from, and
 each --set KEY=VALUE sets one: VALUE is read as JSON when it is valid JSON
 (0.2, true, ["a"], {"k": 1}, "quoted") and as a string otherwise.`,
 		Example: `  agenta variant fork "$BASE_ID" --name precise --from "$VARIANT_ID" --set temperature=0
-  agenta variant fork "$BASE_ID" --name short --set 'prompt_system=Answer in one word.'`,
+  agenta variant fork "$BASE_ID" --name short --set 'prompt_system=Answer in one word.'
+  candidate=$(agenta variant fork "$AGENTA_BASE_ID" --name "ci-$RUN" --from "$AGENTA_PRODUCTION_VARIANT_ID" -o id)`,
 		Args: exactArgs("BASE_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.BaseID = args[0]
@@ -181,7 +182,7 @@ each --set KEY=VALUE sets one: VALUE is read as JSON when it is valid JSON
 	cmd.Flags().StringVar(&opts.VariantName, "variant-name", "", "the new_variant_name the service requires but does not use (default: --name)")
 	cmd.Flags().StringVar(&opts.From, "from", "", "start from this variant's parameters")
 	cmd.Flags().StringArrayVar(&opts.set, "set", nil, "set a parameter, KEY=VALUE (repeatable)")
-	addOutputFlag(cmd, &opts.Output)
+	addOutputFlagWithID(cmd, &opts.Output)
 	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
@@ -241,10 +242,14 @@ func decodeSetting(value string) (any, error) {
 	return v, nil
 }
 
-// printVariant writes a variant as a table of fields or as JSON.
+// printVariant writes a variant as a table of fields, as JSON, or its id.
 func printVariant(w io.Writer, output string, v *models.AppVariantResponse) error {
-	if output == outputJSON {
+	switch output {
+	case outputJSON:
 		return writeJSON(w, v)
+	case outputID:
+		_, err := fmt.Fprintln(w, cell(v.VariantID))
+		return err
 	}
 	t := newTable(w)
 	t.row("variant", v.VariantName)
