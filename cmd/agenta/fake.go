@@ -60,9 +60,10 @@ production first), AGENTA_EVALUATOR_IDS (comma-separated), AGENTA_BASE_ID
 AGENTA_PRODUCTION_VARIANT_ID and AGENTA_FAKE_PID (the fake's process).
 Then it serves until SIGINT or SIGTERM, and exits 0.
 
-With --background, it starts the fake as a process of its own, prints the
-settings once the fake answers, and returns: 'agenta fake stop' (or kill
-"$AGENTA_FAKE_PID") ends it. In a script under set -euo pipefail:
+With --background, it starts the fake as a process of its own, on a free
+port unless --addr says otherwise, prints the settings once the fake
+answers, and returns: 'agenta fake stop' (or kill "$AGENTA_FAKE_PID") ends
+it. In a script under set -euo pipefail:
 
   fake_env=$(agenta fake --background)  # the job fails if the fake cannot start
   eval "$fake_env"
@@ -80,6 +81,11 @@ With --api-key-file, the fake requires that key, and answers 401 without it.`,
 			if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
 				return usageErrorf("--addr %q: want HOST:PORT, such as 127.0.0.1:8080", clipText(opts.Addr, 100))
 			}
+			if opts.Background && !cmd.Flags().Changed("addr") {
+				// A script reads the address from the exports: a free port
+				// never collides with another job's fake.
+				opts.Addr = "127.0.0.1:0"
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -89,7 +95,7 @@ With --api-key-file, the fake requires that key, and answers 401 without it.`,
 			return serveFake(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "listen on this HOST:PORT (port 0 picks a free port)")
+	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "listen on this HOST:PORT (port 0 picks a free port, the default with --background)")
 	cmd.Flags().DurationVar(&opts.Pace, "pace", 0, "the fake worker's pace per evaluation and per row (0: the fake's default)")
 	cmd.Flags().BoolVar(&opts.Background, "background", false, "start the fake in a process of its own, print its settings once it answers, and return")
 	cmd.Flags().BoolVar(&opts.child, backgroundChildFlag, false, "")

@@ -63,10 +63,11 @@ Configuration:
                   and shell history would show.
 
 ` + exitCodesHelp,
-		Example: `  eval "$(agenta fake &)"    # a local fake service, with its ids in the environment
+		Example: `  fake_env=$(agenta fake --background) && eval "$fake_env"   # a local fake, its ids in the environment
   agenta eval run --app "$AGENTA_APP_ID" --testset "$AGENTA_TESTSET_ID" \
-    --variant "${AGENTA_VARIANT_IDS%%,*}" --evaluator "${AGENTA_EVALUATOR_IDS%%,*}" \
-    --gate 'Exact match >= 0.6' --junit report.xml`,
+    --variant "$AGENTA_PRODUCTION_VARIANT_ID" --evaluator "${AGENTA_EVALUATOR_IDS%%,*}" \
+    --gate 'Exact match >= 0.6' --junit report.xml
+  agenta fake stop`,
 		Version:       agenta.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,

@@ -12,7 +12,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,6 +90,7 @@ func TestScripts(t *testing.T) {
 			"jsonvalues":      cmdJSONValues,
 			"evalexports":     cmdEvalExports,
 			"processgone":     cmdProcessGone,
+			"workflowstep":    cmdWorkflowStep,
 		},
 	})
 }
@@ -575,6 +578,24 @@ func cmdJSONValues(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// stoppedProcess is what agenta fake stop says when it has stopped a fake.
+var stoppedProcess = regexp.MustCompile(`stopped process (\d+)`)
+
+// cmdWorkflowStep writes the script of a step of a GitHub Actions workflow,
+// the "run: |" block of the step with that name, to a file, unindented.
+//
+//	workflowstep release-gate.yml 'Release gate' gate.sh
+func cmdWorkflowStep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: workflowstep WORKFLOW STEP_NAME FILE")
+	}
+	script, err := workflowStep(ts.ReadFile(args[0]), args[1])
+	if err != nil {
+		ts.Fatalf("workflowstep: %v", err)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(script), 0o644))
+}
+
 // cmdEvalExports sets, in the script's environment, the variables of the
 // export lines on stdout, as a shell's eval "$(agenta fake --background)"
 // would. A fake whose AGENTA_FAKE_PID it sets is killed when the script
@@ -616,10 +637,12 @@ func cmdEvalExports(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdProcessGone checks that process PID, or the one whose id FILE holds
-// (@FILE), has ended: it is a guard against a fake left behind.
+// (@FILE: the file's text, or the N of its last "stopped process N"), has
+// ended: it is a guard against a fake left behind.
 //
 //	processgone $AGENTA_FAKE_PID
 //	processgone @fake.pid
+//	processgone @stderr
 func cmdProcessGone(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: [!] processgone PID|@FILE")
@@ -627,6 +650,9 @@ func cmdProcessGone(ts *testscript.TestScript, neg bool, args []string) {
 	text := args[0]
 	if file, ok := strings.CutPrefix(text, "@"); ok {
 		text = strings.TrimSpace(ts.ReadFile(file))
+		if m := stoppedProcess.FindAllStringSubmatch(text, -1); m != nil {
+			text = m[len(m)-1][1]
+		}
 	}
 	pid, err := strconv.Atoi(text)
 	if err != nil || pid <= 1 {
