@@ -344,7 +344,7 @@ func TestEvaluateRefusesWhatItCannotUse(t *testing.T) {
 		t.Errorf("one evaluation for two variants: %v, want an error naming it", err)
 	}
 	//lint:ignore SA1012 a nil context is what is tested
-	if _, err := evals.Evaluate(nil, svc, request, ""); err == nil || !strings.Contains(err.Error(), "ctx is nil") { //nolint:staticcheck
+	if _, err := evals.Evaluate(nil, svc, request, ""); err == nil || !strings.Contains(err.Error(), "ctx is nil") {
 		t.Errorf("nil ctx: %v, want an error", err)
 	}
 	if _, err := evals.Evaluate[string](context.Background(), nil, request, ""); err == nil || !strings.Contains(err.Error(), "service is nil") {
