@@ -136,7 +136,8 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	opts.flags = fl
 	fl.StringVar(&opts.AppID, "app", "", "the app's id (required)")
 	fl.StringVar(&opts.TestsetID, "testset", "", "the test set's id (required)")
-	// Comma-separated lists are accepted too, as agenta fake prints them.
+	// Comma-separated lists are accepted too, as agenta fake prints them;
+	// unlike a string slice's, an empty id is kept, to be refused.
 	fl.Var(idList{&opts.VariantIDs}, "variant", "a variant's id (repeatable or comma-separated; the first is the baseline, the last is gated)")
 	fl.Var(idList{&opts.EvaluatorIDs}, "evaluator", "an evaluator config's id (repeatable or comma-separated)")
 	fl.StringArrayVar(&opts.gates, "gate", nil, "a gate on the last variant, such as 'Exact match >= 0.9' (repeatable)")
@@ -241,38 +242,41 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 	// --timeout bounds the whole run, every variant's wait included.
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	// One call creates the evaluation, waits for each run with a progress
-	// display of its own, and streams each run's scenarios.
-	var (
-		labels []string
-		shown  *progress
-	)
-	runs, err := evals.EvaluateWith(ctx, client, models.NewEvaluation{
+	created, err := client.CreateEvaluation(ctx, models.NewEvaluation{
 		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
 		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(), LMProvidersKeys: opts.ProviderKeys,
-	}, evals.EvaluateOptions[*agenta.WaitOptions]{
-		Created: func(created []models.Evaluation) {
-			for _, ev := range created {
-				labels = append(labels, "evaluation "+cell(ev.ID)+" ("+cell(evals.Run{Evaluation: ev}.Variant())+")")
-				fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", labels[len(labels)-1])
-			}
-		},
-		Wait: func(i int, _ models.Evaluation) *agenta.WaitOptions {
-			shown = startProgress(opts.IO, labels[i])
-			return &agenta.WaitOptions{Interval: opts.Interval, OnStatus: shown.OnStatus}
-		},
-		Waited: func(int, *models.Evaluation, error) { shown.Stop() },
 	})
 	if err != nil {
-		if len(runs) > 0 {
-			opts.report = gatedReport(runs, opts.EvaluatorIDs)
-		}
-		// The progress lines named the run: keep the SDK's own message.
-		var runErr *evals.RunError
-		if errors.As(err, &runErr) {
-			err = runErr.Err
-		}
 		return err
+	}
+	ordered, err := byVariant(created, opts.VariantIDs)
+	if err != nil {
+		return err
+	}
+	labels := make([]string, len(ordered))
+	for i, ev := range ordered {
+		labels[i] = "evaluation " + cell(ev.ID) + " (" + cell(evals.Run{Evaluation: ev}.Variant()) + ")"
+		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", labels[i])
+	}
+	runs := make([]evals.Run, len(ordered))
+	for i, ev := range ordered {
+		runs[i] = evals.Run{Evaluation: ev}
+	}
+	for i, ev := range ordered {
+		finished, err := waitEvaluation(ctx, opts.IO, client, ev.ID, labels[i], opts.Interval)
+		if finished != nil {
+			runs[i].Evaluation = *finished
+		}
+		if err != nil {
+			opts.report = gatedReport(runs, opts.EvaluatorIDs)
+			return err
+		}
+		scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
+		if err != nil {
+			opts.report = gatedReport(runs, opts.EvaluatorIDs)
+			return err
+		}
+		runs[i].Scenarios = scenarios
 	}
 
 	// Standard output is scrubbed of the keys by run; the reports are
@@ -366,6 +370,36 @@ func (o *EvalRunOptions) finishReports(err error) error {
 		fmt.Fprintln(o.IO.ErrOut, errorLine(werr))
 		return err
 	}
+}
+
+// byVariant orders the created evaluations as the variants were given.
+func byVariant(created []models.Evaluation, variantIDs []string) ([]models.Evaluation, error) {
+	if len(created) != len(variantIDs) {
+		return nil, fmt.Errorf("agenta: the service created %d evaluations for %d variants", len(created), len(variantIDs))
+	}
+	out := make([]models.Evaluation, len(variantIDs))
+	used := make([]bool, len(created))
+	for i, id := range variantIDs {
+		for j, ev := range created {
+			if !used[j] && len(ev.VariantIDs) > 0 && ev.VariantIDs[0] == id {
+				out[i], used[j] = ev, true
+				break
+			}
+		}
+	}
+	// Evaluations that name no variant keep the service's order.
+	for i := range out {
+		if out[i].ID != "" {
+			continue
+		}
+		for j := range created {
+			if !used[j] {
+				out[i], used[j] = created[j], true
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // printSummary writes a variant's summary table.

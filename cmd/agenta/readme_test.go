@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/spf13/cobra"
@@ -200,5 +203,60 @@ func TestREADMEInstallLine(t *testing.T) {
 	}
 	if !strings.Contains(string(ci), line) {
 		t.Errorf(".ci/run does not run the README's install line %q", line)
+	}
+}
+
+// TestCIRecipeOnServer runs the README's CI recipe against a real server,
+// as its comment says to: without its two lines of the fake, with
+// AGENTA_HOST and the ids from the environment. .ci/run runs it against the
+// real mid-2024 server; elsewhere it skips unless AGENTA_CI_RECIPE_SERVER=1.
+func TestCIRecipeOnServer(t *testing.T) {
+	if os.Getenv("AGENTA_CI_RECIPE_SERVER") != "1" {
+		t.Skip("set AGENTA_CI_RECIPE_SERVER=1, AGENTA_HOST and the recipe's AGENTA_* ids to run the CI recipe against that server")
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatalf("the recipe is a bash script: %v", err)
+	}
+	archive, err := txtar.ParseFile("testdata/script/ci_recipe.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script string
+	for _, f := range archive.Files {
+		if f.Name == "release-gate.yml" {
+			if script, err = workflowStep(string(f.Data), "Release gate"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var kept []string
+	dropped := 0
+	for _, line := range strings.SplitAfter(script, "\n") {
+		if strings.Contains(line, "agenta fake") {
+			dropped++
+			continue
+		}
+		kept = append(kept, line)
+	}
+	if dropped != 2 {
+		t.Fatalf("the recipe has %d lines of the fake, want the two its comment says to drop", dropped)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(bash, "--noprofile", "--norc", "-eo", "pipefail", "-c", strings.Join(kept, ""))
+	cmd.Dir = dir
+	// A new candidate name each run: a name used twice on a base is a 500.
+	cmd.Env = append(os.Environ(), fmt.Sprintf("GITHUB_RUN_ID=%d", time.Now().UnixNano()))
+	out, err := cmd.CombinedOutput()
+	t.Logf("the recipe printed:\n%s", out)
+	if err != nil {
+		t.Fatalf("the recipe failed: %v", err)
+	}
+	report, err := os.ReadFile(filepath.Join(dir, "report.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(report), `<testsuite name="gates" tests="4" failures="0"`) || strings.Contains(string(report), "<failure") {
+		t.Errorf("report.xml is not green with four gates:\n%s", report)
 	}
 }

@@ -211,19 +211,10 @@ func setupScript(env *testscript.Env) error {
 	env.Defer(func() { close(stop); hang.Close(); slowBody.Close(); cutBody.Close() })
 
 	// A server of mid-2024, whose environment lookup answers every call
-	// with the same 500 (agentatest.WithBrokenEnvironmentLookup, on a
-	// branch not merged yet, will do the same).
-	brokenEnv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if r.URL.Path != "/api/apps/get_variant_by_env" {
-			w.WriteHeader(http.StatusNotFound)
-			io.WriteString(w, `{"detail":"Not Found"}`)
-			return
-		}
-		w.WriteHeader(http.StatusInternalServerError)
-		io.WriteString(w, `{"detail":"module 'agenta_backend.services.db_manager' has no attribute 'get_app_variant_by_app_name_and_environment'"}`)
-	}))
+	// with the same 500.
+	brokenEnv := agentatest.NewServer(agentatest.WithBrokenEnvironmentLookup())
 	env.Defer(brokenEnv.Close)
+	agentatest.SeedDemo(brokenEnv)
 
 	// A large evaluation, written row by row as it is sent.
 	big := httptest.NewServer(scenarioServer(func(w io.Writer) error { return writeBenchScenarios(w, bigRows) }))
@@ -253,7 +244,7 @@ func setupScript(env *testscript.Env) error {
 		{"STUCK_HOST", stuck.URL()}, {"STUCK_EVALUATION_ID", stuckEvaluation[0].ID},
 		{"BIG_HOST", big.URL + "/api"}, {"BIG_EVALUATION_ID", benchEvaluationID},
 		{"DOWN_HOST", "http://" + down + "/api"}, {"HTML_HOST", html.URL + "/api"}, {"HANG_HOST", hang.URL + "/api"},
-		{"BROKEN_ENV_HOST", brokenEnv.URL + "/api"},
+		{"BROKEN_ENV_HOST", brokenEnv.URL()},
 		{"SLOW_BODY_HOST", slowBody.URL + "/api"}, {"CUT_BODY_HOST", cutBody.URL + "/api"}, {"FAKE_PORT", fakePort},
 		{"FLAKY_APP", flaky.app}, {"FLAKY_TESTSET", flaky.testset}, {"FLAKY_GOOD", flaky.variants["good"]},
 		{"FLAKY_BROKEN", flaky.variants["broken"]}, {"FLAKY_PROD", flaky.variants["prod"]},
