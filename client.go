@@ -30,7 +30,7 @@ type Client struct {
 	waitMin    time.Duration
 	waitMax    time.Duration
 	logger     *slog.Logger
-	secrets    []string // credential values to scrub from error bodies
+	secrets    *clientSecrets // what it scrubs: credentials it sent (see redact.go)
 	limits     ResponseLimits
 	gzip       bool // ask for gzip and inflate it (see compression.go)
 }
@@ -74,11 +74,13 @@ func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 		waitMax:    s.waitMax,
 		logger:     s.logger,
 		limits:     s.limits.withDefaults(),
+		secrets:    &clientSecrets{},
 	}
+	var credentials []string
 	for name, values := range s.headers {
 		c.header[name] = append([]string(nil), values...)
 		for _, v := range values {
-			c.secrets = append(c.secrets, credentialParts(v, credentialHeader(name))...)
+			credentials = append(credentials, credentialParts(v, credentialHeader(name))...)
 		}
 	}
 	c.header.Set("Accept", "application/json")
@@ -88,8 +90,9 @@ func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 	}
 	if s.apiKey != "" {
 		c.header.Set("Authorization", s.apiKey)
-		c.secrets = append(c.secrets, credentialParts(s.apiKey, true)...)
+		credentials = append(credentials, credentialParts(s.apiKey, true)...)
 	}
+	c.secrets.set.Store(newSecretSet(credentials, nil))
 
 	// Copy the caller's client rather than modify it.
 	hc := &http.Client{Timeout: DefaultTimeout}

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenta-go/agenta/internal/sealed"
 	"github.com/agenta-go/agenta/models"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -525,7 +526,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	c, err := NewClient(gockBase, WithAPIKey(testKey), WithHeader("Cookie", "s="+testKey))
 	require.NoError(t, err)
 	ev := validNewEvaluation()
-	ev.LMProvidersKeys[models.AnthropicAPIKey] = "sk-ant-SECRET-2"
+	ev.LMProvidersKeys = models.NewProviderKeys(map[string]string{models.OpenAIAPIKey: testProviderKey, models.AnthropicAPIKey: "sk-ant-SECRET-2"})
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d"} {
 		for name, v := range map[string]any{
 			"*Client":         c,
@@ -552,7 +553,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	require.NoError(t, err)
 	assertNoSecret(t, "JSON of NewEvaluation", encoded)
 	assert.Contains(t, encoded, `"OPENAI_API_KEY":"[REDACTED]"`)
-	body, err := jsonMarshal(newEvaluationBody{NewEvaluation: ev, LMProvidersKeys: ev.LMProvidersKeys})
+	body, err := jsonMarshal(newEvaluationBody{NewEvaluation: ev, LMProvidersKeys: sealed.ProviderKeys(ev.LMProvidersKeys)})
 	require.NoError(t, err)
 	assert.Contains(t, body, testProviderKey)
 	assert.Contains(t, body, "sk-ant-SECRET-2")

@@ -163,7 +163,7 @@ func runContractRound(t *testing.T, c *Client, rec *contractRecorder) {
 		EvaluatorConfigIDs:  []string{"6672a5d2e7b8c0f9a1b2c3e0", "6672a5d2e7b8c0f9a1b2c3e1"},
 		TestsetID:           "6672a5d2e7b8c0f9a1b2c3f0",
 		RateLimit:           models.DefaultRateLimit(),
-		LMProvidersKeys:     models.ProviderKeys{models.OpenAIAPIKey: contractProvider},
+		LMProvidersKeys:     models.NewProviderKeys(map[string]string{models.OpenAIAPIKey: contractProvider}),
 		CorrectAnswerColumn: "expected_output",
 	})
 	if contractCheckCall(t, rec, "CreateEvaluation", err) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agenta-go/agenta/models"
@@ -29,7 +30,8 @@ func decodeObject[T any](st *call, resp *http.Response) (*T, error) {
 		if end, found := a.valueEnd(); found {
 			v := new(T)
 			if json.Unmarshal(a.buf[a.pos:end], v) == nil {
-				resp.Body = a.replay(end, body) // finish drains what follows
+				resp.Body = a.replay(end, body) // end reads what follows
+				st.valueEnd = a.offset(end)
 				return v, nil
 			}
 		}
@@ -47,7 +49,15 @@ func decodeObject[T any](st *call, resp *http.Response) (*T, error) {
 	if v == nil {
 		return nil, st.decodeError(resp, dec, errors.New("the answer is null"))
 	}
+	st.after(resp, dec, 0)
 	return v, nil
+}
+
+// after makes resp.Body what follows the value dec has decoded, whose
+// input starts at offset base of the body, for end to read.
+func (st *call) after(resp *http.Response, dec *json.Decoder, base int64) {
+	resp.Body = replayBody{io.MultiReader(dec.Buffered(), resp.Body), resp.Body}
+	st.valueEnd = base + dec.InputOffset()
 }
 
 // A listDecoder reads a 2xx answer that holds a JSON array (or null, for no
@@ -77,6 +87,7 @@ func decoderList[T any](st *call, resp *http.Response, yield func(T, error) bool
 		return false
 	}
 	if tok == nil { // null: no elements
+		st.after(resp, dec, 0)
 		return true
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
@@ -84,9 +95,13 @@ func decoderList[T any](st *call, resp *http.Response, yield func(T, error) bool
 		yield(zero, st.decodeError(resp, dec, fmt.Errorf("expected a JSON array, got %s", jsonKind(tok))))
 		return false
 	}
-	return decodeElements(st, 0, dec, false, yield, func(err error) {
+	if !decodeElements(st, 0, dec, false, yield, func(err error) {
 		yield(zero, st.decodeError(resp, dec, err))
-	}, nil)
+	}, nil) {
+		return false
+	}
+	st.after(resp, dec, 0)
+	return true
 }
 
 // element starts the budget of the next list element, whose whitespace
@@ -193,7 +208,7 @@ func (st *call) decodeErrorAt(resp *http.Response, offset int64, buffered io.Rea
 	if !errors.As(err, &limit) && st.body != nil && st.body.err != nil && st.body.err != io.EOF {
 		err = st.reason(err)
 	}
-	rest, _ := io.ReadAll(io.LimitReader(io.MultiReader(buffered, resp.Body), maxErrorBody+maxSecretLength))
+	rest, _ := io.ReadAll(io.LimitReader(io.MultiReader(buffered, resp.Body), maxErrorBody+st.readPastCut()))
 	return &DecodeError{
 		StatusCode: resp.StatusCode,
 		Method:     st.r.method,
@@ -205,38 +220,132 @@ func (st *call) decodeErrorAt(resp *http.Response, offset int64, buffered io.Rea
 	}
 }
 
-// finish closes an answer's body. After a complete read, what is left (at
-// most a little whitespace and the end of the framing) must be read for the
-// connection to return to the pool, but the caller never waits on the
-// network for it: a goroutine drains it, for at most drainWait before it
-// closes the connection instead, and the caller waits for that goroutine
-// for at most drainGrace, long enough for bytes already in flight on a
-// healthy connection, so that the next call finds the connection idle.
-func (st *call) finish(body io.ReadCloser, complete bool) {
-	if !complete || st.body != nil && st.body.err != nil {
-		// Incomplete: the connection is not reused. Or the end was read:
-		// closing returns the connection to the pool.
+// end checks the end of an answer whose JSON value was read whole: only
+// whitespace may follow it. More data ([…][], […]<html>, […]{"detail":…}),
+// which a proxy or a broken server may add, is an error: the answer was
+// not the value alone, and taking the value as the answer would hide that.
+// The error is a *DecodeError with the position of the data and a scrubbed
+// excerpt of it.
+//
+// What follows must be read anyway for the connection to return to the
+// pool, but the caller never waits on the network for long: a goroutine
+// reads it, for at most drainWait before it closes the connection
+// instead, and the caller waits for its verdict for at most trailingWait,
+// long enough for bytes in flight on a healthy connection; a server that
+// holds back the end of a complete answer costs that wait, never more.
+// end takes the body over: finish then leaves it to end.
+func (st *call) end(resp *http.Response) error {
+	body := resp.Body
+	st.ended = true
+	if st.body != nil && st.body.err != nil {
+		// The body has ended: what follows the value is in memory.
+		at, excerpt := firstData(body, nil)
 		body.Close()
-		return
+		return st.trailing(resp, at, excerpt)
 	}
-	done := make(chan struct{})
+	type verdict struct {
+		at      int64
+		excerpt []byte
+	}
+	found := make(chan verdict, 1)
+	var saw atomic.Bool // data came: the verdict is a short read away
 	go func() {
-		defer close(done)
 		stop := time.AfterFunc(drainWait, func() { body.Close() })
-		lr := drainPool.Get().(*io.LimitedReader) // io.CopyN would allocate one
-		lr.R, lr.N = body, 64<<10
-		_, _ = io.Copy(io.Discard, lr)
-		lr.R = nil
-		drainPool.Put(lr)
+		at, excerpt := firstData(body, func() {
+			saw.Store(true)
+			// The connection is not reused after data that should not
+			// be there: close it if the excerpt is slow to come.
+			time.AfterFunc(excerptWait, func() { body.Close() })
+		})
+		found <- verdict{at, excerpt}
 		stop.Stop()
 		body.Close()
 	}()
-	wait := time.NewTimer(drainGrace)
+	wait := time.NewTimer(trailingWait)
+	defer wait.Stop()
 	select {
-	case <-done:
+	case v := <-found:
+		return st.trailing(resp, v.at, v.excerpt)
 	case <-wait.C:
+		if saw.Load() {
+			v := <-found
+			return st.trailing(resp, v.at, v.excerpt)
+		}
+		return nil
 	}
-	wait.Stop()
 }
 
-var drainPool = sync.Pool{New: func() any { return new(io.LimitedReader) }}
+// firstData reads body past whitespace, up to 64 KiB of it, to its end or
+// to the first byte that is not whitespace, and then on to the end or
+// maxExcerpt bytes from that byte. It returns how many whitespace bytes
+// came before that byte, and the bytes from it on (nil when none came).
+// sawData, if not nil, is called when the byte comes.
+func firstData(body io.Reader, sawData func()) (int64, []byte) {
+	buf := drainPool.Get().(*[]byte)
+	defer drainPool.Put(buf)
+	var skipped int64
+	var excerpt []byte
+	for skipped < 64<<10 || excerpt != nil {
+		n, err := body.Read(*buf)
+		chunk := (*buf)[:n]
+		if excerpt == nil {
+			i := 0
+			for i < len(chunk) && isSpace(chunk[i]) {
+				i++
+			}
+			skipped += int64(i)
+			if i < len(chunk) {
+				excerpt = []byte{}
+				if sawData != nil {
+					sawData()
+				}
+			}
+			chunk = chunk[i:]
+		}
+		if excerpt != nil {
+			excerpt = append(excerpt, chunk[:min(len(chunk), maxExcerpt-len(excerpt))]...)
+			if len(excerpt) == maxExcerpt {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	return skipped, excerpt
+}
+
+// maxExcerpt bounds the excerpt of trailing data an error keeps, and
+// excerptWait how long it waits for it once the data started.
+const (
+	maxExcerpt  = 64
+	excerptWait = 10 * time.Millisecond
+)
+
+// trailing returns the error for data found at offset at after the value,
+// or nil when excerpt is nil.
+func (st *call) trailing(resp *http.Response, at int64, excerpt []byte) error {
+	if excerpt == nil {
+		return nil
+	}
+	excerpt = st.scrub(excerpt)
+	err := &trailingError{excerpt: st.text(string(excerpt), 40)}
+	return &DecodeError{
+		StatusCode: resp.StatusCode,
+		Method:     st.r.method,
+		Path:       st.path,
+		Offset:     st.valueEnd + at,
+		Body:       excerpt,
+		Err:        err,
+		text:       err.Error(),
+	}
+}
+
+// finish closes an answer's body, unless end has taken it over.
+func (st *call) finish(body io.ReadCloser) {
+	if !st.ended {
+		body.Close()
+	}
+}
+
+var drainPool = sync.Pool{New: func() any { b := make([]byte, 4<<10); return &b }}

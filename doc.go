@@ -117,16 +117,23 @@
 //	transport.go       the pooled transport, the redirect policy, which credentials to drop
 //	engine.go          one call: request → attempts → 2xx response or typed error, with logging
 //	retry.go           the retry policy and the backoff, as pure functions
-//	decode.go          reading a 2xx answer: one object, or a list element by element
+//	decode.go          reading a 2xx answer: one object, or a list element by element,
+//	                   and its end: data after the value is an error
 //	scenario_stream.go the fast list decoder for evaluation scenarios
 //	errors.go          every error type and sentinel, and reading error answers
 //	notfound.go        the service's not-found answers that come as 500, by operation
 //	unencodable.go     naming the part of a request body JSON cannot carry
-//	redact.go          scrubbing credentials from bodies and strings, in every encoding
+//	redact.go          the Client's secrets (every credential it sent), applied to bodies,
+//	                   strings and 2xx answers by internal/text
 //	limits.go          ResponseLimits: how many bytes of an answer a call reads
 //	compression.go     inflating gzip answers without waiting for the body's end
 //	variants.go, evaluations.go, wait.go, human_evaluations.go, observability.go
 //	                   the operations, one file per API area
+//
+// Outside the root package: internal/text is the module's one treatment of
+// text (scrub, then cut; clip by runes; escape controls; neutralise CSV
+// cells), used by the SDK, the command, the fake and evals; internal/sealed
+// keeps models.ProviderKeys' values out of reach of reflection.
 //
 // One call, GetVariant: variants.go checks the id (segment, args.go) and
 // gives getOne (engine.go) a request; start builds the URL, headers and body
@@ -137,7 +144,8 @@
 //
 // One error, a 422: checkRetry sees the answer and shouldRetry refuses to
 // retry it; start hands it to readError (engine.go), which reads at most
-// 1 MiB, scrubs credentials (redact.go) and calls newAPIError (errors.go),
-// which parses the body into a *ValidationError; start returns it unchanged
+// 1 MiB, scrubs credentials (redact.go) and calls buildAPIError (errors.go),
+// which parses the body into a *ValidationError, its texts scrubbed, then
+// cut; start returns it unchanged
 // through getOne to the caller's errors.As.
 package agenta

@@ -27,8 +27,6 @@ type request struct {
 	path      string // escaped, relative to the base URL, starting with "/"
 	query     any    // a struct for go-querystring, or nil
 	body      any    // marshalled as JSON, or nil
-	// secrets are credential values in the body, scrubbed from errors.
-	secrets []string
 	// whole names the ResponseLimits field that bounds the whole answer:
 	// "Single" for one object, "List" for a list read whole; "" for a
 	// stream, which only its elements bound.
@@ -51,6 +49,11 @@ type call struct {
 	last    error           // the last answer before a retry
 	ctx     context.Context // the caller's, to tell its end from the attempt's timeout
 	body    *answerBody     // the 2xx answer, as the decoders read it
+	secrets *secretSet      // the Client's secrets when the call started
+	// valueEnd is the offset in the body just past the decoded value, and
+	// ended whether end has taken the body over.
+	valueEnd int64
+	ended    bool
 }
 
 // callKey is the context key of a call's state.
@@ -65,7 +68,12 @@ func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
 		return nil, err
 	}
 	v, err := decodeObject[T](st, resp)
-	st.finish(resp.Body, err == nil)
+	if err == nil {
+		if err = st.end(resp); err != nil {
+			v = nil
+		}
+	}
+	st.finish(resp.Body)
 	return v, err
 }
 
@@ -95,9 +103,13 @@ func streamList[T any](ctx context.Context, c *Client, r *request, decode listDe
 			yield(zero, err)
 			return
 		}
-		complete := false
-		defer func() { st.finish(resp.Body, complete) }() // decode may replace resp.Body
-		complete = decode(st, resp, yield)
+		defer func() { st.finish(resp.Body) }() // decode may replace resp.Body
+		if decode(st, resp, yield) {
+			if err := st.end(resp); err != nil {
+				var zero T
+				yield(zero, err)
+			}
+		}
 	}
 }
 
@@ -137,7 +149,7 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 		body = data
 	}
 
-	st := &call{c: c, r: *r, path: path, ctx: ctx}
+	st := &call{c: c, r: *r, path: path, ctx: ctx, secrets: c.secrets.load()}
 	ctx = context.WithValue(ctx, callKey{}, st)
 	if !r.idempotent() {
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
@@ -173,7 +185,7 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	if c.gzip {
 		inflate(resp)
 	}
-	st.body = newAnswerBody(resp.Body, r.whole, c.limits.whole(r.whole))
+	st.body = newAnswerBody(st.scrubAnswer(resp.Body), r.whole, c.limits.whole(r.whole))
 	resp.Body = st.body
 	return st, resp, nil
 }
@@ -274,7 +286,7 @@ func (st *call) reason(err error) error {
 	var netErr net.Error
 	var limit *timeoutError
 	cause := err
-	if holdsSecret(st.secretsOf(), raw) {
+	if st.holdsSecret(raw) {
 		// The cause quotes a credential (net/http quotes a Location that
 		// fails to parse): the chain keeps its scrubbed text instead, so
 		// that errors.Unwrap shows no more than err.Error() does.
@@ -326,14 +338,13 @@ func (st *call) readError(resp *http.Response) error {
 		}
 		// Read past the cut by a secret's length, so that a secret the cut
 		// would split is recognised and dropped whole.
-		body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+maxSecretLength))
+		body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+st.readPastCut()))
 	}
 	resp.Body.Close()
-	err := newAPIError(resp.StatusCode, st.r.method, st.path, st.scrubCut(body, maxErrorBody))
+	err := buildAPIError(resp.StatusCode, st.r.method, st.path, st.scrubCut(body, maxErrorBody), st.secrets.all)
 	var apiErr *APIError
 	if errors.As(err, &apiErr) {
 		apiErr.Operation = st.r.operation
-		apiErr.Message = st.text(apiErr.Message, 4*maxMessage)
 		if location := resp.Header.Get("Location"); location != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
 			note := "redirect to " + st.text(location, maxMessage) + " not followed"
 			if !st.r.idempotent() {
@@ -343,20 +354,6 @@ func (st *call) readError(resp *http.Response) error {
 				note += ": " + apiErr.Message
 			}
 			apiErr.Message = note
-		}
-	}
-	var verr *ValidationError
-	if errors.As(err, &verr) {
-		for i := range verr.Details {
-			d := &verr.Details[i]
-			d.Msg = st.text(d.Msg, 4*maxMessage)
-			d.Type = st.text(d.Type, maxMessage)
-			for j, loc := range d.Loc {
-				if s, ok := loc.(string); ok {
-					d.Loc[j] = st.text(s, maxMessage)
-				}
-			}
-			d.Input = st.scrub(d.Input)
 		}
 	}
 	return err

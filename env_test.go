@@ -128,3 +128,33 @@ func setenv(t *testing.T, name, value string) {
 		}
 	}
 }
+
+// A credential in AGENTA_HOST (user information, a query) never shows in
+// the refusal, however the URL is malformed.
+func TestHostCredentialsNeverShown(t *testing.T) {
+	for _, host := range []string{
+		"https://admin:pw-SECRET@cloud.example/api",
+		"https://tok-SECRET@cloud.example",
+		"http://127.0.0.1:8080/api?api_key=SECRET",
+		"http://127.0.0.1:8080/api?SECRET",
+		"http://127.0.0.1:8080/api#SECRET",
+		"http://u:SECRET@[::1",
+		"http://u:p%zzSECRET@host/api",
+		"http://u:SECRET@host:port/api",
+		"u:SECRET@host/api",
+		"host:8080/api?key=SECRET",
+	} {
+		t.Setenv("AGENTA_HOST", host)
+		_, err := NewClientFromEnv()
+		if err == nil {
+			t.Errorf("AGENTA_HOST=%q: accepted, want a refusal", host)
+			continue
+		}
+		if strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("AGENTA_HOST=%q: %q shows the credential", host, err)
+		}
+		if !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("AGENTA_HOST=%q: %v, want ErrInvalidArgument", host, err)
+		}
+	}
+}

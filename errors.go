@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/agenta-go/agenta/models"
 )
 
@@ -353,9 +354,26 @@ func invalidField(name, field, format string, args ...any) error {
 // newAPIError builds the error for a non-2xx answer from up to maxErrorBody
 // bytes of its body. A 422 becomes a *ValidationError.
 func newAPIError(status int, method, path string, body []byte) error {
+	return buildAPIError(status, method, path, body, nil)
+}
+
+// buildAPIError is newAPIError for a call whose credentials are secrets:
+// every text taken from the body is scrubbed of them, then cut.
+func buildAPIError(status int, method, path string, body []byte, secrets *text.Secrets) error {
 	apiErr := &APIError{StatusCode: status, Method: method, Path: path, Body: body}
 	details, message := parseErrorBody(body)
-	apiErr.Message = dropStatusPrefix(message, status)
+	apiErr.Message = secrets.Text(dropStatusPrefix(message, status), maxMessage)
+	for i := range details {
+		d := &details[i]
+		d.Msg = secrets.Text(d.Msg, 4*maxMessage)
+		d.Type = secrets.Text(d.Type, maxMessage)
+		for j, loc := range d.Loc {
+			if s, ok := loc.(string); ok {
+				d.Loc[j] = secrets.Text(s, maxMessage)
+			}
+		}
+		d.Input = secrets.Scrub(d.Input)
+	}
 	if status == http.StatusUnprocessableEntity {
 		verr := &ValidationError{APIError: apiErr, Details: details}
 		if len(details) > 0 {
@@ -363,19 +381,19 @@ func newAPIError(status int, method, path string, body []byte) error {
 			for i, d := range details {
 				parts[i] = d.String()
 			}
-			apiErr.Message = clip(strings.Join(parts, "; "), 4*maxMessage)
+			apiErr.Message = text.Clip(strings.Join(parts, "; "), 4*maxMessage)
 		}
 		return verr
 	}
 	if apiErr.Message == "" && len(details) > 0 {
-		apiErr.Message = clip(details[0].String(), maxMessage)
+		apiErr.Message = text.Clip(details[0].String(), maxMessage)
 	}
 	return apiErr
 }
 
 // parseErrorBody reads the service's error documents: {"detail": "..."},
 // FastAPI's {"detail": [...]}, a few common alternatives, and plain text or
-// HTML from proxies.
+// HTML from proxies. The message is whole: the caller scrubs, then cuts it.
 func parseErrorBody(body []byte) ([]ValidationDetail, string) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
@@ -389,11 +407,11 @@ func parseErrorBody(body []byte) ([]ValidationDetail, string) {
 		}
 		if json.Unmarshal(trimmed, &doc) == nil {
 			if s, ok := jsonText(doc.Detail); ok {
-				return nil, clip(s, maxMessage)
+				return nil, s
 			}
 			if s, ok := detailMessage(doc.Detail); ok {
 				// Newer servers: {"detail":{"message":"Unauthorized"}}.
-				return nil, clip(s, maxMessage)
+				return nil, s
 			}
 			var details []ValidationDetail
 			if len(doc.Detail) > 0 && doc.Detail[0] == '[' && json.Unmarshal(doc.Detail, &details) == nil {
@@ -401,16 +419,16 @@ func parseErrorBody(body []byte) ([]ValidationDetail, string) {
 			}
 			for _, alt := range []json.RawMessage{doc.Message, doc.Error} {
 				if s, ok := jsonText(alt); ok {
-					return nil, clip(s, maxMessage)
+					return nil, s
 				}
 			}
 			if len(doc.Detail) > 0 && !bytes.Equal(doc.Detail, []byte("null")) && !bytes.Equal(doc.Detail, []byte(`""`)) {
-				return nil, clip(string(doc.Detail), maxMessage)
+				return nil, string(doc.Detail)
 			}
-			return nil, clip(string(trimmed), maxMessage)
+			return nil, string(trimmed)
 		}
 	}
-	return nil, clip(plainText(trimmed), maxMessage)
+	return nil, plainText(trimmed)
 }
 
 // detailMessage returns the message of a detail object, as newer servers
@@ -503,23 +521,6 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// clip cuts s to at most n runes, marking the cut. Invalid UTF-8, which a
-// raw JSON body can carry, becomes U+FFFD so messages are always valid text.
-func clip(s string, n int) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i, count := 0, 0
-	for i = range s {
-		if count == n {
-			break
-		}
-		count++
-	}
-	return s[:i] + "…"
-}
-
 // DecodeError is a 2xx answer whose body is not the JSON the operation
 // returns, or that broke off while being read. It keeps the status and,
 // from the point where decoding stopped, up to 1 MiB of the body.
@@ -542,14 +543,14 @@ type DecodeError struct {
 // Error says where decoding the answer stopped and why, or that the
 // answer broke off while being read.
 func (e *DecodeError) Error() string {
-	text := e.text
-	if text == "" && e.Err != nil {
-		text = clip(e.Err.Error(), maxMessage)
+	msg := e.text
+	if msg == "" && e.Err != nil {
+		msg = text.Clip(e.Err.Error(), maxMessage)
 	}
 	if readFailure(e.Err) {
-		return fmt.Sprintf("agenta: %s %s: read %d answer: %s", e.Method, e.Path, e.StatusCode, text)
+		return fmt.Sprintf("agenta: %s %s: read %d answer: %s", e.Method, e.Path, e.StatusCode, msg)
 	}
-	return fmt.Sprintf("agenta: %s %s: decode %d answer at byte %d: %s", e.Method, e.Path, e.StatusCode, e.Offset, text)
+	return fmt.Sprintf("agenta: %s %s: decode %d answer at byte %d: %s", e.Method, e.Path, e.StatusCode, e.Offset, msg)
 }
 
 // readFailure reports an answer that broke off while being read (a reset,
@@ -598,7 +599,7 @@ type EvaluationFailedError struct {
 // Error names the evaluation, its final status, the service's message,
 // the cause and what to do about it.
 func (e *EvaluationFailedError) Error() string {
-	s := "agenta: evaluation " + clip(e.EvaluationID, maxMessage) + " ended " + clip(string(e.Status), maxMessage)
+	s := "agenta: evaluation " + text.Clip(e.EvaluationID, maxMessage) + " ended " + text.Clip(string(e.Status), maxMessage)
 	if e.Message != "" {
 		s += ": " + e.Message
 	}
@@ -644,7 +645,7 @@ type WaitError struct {
 func (e *WaitError) Error() string {
 	var b strings.Builder
 	b.WriteString("agenta: wait for evaluation ")
-	b.WriteString(clip(e.EvaluationID, maxMessage))
+	b.WriteString(text.Clip(e.EvaluationID, maxMessage))
 	b.WriteString(": ")
 	if e.Err != nil {
 		b.WriteString(e.Err.Error())
@@ -655,7 +656,7 @@ func (e *WaitError) Error() string {
 		b.WriteString("; no status read yet")
 	} else {
 		b.WriteString("; status ")
-		b.WriteString(clip(string(e.Status), maxMessage))
+		b.WriteString(text.Clip(string(e.Status), maxMessage))
 		b.WriteString(" for ")
 		b.WriteString(e.Held.Round(time.Millisecond).String())
 		b.WriteString(", last read ")
@@ -667,7 +668,7 @@ func (e *WaitError) Error() string {
 	}
 	if e.LastError != nil {
 		b.WriteString("; the last read failed: ")
-		b.WriteString(clip(strings.TrimPrefix(e.LastError.Error(), "agenta: "), 2*maxMessage))
+		b.WriteString(text.Clip(strings.TrimPrefix(e.LastError.Error(), "agenta: "), 2*maxMessage))
 	}
 	return b.String()
 }
@@ -685,3 +686,19 @@ type failure struct {
 
 func (e *failure) Error() string   { return e.text }
 func (e *failure) Unwrap() []error { return e.errs }
+
+// ErrTrailingData is matched by errors.Is on the *DecodeError of a 2xx
+// answer whose JSON value is followed by more than whitespace, such as
+// […][], […]<html> or […]{"detail":"…"}: the answer is refused, not read as
+// the value alone.
+var ErrTrailingData = errors.New("agenta: data after the JSON answer")
+
+// trailingError is the cause of such a *DecodeError: it quotes the start of
+// the data, scrubbed and cut.
+type trailingError struct{ excerpt string }
+
+func (e *trailingError) Error() string {
+	return "more data after the JSON answer: " + strconv.Quote(e.excerpt)
+}
+
+func (e *trailingError) Is(target error) bool { return target == ErrTrailingData }

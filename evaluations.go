@@ -3,8 +3,11 @@ package agenta
 import (
 	"context"
 	"iter"
+	"maps"
 	"net/http"
+	"slices"
 
+	"github.com/agenta-go/agenta/internal/sealed"
 	"github.com/agenta-go/agenta/models"
 )
 
@@ -110,20 +113,22 @@ func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) 
 	if err := checkNewEvaluation(ev); err != nil {
 		return nil, err
 	}
-	secrets := make([]string, 0, len(ev.LMProvidersKeys))
-	for _, v := range ev.LMProvidersKeys {
-		secrets = append(secrets, v)
+	keys := sealed.ProviderKeys(ev.LMProvidersKeys)
+	// Every key sent is a secret of the Client from now on: the service
+	// may echo it in this answer or any later one (a failed run's message).
+	if c != nil && c.secrets != nil {
+		c.secrets.addSent(slices.Collect(maps.Values(keys))...)
 	}
-	body := newEvaluationBody{NewEvaluation: ev, LMProvidersKeys: ev.LMProvidersKeys}
+	body := newEvaluationBody{NewEvaluation: ev, LMProvidersKeys: keys}
 	return getList(ctx, c, &request{
-		operation: "CreateEvaluation", method: http.MethodPost, path: "/evaluations", body: body, secrets: secrets,
+		operation: "CreateEvaluation", method: http.MethodPost, path: "/evaluations", body: body,
 	}, jsonList[models.Evaluation])
 }
 
 // newEvaluationBody is what CreateEvaluation sends: the request with its
-// provider keys in the clear. models.ProviderKeys encodes its values as
-// [REDACTED], so that logging a request never leaks them; this field, at a
-// shallower depth, takes the place of the embedded one in the JSON.
+// provider keys in the clear, the one place they are. models.ProviderKeys
+// encodes its values as [REDACTED]; this field, at a shallower depth,
+// takes the place of the embedded one in the JSON.
 type newEvaluationBody struct {
 	models.NewEvaluation
 	LMProvidersKeys map[string]string `json:"lm_providers_keys,omitempty"`
@@ -165,7 +170,7 @@ func checkNewEvaluation(ev models.NewEvaluation) error {
 			return invalidField("NewEvaluation.RateLimit."+f.name, "rate_limit."+f.field, "must not be negative, got %d", f.value)
 		}
 	}
-	for name := range ev.LMProvidersKeys {
+	for _, name := range ev.LMProvidersKeys.Names() {
 		if name == "" {
 			return invalidField("NewEvaluation.LMProvidersKeys", "lm_providers_keys", "has an empty key name")
 		}

@@ -220,7 +220,7 @@ func TestCreateEvaluation(t *testing.T) {
 	f, ok := ar.Result.Float64()
 	assert.True(t, ok)
 	assert.Equal(t, 0.5, f)
-	assert.Equal(t, map[string]any{"similarity_threshold": 0.5}, ev.AggregatedResults[1].EvaluatorConfig.SettingsValues)
+	assert.Equal(t, map[string]any{"similarity_threshold": json.Number("0.5")}, ev.AggregatedResults[1].EvaluatorConfig.SettingsValues)
 	assert.Equal(t, "future_kind", ev.AggregatedResults[1].Result.Type)
 	require.NotNil(t, ev.TotalCost)
 	f, _ = ev.TotalCost.Float64()
@@ -236,9 +236,9 @@ func TestCreateEvaluationSendsOnlySetOptionalFields(t *testing.T) {
 		present []string
 		absent  []string
 	}{
-		{"neither", func(ev *models.NewEvaluation) { ev.LMProvidersKeys = nil }, nil,
+		{"neither", func(ev *models.NewEvaluation) { ev.LMProvidersKeys = models.ProviderKeys{} }, nil,
 			[]string{"lm_providers_keys", "correct_answer_column"}},
-		{"empty keys map", func(ev *models.NewEvaluation) { ev.LMProvidersKeys = map[string]string{} }, nil,
+		{"empty keys map", func(ev *models.NewEvaluation) { ev.LMProvidersKeys = models.NewProviderKeys(map[string]string{}) }, nil,
 			[]string{"lm_providers_keys", "correct_answer_column"}},
 		{"correct answer column", func(ev *models.NewEvaluation) { ev.CorrectAnswerColumn = "expected" },
 			[]string{"lm_providers_keys", "correct_answer_column"}, nil},
@@ -293,7 +293,9 @@ func TestCreateEvaluationRefusesMissingFields(t *testing.T) {
 		{"NewEvaluation.RateLimit.MaxRetries", "rate_limit.max_retries", func(ev *models.NewEvaluation) { ev.RateLimit.MaxRetries = 0 }},
 		{"NewEvaluation.RateLimit.RetryDelay", "rate_limit.retry_delay", func(ev *models.NewEvaluation) { ev.RateLimit.RetryDelay = -1 }},
 		{"NewEvaluation.RateLimit.DelayBetweenBatches", "rate_limit.delay_between_batches", func(ev *models.NewEvaluation) { ev.RateLimit.DelayBetweenBatches = -5 }},
-		{"NewEvaluation.LMProvidersKeys", "lm_providers_keys", func(ev *models.NewEvaluation) { ev.LMProvidersKeys[""] = testProviderKey }},
+		{"NewEvaluation.LMProvidersKeys", "lm_providers_keys", func(ev *models.NewEvaluation) {
+			ev.LMProvidersKeys = models.NewProviderKeys(map[string]string{"": testProviderKey})
+		}},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
 			c := gockClient(t)

@@ -61,7 +61,7 @@ func ExampleAPIError() {
 	_, err = client.CreateEvaluation(ctx, models.NewEvaluation{
 		AppID: demo.AppID, VariantIDs: []string{demo.VariantID}, EvaluatorConfigIDs: []string{demo.ExactMatchID},
 		TestsetID: demo.TestsetID, RateLimit: models.DefaultRateLimit(),
-		LMProvidersKeys: models.ProviderKeys{"OPENAI_KEY": "sk-…"}, // not a name the service knows
+		LMProvidersKeys: models.NewProviderKeys(map[string]string{"OPENAI_KEY": "sk-…"}), // not a name the service knows
 	})
 	fmt.Println(describe(err))
 	// Output:

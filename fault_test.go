@@ -156,7 +156,7 @@ func faultNewEvaluation() models.NewEvaluation {
 		EvaluatorConfigIDs:  []string{"c-1"},
 		TestsetID:           "t-1",
 		RateLimit:           models.DefaultRateLimit(),
-		LMProvidersKeys:     models.ProviderKeys{models.OpenAIAPIKey: "sk-fault-provider-key"},
+		LMProvidersKeys:     models.NewProviderKeys(map[string]string{models.OpenAIAPIKey: "sk-fault-provider-key"}),
 		CorrectAnswerColumn: "expected",
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -76,7 +77,7 @@ func fuzzLeak(msg string) string {
 			return "encoding " + strconv.Itoa(i)
 		}
 	}
-	if strings.Contains(unescapeJSON(msg), fuzzKey) {
+	if strings.Contains(unescapeUnicode(msg), fuzzKey) {
 		return "\\u escapes"
 	}
 	if unescaped, err := url.PathUnescape(msg); err == nil && strings.Contains(unescaped, fuzzKey) {
@@ -84,6 +85,16 @@ func fuzzLeak(msg string) string {
 	}
 	return ""
 }
+
+// unescapeUnicode decodes each \uXXXX in s.
+func unescapeUnicode(s string) string {
+	return unicodeEscape.ReplaceAllStringFunc(s, func(m string) string {
+		n, _ := strconv.ParseUint(m[2:], 16, 32)
+		return string(rune(n))
+	})
+}
+
+var unicodeEscape = regexp.MustCompile(`\\u[0-9a-fA-F]{4}`)
 
 // FuzzHostileErrorPath sends the SDK's operations a random status, headers
 // and body, with the API key echoed in a random encoding at a random place

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/agenta-go/agenta/models"
 	"github.com/stretchr/testify/require"
 )
@@ -75,7 +76,7 @@ func FuzzErrorBody(f *testing.F) {
 		if json.Unmarshal(bytes.TrimSpace(body), &doc) == nil && len(doc.Detail) > 0 && doc.Detail[0] == '"' {
 			var s string
 			if json.Unmarshal(doc.Detail, &s) == nil && strings.TrimSpace(s) != "" {
-				if want := clip(strings.TrimSpace(s), maxMessage); apiErr.Message != want {
+				if want := text.Clip(strings.TrimSpace(s), maxMessage); apiErr.Message != want {
 					t.Fatalf("detail %q gave message %q, want %q", s, apiErr.Message, want)
 				}
 			}
@@ -190,6 +191,20 @@ func FuzzAnswerDecode(f *testing.F) {
 	})
 }
 
+// fuzzDecodeWhole is the reference decoder: encoding/json's Decoder, which
+// the SDK must agree with, and nothing but whitespace after the value, as
+// json.Unmarshal requires.
+func fuzzDecodeWhole(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if len(bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n")) > 0 {
+		return errors.New("data after the value")
+	}
+	return nil
+}
+
 // fuzzCheckDecodeError fails unless err is a *DecodeError for a 200 answer.
 func fuzzCheckDecodeError(t *testing.T, body []byte, err error) {
 	t.Helper()
@@ -201,7 +216,7 @@ func fuzzCheckDecodeError(t *testing.T, body []byte, err error) {
 func fuzzCheckList[T any](t *testing.T, body []byte, got []T, err error) {
 	t.Helper()
 	var ref []T
-	refErr := json.NewDecoder(bytes.NewReader(body)).Decode(&ref)
+	refErr := fuzzDecodeWhole(body, &ref)
 	if err != nil {
 		fuzzCheckDecodeError(t, body, err)
 		require.False(t, refErr == nil, "body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, ref)
@@ -218,7 +233,7 @@ func fuzzCheckList[T any](t *testing.T, body []byte, got []T, err error) {
 func fuzzCheckOne[T any](t *testing.T, body []byte, got *T, err error) {
 	t.Helper()
 	var ref *T
-	refErr := json.NewDecoder(bytes.NewReader(body)).Decode(&ref)
+	refErr := fuzzDecodeWhole(body, &ref)
 	if err != nil {
 		fuzzCheckDecodeError(t, body, err)
 		require.False(t, refErr == nil && ref != nil, "body %q: the SDK refused it (%v), encoding/json decodes it as %#v", body, err, ref)
@@ -288,7 +303,7 @@ func FuzzFetchEvaluationStatusAnswer(f *testing.F) {
 		}
 		var want *models.Result
 		var doc *json.RawMessage
-		if json.NewDecoder(bytes.NewReader(body)).Decode(&doc) == nil && doc != nil && json.Unmarshal(*doc, &ref) == nil {
+		if fuzzDecodeWhole(body, &doc) == nil && doc != nil && json.Unmarshal(*doc, &ref) == nil {
 			switch s := ref.Status; {
 			case len(s) > 0 && s[0] == '"':
 				want = &models.Result{Type: models.ResultTypeStatus, Value: s}

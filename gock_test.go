@@ -169,7 +169,7 @@ func validNewEvaluation() models.NewEvaluation {
 		EvaluatorConfigIDs: []string{"ec-1"},
 		TestsetID:          "ts-1",
 		RateLimit:          models.DefaultRateLimit(),
-		LMProvidersKeys:    map[string]string{models.OpenAIAPIKey: testProviderKey},
+		LMProvidersKeys:    models.NewProviderKeys(map[string]string{models.OpenAIAPIKey: testProviderKey}),
 	}
 }
 

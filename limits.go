@@ -177,13 +177,14 @@ func (a *answerBody) Read(p []byte) (int, error) {
 
 func (a *answerBody) Close() error { return a.body.Close() }
 
-// drainGrace is how long a call waits for the end of a complete answer to
-// be read, and drainWait how long it is read at all before the connection
-// is closed instead (see call.finish). On a healthy connection the end is
-// in flight; a server that holds it back costs a connection, never a wait.
+// trailingWait is how long a call waits for the end of a complete answer to
+// be read, to know that no data follows the value, and drainWait how long
+// it is read at all before the connection is closed instead (see
+// call.end). On a healthy connection the end is in flight; a server that
+// holds it back costs a connection and this wait, never more.
 const (
-	drainGrace = 5 * time.Millisecond
-	drainWait  = time.Second
+	trailingWait = 100 * time.Millisecond
+	drainWait    = time.Second
 )
 
 // bufferBound is the capacity a decoder's buffer may grow to for an answer

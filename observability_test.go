@@ -2,6 +2,7 @@ package agenta
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -76,11 +77,11 @@ func TestGetSpan(t *testing.T) {
 	latency, ok := s.Latency()
 	assert.True(t, ok)
 	assert.Equal(t, 2.5, latency)
-	assert.Equal(t, map[string]any{"prompt_tokens": 120.0, "completion_tokens": 30.0, "total_tokens": 150.0}, s.Metadata["usage"])
+	assert.Equal(t, map[string]any{"prompt_tokens": json.Number("120"), "completion_tokens": json.Number("30"), "total_tokens": json.Number("150")}, s.Metadata["usage"])
 	assert.Equal(t, "tr-1", s.TraceID)
 	assert.Equal(t, "", s.UserID)
 	assert.Equal(t, map[string]any{"country": "France"}, s.Content["inputs"])
-	assert.Equal(t, map[string]any{"temperature": 0.7, "model": "gpt-4o"}, s.Config)
+	assert.Equal(t, map[string]any{"temperature": json.Number("0.7"), "model": "gpt-4o"}, s.Config)
 
 	require.Len(t, s.Children, 2)
 	child := s.Children[0]

@@ -1,273 +1,137 @@
 package agenta
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
-	"iter"
-	"net/url"
-	"strconv"
-	"strings"
-	"unicode/utf8"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agenta-go/agenta/internal/text"
 )
 
-// The scrub: credentials never reach an error, a log line or a printed
-// value, whatever the server echoes and however it encodes the echo. Bodies
-// are scrubbed as bytes, in every encoding of each secret that a server is
-// known to echo (raw, JSON-escaped, percent-encoded, base64, hex). Strings
-// built from server data (messages, decoding errors, transport errors) are
-// scrubbed after decoding, and also checked once their \u and percent
-// escapes are decoded, then bounded with clip.
+// The scrub: credentials never reach an error, a log line or a value the
+// Client returns, whatever the server echoes and however it encodes the
+// echo. Every credential the Client sent is its secret from then on: the
+// API key and header values given as options, and the provider keys of
+// each CreateEvaluation. internal/text does the work (scrub, then cut);
+// this file holds the Client's set of secrets and applies it:
+//
+//   - error bodies are scrubbed as bytes, then cut;
+//   - strings built from server data (messages, decoding errors, transport
+//     errors, an evaluation's failure) are scrubbed, also once their \u
+//     and percent escapes are decoded, then cut;
+//   - 2xx answers are scrubbed as they are read, of the secrets of 12
+//     characters or more, so that values returned (a scenario whose output
+//     echoes a provider key, a failed evaluation's message) hold none.
+//     Shorter ones are left in answers: a short word replaced inside JSON
+//     could change its meaning or break it.
 
-// maxSecretLength is how far past a cut the scrub reads, so that a secret
-// (in any of its forms) that the cut would split is recognised whole.
+// maxSecretLength is how far past a cut an error body is read, so that a
+// secret (in any of its forms) that the cut would split is recognised
+// whole; longer forms are read past the cut by their own length.
 const maxSecretLength = 4 << 10
 
-// secretForms returns secret and each encoding of it a server may echo.
-func secretForms(secret string) []string {
-	if secret == "" {
-		return nil
-	}
-	forms := []string{secret}
-	add := func(f string) {
-		for _, g := range forms {
-			if g == f {
-				return
-			}
-		}
-		forms = append(forms, f)
-	}
-	if quoted, err := json.Marshal(secret); err == nil {
-		add(string(quoted[1 : len(quoted)-1]))
-	}
-	if len(secret) < 8 {
-		// Encodings of a short value are short words that may occur
-		// anywhere: scrubbing them would mangle the text around them.
-		return forms
-	}
-	var lowerU, upperU, lowerP, upperP strings.Builder
-	for _, r := range secret {
-		h := strconv.FormatInt(int64(r), 16)
-		if len(h) <= 4 {
-			lowerU.WriteString(`\u` + strings.Repeat("0", 4-len(h)) + h)
-			upperU.WriteString(`\u` + strings.Repeat("0", 4-len(h)) + strings.ToUpper(h))
+// maxSentSecrets bounds the provider keys a Client keeps as secrets: the
+// most recent distinct ones, so that a program that rotates keys for ever
+// does not grow the set without bound.
+const maxSentSecrets = 64
+
+// secretSet is the Client's secrets at one time: immutable, swapped whole.
+type secretSet struct {
+	own  []string // the credentials of the options, kept for ever
+	sent []string // provider keys sent, oldest first
+	// all scrubs errors and logs; answers scrubs 2xx answers, of the long
+	// secrets only, or is nil when there are none.
+	all, answers *text.Secrets
+}
+
+func newSecretSet(own, sent []string) *secretSet {
+	s := &secretSet{own: own, sent: sent, all: text.NewSecrets(append(slices.Clone(own), sent...)...)}
+	var long []string
+	for _, v := range s.all.Values() {
+		if len(v) >= text.MinRun {
+			long = append(long, v)
 		}
 	}
-	for i := 0; i < len(secret); i++ {
-		h := hex.EncodeToString([]byte{secret[i]})
-		lowerP.WriteString("%" + h)
-		upperP.WriteString("%" + strings.ToUpper(h))
+	if len(long) > 0 {
+		s.answers = text.NewSecrets(long...)
 	}
-	for _, f := range []string{
-		lowerU.String(), upperU.String(), lowerP.String(), upperP.String(),
-		url.QueryEscape(secret), url.PathEscape(secret),
-		base64.StdEncoding.EncodeToString([]byte(secret)),
-		base64.URLEncoding.EncodeToString([]byte(secret)),
-		base64.RawStdEncoding.EncodeToString([]byte(secret)),
-		base64.RawURLEncoding.EncodeToString([]byte(secret)),
-		hex.EncodeToString([]byte(secret)),
-		strings.ToUpper(hex.EncodeToString([]byte(secret))),
-	} {
-		add(f)
-	}
-	return forms
+	return s
 }
 
-// secretsOf returns the secrets a call carries: the Client's and the
-// request's own (such as provider keys in a body).
-func (st *call) secretsOf() [][]string {
-	return [][]string{st.c.secrets, st.r.secrets}
+// clientSecrets is the Client's set, read without a lock.
+type clientSecrets struct {
+	mu  sync.Mutex // serialises adds
+	set atomic.Pointer[secretSet]
 }
 
-// scrub replaces every form of every credential the request carried with
-// [REDACTED], in case the server echoes one (FastAPI echoes refused input).
-func (st *call) scrub(body []byte) []byte { return scrubBytes(st.secretsOf(), body) }
-
-func scrubBytes(lists [][]string, body []byte) []byte {
-	for form := range allForms(lists) {
-		body = redact(body, form)
+// load returns the current set.
+func (c *clientSecrets) load() *secretSet {
+	if s := c.set.Load(); s != nil {
+		return s
 	}
-	return body
+	return &secretSet{}
 }
 
-// allForms yields each form (see secretForms) of each secret in lists.
-func allForms(lists [][]string) iter.Seq[string] {
-	return func(yield func(string) bool) {
-		for _, list := range lists {
-			for _, secret := range list {
-				for _, form := range secretForms(secret) {
-					if !yield(form) {
-						return
-					}
-				}
-			}
+// addSent makes values secrets of the Client from now on.
+func (c *clientSecrets) addSent(values ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cur := c.load()
+	sent := slices.Clone(cur.sent)
+	added := false
+	for _, v := range values {
+		if v == "" || slices.Contains(cur.own, v) {
+			continue
 		}
-	}
-}
-
-// scrubCut scrubs body and then cuts it to n bytes, dropping a secret's
-// first bytes left at the cut: the part of a secret the cut split from the
-// rest, which the scrub cannot recognise on its own.
-func (st *call) scrubCut(body []byte, n int) []byte {
-	body = st.scrub(body)
-	if len(body) <= n {
-		return body
-	}
-	body = body[:n]
-	for form := range allForms(st.secretsOf()) {
-		body = dropPrefixAtEnd(body, form)
-	}
-	return body
-}
-
-// dropPrefixAtEnd drops the end of body when it is the first 4 or more
-// bytes of form (or all of a shorter form).
-func dropPrefixAtEnd(body []byte, form string) []byte {
-	for k := min(len(form)-1, len(body)); k >= min(4, len(form)); k-- {
-		if bytes.HasSuffix(body, []byte(form[:k])) {
-			return body[:len(body)-k]
+		if i := slices.Index(sent, v); i >= 0 {
+			sent = slices.Delete(sent, i, i+1) // moves to the newest
+		} else {
+			added = true
 		}
+		sent = append(sent, v)
 	}
-	return body
+	if !added {
+		return
+	}
+	if over := len(sent) - maxSentSecrets; over > 0 {
+		sent = sent[over:]
+	}
+	c.set.Store(newSecretSet(cur.own, sent))
 }
+
+// scrub replaces every form of every credential with [REDACTED], in case
+// the server echoes one (FastAPI echoes refused input).
+func (st *call) scrub(body []byte) []byte { return st.secrets.all.Scrub(body) }
+
+// scrubCut scrubs body, then cuts it to n bytes, dropping a secret's first
+// bytes left at the cut.
+func (st *call) scrubCut(body []byte, n int) []byte { return st.secrets.all.ScrubCut(body, n) }
 
 // text turns a string built from server data into one fit for an error or
-// a log: scrubbed, checked in its decoded forms, valid UTF-8, and cut to n
+// a log: scrubbed, also in its decoded forms, valid UTF-8, then cut to n
 // runes.
-func (st *call) text(s string, n int) string { return scrubText(st.secretsOf(), s, n) }
-
-// text is call.text for strings read outside a call's error path, such as
-// an evaluation's failure message: it scrubs the Client's credentials.
-func (c *Client) text(s string, n int) string { return scrubText([][]string{c.secrets}, s, n) }
-
-func scrubText(lists [][]string, s string, n int) string {
-	// Only the first n runes are kept: scrub no more than they can take
-	// (4 bytes each) and a margin that holds any form of a secret starting
-	// among them, so that the work is bounded by n, not by the server.
-	if most := 4*n + 2*maxSecretLength; n >= 0 && len(s) > most {
-		s = s[:most]
-	}
-	s = string(scrubBytes(lists, []byte(s)))
-	for _, decode := range []func(string) string{unescapeJSON, unescapePercent} {
-		if decoded := decode(s); decoded != s {
-			if scrubbed := string(scrubBytes(lists, []byte(decoded))); scrubbed != decoded {
-				// An escaped secret: show the decoded text, scrubbed.
-				s = scrubbed
-			}
-		}
-	}
-	return clip(dropCutSecrets(lists, s), n)
-}
-
-// dropCutSecrets drops, before each "…" in s, the first bytes of a secret
-// that end there: a message cut before it could be scrubbed (a detail the
-// error body parser clipped, a timestamp models quotes in part) may have
-// split a secret that was echoed in an encoding the scrub of the raw body
-// missed, such as one \u-escaped character.
-func dropCutSecrets(lists [][]string, s string) string {
-	if !strings.Contains(s, "…") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		before, after, cut := strings.Cut(s, "…")
-		if !cut {
-			b.WriteString(before)
-			return b.String()
-		}
-		head := []byte(before)
-		for form := range allForms(lists) {
-			head = dropPrefixAtEnd(head, form)
-		}
-		b.Write(head)
-		b.WriteString("…")
-		s = after
-	}
-}
+func (st *call) text(s string, n int) string { return st.secrets.all.Text(s, n) }
 
 // holdsSecret reports whether s holds a credential, raw or in a form the
-// scrub knows, also once its \u and percent escapes are decoded. Its work
-// is linear in s.
-func holdsSecret(lists [][]string, s string) bool {
-	for _, t := range []string{s, unescapeJSON(s), unescapePercent(s)} {
-		if !bytes.Equal(scrubBytes(lists, []byte(t)), []byte(t)) {
-			return true
-		}
-	}
-	return false
+// scrub knows.
+func (st *call) holdsSecret(s string) bool { return st.secrets.all.Holds(s) }
+
+// readPastCut is how far past a cut an error body is read: the longest
+// form of a secret, so that the scrub sees a secret the cut splits whole.
+func (st *call) readPastCut() int64 {
+	return int64(max(maxSecretLength, st.secrets.all.Longest()))
 }
 
-// unescapeJSON decodes each \uXXXX in s and leaves everything else.
-func unescapeJSON(s string) string {
-	if !strings.Contains(s, `\u`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+6 <= len(s) && s[i+1] == 'u' {
-			if n, err := strconv.ParseUint(s[i+2:i+6], 16, 16); err == nil {
-				b.WriteRune(rune(n))
-				i += 5
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// unescapePercent decodes each %XX in s and leaves everything else.
-func unescapePercent(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+3 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 2
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	if !utf8.ValidString(b.String()) {
-		return strings.ToValidUTF8(b.String(), "\uFFFD")
-	}
-	return b.String()
-}
-
-// redact replaces secret in body with [REDACTED]. A long secret is replaced
-// wherever it occurs; a short one (a test key such as "k") only where it
-// stands alone, so that it cannot mangle the words around it.
-func redact(body []byte, secret string) []byte {
-	if secret == "" || !bytes.Contains(body, []byte(secret)) {
+// scrubAnswer returns a 2xx answer's body scrubbed as it is read, or body
+// itself when the Client has no long secret.
+func (st *call) scrubAnswer(body io.ReadCloser) io.ReadCloser {
+	if st.secrets.answers == nil {
 		return body
 	}
-	const long = 12
-	var out []byte
-	rest := body
-	for {
-		i := bytes.Index(rest, []byte(secret))
-		if i < 0 {
-			break
-		}
-		end := i + len(secret)
-		alone := len(secret) >= long ||
-			(i == 0 || !wordByte(rest[i-1])) && (end == len(rest) || !wordByte(rest[end]))
-		if alone {
-			out = append(out, rest[:i]...)
-			out = append(out, "[REDACTED]"...)
-		} else {
-			out = append(out, rest[:end]...)
-		}
-		rest = rest[end:]
-	}
-	return append(out, rest...)
+	return replayBody{st.secrets.answers.NewReader(body), body}
 }
 
-func wordByte(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_'
-}
+// text is call.text for strings read outside a call's error path, such as
+// an evaluation's failure message: it scrubs every secret of the Client.
+func (c *Client) text(s string, n int) string { return c.secrets.load().all.Text(s, n) }

@@ -45,7 +45,8 @@ func arrayList[T any](st *call, resp *http.Response, yield func(T, error) bool, 
 		}
 		c := a.buf[a.pos]
 		if c == ']' {
-			resp.Body = a.replay(a.pos+1, body) // finish drains what follows
+			resp.Body = a.replay(a.pos+1, body) // end reads what follows
+			st.valueEnd = a.offset(a.pos + 1)
 			return true
 		}
 		a.start = a.pos // where encoding/json's scanner starts this value
@@ -123,7 +124,7 @@ func (a *arrayReader) scenario() (models.EvaluationScenario, bool) {
 // *json.SyntaxError, the decoder's count of scanned bytes (scanned is that
 // count for the n elements before).
 func resume[T any](st *call, resp *http.Response, a *arrayReader, n int, scanned int64,
-	yield func(T, error) bool) bool {
+	yield func(T, error) bool) (complete bool) {
 	var zero T
 	var limit *LimitError
 	if errors.As(a.err, &limit) {
@@ -144,6 +145,11 @@ func resume[T any](st *call, resp *http.Response, a *arrayReader, n int, scanned
 		_ = dec.Decode(&v)
 	}
 	var grammar bool
+	defer func() {
+		if complete {
+			st.after(resp, dec, base)
+		}
+	}()
 	return decodeElements(st, base, dec, n > 0, yield, func(err error) {
 		// A grammar error is at the decoder's input offset; an element's
 		// syntax error counts the bytes its scanner has seen.

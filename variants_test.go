@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"testing"
 
 	"github.com/agenta-go/agenta/models"
@@ -32,7 +34,7 @@ func assertRealVariant(t *testing.T, v *models.AppVariantResponse) {
 	assert.Equal(t, "capitals", v.AppName)
 	assert.Equal(t, "var-1", v.VariantID)
 	assert.Equal(t, "app.default", v.VariantName)
-	assert.Equal(t, 0.7, v.Parameters["temperature"])
+	assert.Equal(t, json.Number("0.7"), v.Parameters["temperature"], "numbers keep their text")
 	assert.Equal(t, "gpt-4o", v.Parameters["model"])
 	assert.Contains(t, v.Parameters, "stop")
 	assert.Nil(t, v.Parameters["stop"])
@@ -165,4 +167,28 @@ func TestAddVariantFromBaseRefusesMissingFields(t *testing.T) {
 			assertNothingUnmatched(t)
 		})
 	}
+}
+
+// A variant's parameters pass through the SDK with their numbers exact:
+// read with GetVariant and sent back with AddVariantFromBase, an integer
+// past 2^53 and a long decimal keep their text.
+func TestVariantParametersKeepExactNumbers(t *testing.T) {
+	const params = `{"seed":9007199254740993,"top_p":0.1000000000000000055511151231257827,"n":[1e400]}`
+	var sent []byte
+	mux, c := setup(t)
+	mux.HandleFunc("/variants/v-1", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"variant_id":"v-1","base_id":"b-1","parameters":`+params+`}`)
+	})
+	mux.HandleFunc("/variants/from-base", func(w http.ResponseWriter, r *http.Request) {
+		sent, _ = io.ReadAll(r.Body)
+		io.WriteString(w, `{"variant_id":"v-2","base_id":"b-1","parameters":`+params+`}`)
+	})
+	v, err := c.GetVariant(context.Background(), "v-1")
+	require.NoError(t, err)
+	assert.Equal(t, json.Number("9007199254740993"), v.Parameters["seed"])
+	fork, err := c.AddVariantFromBase(context.Background(), models.AddVariantFromBase{
+		BaseID: "b-1", NewVariantName: "f", NewConfigName: "f", Parameters: v.Parameters})
+	require.NoError(t, err)
+	assert.Contains(t, string(sent), `"parameters":{"n":[1e400],"seed":9007199254740993,"top_p":0.1000000000000000055511151231257827}`)
+	assert.Equal(t, json.Number("0.1000000000000000055511151231257827"), fork.Parameters["top_p"])
 }

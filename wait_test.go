@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/agenta-go/agenta/models"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -384,7 +385,7 @@ func TestWaitErrorsAreBounded(t *testing.T) {
 	huge := strings.Repeat("X", 1<<20)
 	for _, err := range []error{
 		&WaitError{EvaluationID: waitEvalID, Status: models.EvaluationStatus(huge), Held: time.Second, Err: context.DeadlineExceeded},
-		&EvaluationFailedError{EvaluationID: waitEvalID, Status: models.EvaluationStatus(huge), Message: clip(huge, maxMessage)},
+		&EvaluationFailedError{EvaluationID: waitEvalID, Status: models.EvaluationStatus(huge), Message: text.Clip(huge, maxMessage)},
 	} {
 		if n := len(err.Error()); n > 2*1024 {
 			t.Errorf("%T: a %d-byte status gave a %d-byte error string; want at most 2 kB", err, len(huge), n)

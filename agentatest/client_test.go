@@ -32,7 +32,7 @@ func TestClientGetVariant(t *testing.T) {
 	assert.Equal(t, d.BaseID, v.BaseID)
 	assert.Equal(t, 3, v.Revision)
 	assert.Equal(t, "gpt-3.5-turbo", v.Parameters["model"])
-	assert.Equal(t, 0.7, v.Parameters["temperature"])
+	assert.Equal(t, json.Number("0.7"), v.Parameters["temperature"])
 	assert.Equal(t, "", v.PreviousVariantName, "sent as null")
 	assert.Equal(t, "http://capitals-default.agenta.local", v.URI)
 }
@@ -201,7 +201,7 @@ func TestClientCreateEvaluationErrors(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, "Missing LM provider Key", apiErr.Message)
 
-	ev.LMProvidersKeys = models.ProviderKeys{"NOT_A_PROVIDER": "sk-secret-value"}
+	ev.LMProvidersKeys = models.NewProviderKeys(map[string]string{"NOT_A_PROVIDER": "sk-secret-value"})
 	_, err = c.CreateEvaluation(ctx, ev)
 	var verr *agenta.ValidationError
 	require.ErrorAs(t, err, &verr)
@@ -210,7 +210,7 @@ func TestClientCreateEvaluationErrors(t *testing.T) {
 	assert.Equal(t, "enum", verr.Details[0].Type)
 	assert.NotContains(t, err.Error(), "sk-secret-value")
 
-	ev.LMProvidersKeys = models.ProviderKeys{models.OpenAIAPIKey: "sk-secret-value"}
+	ev.LMProvidersKeys = models.NewProviderKeys(map[string]string{models.OpenAIAPIKey: "sk-secret-value"})
 	evs, err := c.CreateEvaluation(ctx, ev)
 	require.NoError(t, err, "with a key the AI critique evaluation starts")
 	waitRuns(t, srv)

@@ -89,7 +89,7 @@ var demoCapitals = []struct {
 // when prompt_system asks for one word, or a full sentence otherwise.
 func CapitalsApplication(parameters map[string]any, inputs map[string]string) (string, error) {
 	country := inputs["country"]
-	temperature, _ := parameters["temperature"].(float64)
+	temperature, _ := models.Number(parameters["temperature"])
 	model, _ := parameters["model"].(string)
 	system, _ := parameters["prompt_system"].(string)
 	for _, c := range demoCapitals {

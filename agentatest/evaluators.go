@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/agenta-go/agenta/models"
 )
 
 // SupportedEvaluators lists the evaluator keys the Server computes for
@@ -120,7 +122,7 @@ func evaluate(key string, settings map[string]any, output string, row map[string
 		}
 		d := levenshtein(output, want)
 		if raw, ok := settings["threshold"]; ok {
-			threshold, _ := raw.(float64)
+			threshold, _ := models.Number(raw)
 			return result{Type: "bool", Value: float64(d) <= threshold}
 		}
 		return result{Type: "number", Value: d}
@@ -129,7 +131,7 @@ func evaluate(key string, settings map[string]any, output string, row map[string
 		if failed != nil {
 			return *failed
 		}
-		threshold, ok := settings["similarity_threshold"].(float64)
+		threshold, ok := models.Number(settings["similarity_threshold"])
 		if !ok {
 			return errorResult("Error during Auto Similarity Match evaluation", "KeyError: 'similarity_threshold'")
 		}

@@ -1,6 +1,7 @@
 package agentatest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -411,8 +412,10 @@ func (s *Server) variantNamed(appID, name string) *variantRecord {
 	return nil
 }
 
-// copyParameters deep-copies a JSON-like map through JSON, so that numbers
-// are float64 as encoding/json makes them and the caller's map stays theirs.
+// copyParameters deep-copies a JSON-like map through JSON, so that the
+// caller's map stays theirs. Numbers become json.Number with the text JSON
+// gives them, as the SDK decodes them: an integer past 2^53 or a long
+// decimal stored by a fork comes back exactly as it was sent.
 func copyParameters(m map[string]any) (map[string]any, error) {
 	if m == nil {
 		return nil, nil
@@ -421,8 +424,10 @@ func copyParameters(m map[string]any) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
 	var out map[string]any
-	if err := json.Unmarshal(data, &out); err != nil {
+	if err := dec.Decode(&out); err != nil {
 		return nil, err
 	}
 	return out, nil

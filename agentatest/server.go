@@ -2,7 +2,6 @@ package agentatest
 
 import (
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -32,6 +31,8 @@ type Server struct {
 	older               bool // answer as the servers before July 2024
 	writeTimeout        time.Duration
 	redirectLosesPrefix bool
+	limits              Limits
+	admission           admission
 	// brokenEnvironmentLookup answers every lookup by environment with
 	// the 500 of the mid-2024 backend's bug.
 	brokenEnvironmentLookup bool
@@ -55,6 +56,8 @@ type Server struct {
 	// that a handler holding mu can record its status.
 	logMu    sync.Mutex
 	requests []*Request
+	logged   int64 // the bytes the log holds (see Limits.LoggedBytes)
+	dropped  int   // entries dropped to stay within the limits
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -68,6 +71,7 @@ func NewServer(opts ...Option) *Server {
 		prefix:       "/api",
 		clock:        time.Now,
 		writeTimeout: defaultWriteTimeout,
+		limits:       DefaultLimits(),
 		idClock:      func() time.Time { return idEpoch },
 		version:      pydanticV2,
 		pickup:       defaultPickup,
@@ -99,9 +103,12 @@ func NewServer(opts ...Option) *Server {
 		panic(fmt.Sprintf("agentatest: listen on 127.0.0.1: %v", err))
 	}
 	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
-	// A client that stops reading cannot hold a handler longer than this.
+	// A client that stops reading cannot hold a handler longer than this,
+	// nor one that is slow to send its headers, or idles, its connection.
 	s.ts.Config.WriteTimeout = s.writeTimeout
-	s.ts.Config.ReadHeaderTimeout = s.writeTimeout
+	s.ts.Config.ReadHeaderTimeout = s.limits.ReadHeaderTimeout
+	s.ts.Config.IdleTimeout = s.limits.IdleTimeout
+	s.ts.Config.MaxHeaderBytes = s.limits.HeaderBytes
 	s.ts.Listener.Close()
 	s.listener = newRestartListener(l)
 	s.ts.Listener = s.listener
@@ -183,7 +190,7 @@ func (s *Server) RequestsFor(op Operation) []Request {
 // ResetRequests empties the request log.
 func (s *Server) ResetRequests() {
 	s.logMu.Lock()
-	s.requests = nil
+	s.requests, s.logged = nil, 0
 	s.logMu.Unlock()
 }
 
@@ -217,19 +224,22 @@ func (w *statusRecorder) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// MaxBodyBytes is the largest request body the Server accepts; a larger one
-// is answered 413, never cut short and read as if whole.
+// MaxBodyBytes is the largest request body the Server accepts by default
+// (Limits.BodyBytes); a larger one is answered 413, never cut short and
+// read as if whole.
 const MaxBodyBytes = 16 << 20
 
 // defaultWriteTimeout bounds how long the Server writes one answer.
 const defaultWriteTimeout = time.Minute
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
-	tooLarge := len(body) > MaxBodyBytes
-	if tooLarge {
-		body = body[:MaxBodyBytes]
+	release, refused := s.admit()
+	if refused != nil {
+		refused.write(w)
+		return
 	}
+	body, held, refused := s.readBody(w, r)
+	defer func() { release(held) }()
 	route := s.route(r)
 	entry := &Request{
 		Operation: route.op,
@@ -241,7 +251,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		Body:      body,
 	}
 	s.logMu.Lock()
-	s.requests = append(s.requests, entry)
+	s.logRequest(entry)
 	s.logMu.Unlock()
 	rec := &statusRecorder{ResponseWriter: w, s: s, entry: entry}
 	defer func() {
@@ -251,10 +261,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
-	if tooLarge {
-		w.Header().Set("Connection", "close")
-		detailAnswer(http.StatusRequestEntityTooLarge,
-			fmt.Sprintf("agentatest: the request body is over %d bytes", MaxBodyBytes)).write(rec)
+	if refused == nil {
+		var done func()
+		if done, refused = s.stateRefusal(route.op); done != nil {
+			defer done()
+		}
+	}
+	if refused != nil {
+		if refused.status != 0 { // 0: the client went away
+			refused.write(rec)
+		}
 		return
 	}
 	if f := s.takeFault(route.op, route.kind == routeOperation); f != nil {

@@ -370,7 +370,10 @@ func pythonConstant(s string) (pyFloat, bool) {
 }
 
 // plain turns a decoded value into ordinary Go values (map[string]any,
-// []any, float64, string, bool, nil), as encoding/json produces them.
+// []any, float64, string, bool, nil), as encoding/json produces them, but
+// for an integer, which stays a json.Number: Python reads an integer
+// exactly whatever its size (9007199254740993 included), and anything
+// else as a float.
 func plain(v any) any {
 	switch t := v.(type) {
 	case *jsonObject:
@@ -386,6 +389,9 @@ func plain(v any) any {
 		}
 		return out
 	case json.Number:
+		if !strings.ContainsAny(string(t), ".eE") {
+			return t
+		}
 		f, err := strconv.ParseFloat(string(t), 64)
 		if err == nil || math.IsInf(f, 0) {
 			return f // 1e400 is Python's inf

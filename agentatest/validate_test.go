@@ -11,6 +11,7 @@ import (
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/models"
 )
 
 const goodRateLimit = `"rate_limit":{"batch_size":10,"max_retries":3,"retry_delay":3,"delay_between_batches":5}`
@@ -208,7 +209,7 @@ func TestValidationThroughTheSDK(t *testing.T) {
 
 	var verr *agenta.ValidationError
 	ev := newEvaluation(agentatest.Demo{AppID: "a", TestsetID: "t", ExactMatchID: "e", EditDistanceID: "e2", TerseAnswerID: "e3"}, "v")
-	ev.LMProvidersKeys = map[string]string{"OPENAI": "sk-test-0123456789"}
+	ev.LMProvidersKeys = models.NewProviderKeys(map[string]string{"OPENAI": "sk-test-0123456789"})
 	_, err = c.CreateEvaluation(context.Background(), ev)
 	require.ErrorAs(t, err, &verr)
 	assert.Equal(t, 422, verr.StatusCode)
@@ -246,7 +247,7 @@ func TestGeminiIsAProviderKey(t *testing.T) {
 	srv, d, c := newDemo(t)
 	ev := newEvaluation(d, d.VariantID)
 	ev.EvaluatorConfigIDs = []string{d.AICritiqueID}
-	ev.LMProvidersKeys = map[string]string{"GEMINI_API_KEY": "g-secret"}
+	ev.LMProvidersKeys = models.NewProviderKeys(map[string]string{"GEMINI_API_KEY": "g-secret"})
 	_, err := c.CreateEvaluation(context.Background(), ev)
 	require.NoError(t, err, "GEMINI_API_KEY is one of the service's provider keys")
 	assert.Len(t, srv.EvaluationIDs(), 1)

@@ -4,6 +4,8 @@ import (
 	"encoding/csv"
 	"io"
 	"strconv"
+
+	"github.com/agenta-go/agenta/internal/text"
 )
 
 // WriteCSV writes one line per scenario, in long form: the variant first,
@@ -38,7 +40,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		header = append(header, cat.label(e.ID))
 	}
 	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
+	if err := cw.Write(inert(header)); err != nil {
 		return err
 	}
 	record := make([]string, len(header))
@@ -60,13 +62,22 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				}
 				record = append(record, cell)
 			}
-			if err := cw.Write(record); err != nil {
+			if err := cw.Write(inert(record)); err != nil {
 				return err
 			}
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// inert makes each cell of record safe for a spreadsheet and a terminal
+// (text.CSVCell): a formula neutralised, controls escaped.
+func inert(record []string) []string {
+	for i, v := range record {
+		record[i] = text.CSVCell(v)
+	}
+	return record
 }
 
 func optional(x float64, ok bool) string {

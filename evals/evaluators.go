@@ -35,7 +35,7 @@ func (d Direction) String() string {
 // scores of webhooks and custom code.
 func DirectionOf(evaluatorKey string, settings map[string]any) Direction {
 	if evaluatorKey == "auto_levenshtein_distance" {
-		if _, ok := settings["threshold"].(float64); !ok {
+		if _, ok := models.Number(settings["threshold"]); !ok {
 			return LowerIsBetter
 		}
 	}

@@ -4,7 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agenta-go/agenta/internal/text"
 )
 
 // notAvailable stands for a number that does not exist, such as the mean of
@@ -52,31 +53,17 @@ func formatP(p float64) string {
 }
 
 // bound cuts s to at most n runes, marking the cut with "…", so that a
-// string built from server data stays bounded.
-func bound(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i, count := 0, 0
-	for i = range s {
-		if count == n-1 {
-			break
-		}
-		count++
-	}
-	return strings.ToValidUTF8(s[:i], "\uFFFD") + "…"
-}
+// string built from server data stays bounded (text.Clip).
+func bound(s string, n int) string { return text.Clip(s, n) }
 
-// oneLine replaces line breaks and tabs with spaces.
+// oneLine replaces line breaks and tabs with spaces, and escapes any other
+// control character or bidirectional override visibly (text.Escape).
 func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
+	return text.Escape(strings.Map(func(r rune) rune {
 		switch r {
 		case '\n', '\r', '\t':
 			return ' '
 		}
 		return r
-	}, s)
+	}, s))
 }

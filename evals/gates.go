@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ErrGateFailed matches (with errors.Is) the error of a check in which at
@@ -259,6 +260,11 @@ var allowingSuffix = regexp.MustCompile(`(?i)\s+allowing\s+(\d{1,9})\s+failed\s+
 func ParseGate(text string) (Gate, error) {
 	fail := func(format string, args ...any) (Gate, error) {
 		return Gate{}, fmt.Errorf("evals: gate %s: %s", bound(strconv.Quote(text), 200), fmt.Sprintf(format, args...))
+	}
+	if !utf8.ValidString(text) {
+		// A name shown with U+FFFD in place of its bytes could not be
+		// given back as the same gate.
+		return fail("is not valid UTF-8")
 	}
 	body, allow := text, 0
 	if m := allowingSuffix.FindStringSubmatchIndex(text); m != nil {

@@ -392,6 +392,9 @@ func TestDirectionOf(t *testing.T) {
 	}{
 		{"auto_levenshtein_distance", nil, LowerIsBetter},
 		{"auto_levenshtein_distance", map[string]any{"threshold": 3.0}, HigherIsBetter},
+		// As the SDK decodes settings: numbers exact, as json.Number.
+		{"auto_levenshtein_distance", map[string]any{"threshold": json.Number("3")}, HigherIsBetter},
+		{"auto_levenshtein_distance", map[string]any{"threshold": "3"}, LowerIsBetter},
 		{"auto_exact_match", nil, HigherIsBetter},
 		{"auto_similarity_match", map[string]any{"similarity_threshold": 0.5}, HigherIsBetter},
 		{"auto_webhook_test", nil, HigherIsBetter},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
 	"strings"
 )
 
@@ -20,9 +19,10 @@ type NewEvaluation struct {
 	EvaluatorConfigIDs []string  `json:"evaluators_configs"`
 	TestsetID          string    `json:"testset_id"`
 	RateLimit          RateLimit `json:"rate_limit"`
-	// LMProvidersKeys maps provider key names such as OPENAI_API_KEY to live
-	// credentials. They are sent to the service but never printed.
-	LMProvidersKeys ProviderKeys `json:"lm_providers_keys,omitempty"`
+	// LMProvidersKeys holds live provider credentials by key name, such as
+	// OPENAI_API_KEY; build it with NewProviderKeys. CreateEvaluation sends
+	// the values; nothing else can read or print them.
+	LMProvidersKeys ProviderKeys `json:"lm_providers_keys,omitzero"`
 	// CorrectAnswerColumn is accepted and ignored by the service: evaluators
 	// read the column named by their config's
 	// settings_values.correct_answer_key instead. It is kept for servers
@@ -76,78 +76,14 @@ func ProviderKeyNames() []string {
 	}
 }
 
-// ProviderKeys holds LLM provider credentials by key name. Its values print
-// as [REDACTED] with every fmt verb, in slog's text and JSON handlers, and in
-// its own JSON encoding, however deeply it is nested, so that logging a
-// request never leaks a credential. CreateEvaluation sends the values
-// themselves; to send them another way, encode map[string]string(keys).
-//
-// Two misuses that go vet reports reach fmt's error path, which calls no
-// method and prints the raw map: %p on a value that is not a pointer, and
-// %w outside fmt.Errorf or on a value that is not an error.
-type ProviderKeys map[string]string
-
-// redacted is the text that stands for a provider key's value.
-const redacted = "[REDACTED]"
-
-// MarshalJSON writes the key names with redacted values, so that a request
-// logged as JSON (slog's JSON handler marshals nested values) shows no
-// credential. The SDK sends the values through its own encoding.
-func (k ProviderKeys) MarshalJSON() ([]byte, error) {
-	if k == nil {
-		return []byte("null"), nil
-	}
-	names := make(map[string]string, len(k))
-	for name := range k {
-		names[name] = redacted
-	}
-	return json.Marshal(names)
-}
-
-// Format prints the key names with redacted values.
-func (k ProviderKeys) Format(f fmt.State, verb rune) {
-	names := make([]string, 0, len(k))
-	for name := range k {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	var b strings.Builder
-	if verb == 'v' && f.Flag('#') {
-		b.WriteString("models.ProviderKeys{")
-		for i, name := range names {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%q:\"[REDACTED]\"", name)
-		}
-		b.WriteString("}")
-	} else {
-		b.WriteString("map[")
-		for i, name := range names {
-			if i > 0 {
-				b.WriteString(" ")
-			}
-			b.WriteString(name)
-			b.WriteString(":[REDACTED]")
-		}
-		b.WriteString("]")
-	}
-	_, _ = f.Write([]byte(b.String()))
-}
-
-// LogValue keeps the credentials out of structured logs too: slog's JSON
-// handler would otherwise marshal the values.
-func (k ProviderKeys) LogValue() slog.Value {
-	return slog.StringValue(fmt.Sprint(k))
-}
-
 // Format prints the request with its provider keys redacted, whatever the
 // verb. Without it, fmt would print a nested *NewEvaluation under a verb
 // that does not fit a pointer (%s, %t, %q…) through its error path, which
 // calls no Format method, and show the keys.
 func (e NewEvaluation) Format(f fmt.State, verb rune) {
 	// newEvaluationFields has NewEvaluation's fields but not this method:
-	// fmt prints them one by one, and ProviderKeys formats itself.
+	// fmt prints them one by one, and ProviderKeys formats itself. (Its
+	// values are sealed, so even fmt's error path shows none.)
 	type newEvaluationFields NewEvaluation
 	out := fmt.Sprintf(fmt.FormatString(f, verb), newEvaluationFields(e))
 	if verb == 'v' && f.Flag('#') {

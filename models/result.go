@@ -8,7 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agenta-go/agenta/internal/text"
 )
 
 // Result is the service's universal value holder: an evaluator's verdict, a
@@ -128,21 +129,14 @@ func (r Result) String() string {
 // exception that ended the run, such as "KeyError: 'country'": the service
 // says only "Evaluation Failed" in Message. It returns "" when the trace is
 // empty or "None", as the service writes it for errors it raised itself.
-// The line is cut to 300 bytes, on a character boundary.
+// The line is cut to 300 characters (text.Clip).
 func (e Error) Cause() string {
 	trace := strings.TrimRight(e.Stacktrace, " \t\r\n")
 	line := strings.TrimSpace(trace[strings.LastIndexByte(trace, '\n')+1:])
 	if line == "None" || line == "null" {
 		return ""
 	}
-	if len(line) > 300 {
-		cut := 300
-		for cut > 0 && !utf8.RuneStart(line[cut]) {
-			cut--
-		}
-		line = line[:cut] + "…"
-	}
-	return line
+	return text.Clip(line, 300)
 }
 
 // keyErrorInput matches the cause of a run whose test set lacks a column

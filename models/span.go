@@ -114,6 +114,5 @@ func (s *Span) Cost() (float64, bool) { return metadataNumber(s.Metadata, "cost"
 func (s *Span) Latency() (float64, bool) { return metadataNumber(s.Metadata, "latency") }
 
 func metadataNumber(m map[string]any, key string) (float64, bool) {
-	f, ok := m[key].(float64)
-	return f, ok
+	return Number(m[key])
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strconv"
 	"time"
+
+	"github.com/agenta-go/agenta/internal/text"
 )
 
 // Timestamp is a point in time as the service writes it.
@@ -41,11 +43,7 @@ type TimestampError struct {
 
 // Error says which value could not be read as a timestamp, bounded.
 func (e *TimestampError) Error() string {
-	v := e.Value
-	if len(v) > 64 {
-		v = v[:64] + "…"
-	}
-	return "models: invalid timestamp " + strconv.Quote(v)
+	return "models: invalid timestamp " + strconv.Quote(text.Clip(e.Value, 65))
 }
 
 // UnmarshalJSON accepts a timestamp string, with or without a zone, or null.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/agenta-go/agenta/models"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -180,14 +181,14 @@ func (o *EvalRunOptions) check() error {
 		}
 	}
 	o.Gates = o.Gates[:0]
-	for _, text := range o.gates {
-		gate, err := evals.ParseGate(text)
+	for _, spec := range o.gates {
+		gate, err := evals.ParseGate(spec)
 		if err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("--gate: %w", err)}
 		}
 		// Refused now rather than failed after a whole run.
 		if comparesWithBaseline(gate) && len(o.VariantIDs) < 2 {
-			return usageErrorf("--gate %q compares with a baseline: give two --variant, the baseline first", clipText(text, 100))
+			return usageErrorf("--gate %q compares with a baseline: give two --variant, the baseline first", text.Clip(spec, 100))
 		}
 		o.Gates = append(o.Gates, gate)
 	}
@@ -214,25 +215,25 @@ func comparesWithBaseline(g evals.Gate) bool {
 // knows, and set; the values never appear in a message.
 func providerKeysFromEnv(names []string, getenv func(string) string) (models.ProviderKeys, error) {
 	if len(names) == 0 {
-		return nil, nil
+		return models.ProviderKeys{}, nil
 	}
 	known := providerKeyNames
-	keys := models.ProviderKeys{}
+	keys := map[string]string{}
 	for _, name := range names {
 		if !envName.MatchString(name) {
 			// Likely the key itself, given by mistake: never repeat it.
-			return nil, usageErrorf("--lm-provider-key: want the name of an environment variable, one of %s", strings.Join(known, ", "))
+			return models.ProviderKeys{}, usageErrorf("--lm-provider-key: want the name of an environment variable, one of %s", strings.Join(known, ", "))
 		}
 		if !slices.Contains(known, name) {
-			return nil, usageErrorf("--lm-provider-key %q: want one of %s", name, strings.Join(known, ", "))
+			return models.ProviderKeys{}, usageErrorf("--lm-provider-key %q: want one of %s", name, strings.Join(known, ", "))
 		}
 		value := strings.TrimSpace(getenv(name))
 		if value == "" {
-			return nil, usageErrorf("--lm-provider-key %s: the environment variable %s is not set", name, name)
+			return models.ProviderKeys{}, usageErrorf("--lm-provider-key %s: the environment variable %s is not set", name, name)
 		}
 		keys[name] = value
 	}
-	return keys, nil
+	return models.NewProviderKeys(keys), nil
 }
 
 // runEval creates the evaluation, waits for each variant's run, prints the
@@ -310,7 +311,7 @@ func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) e
 		errors.As(gateErr, &ge)
 		var parts []string
 		for _, r := range ge.Invalid() {
-			parts = append(parts, fmt.Sprintf("--gate %q: %s", clipText(r.Gate.String(), 100), r.Reason))
+			parts = append(parts, fmt.Sprintf("--gate %q: %s", text.Clip(r.Gate.String(), 100), r.Reason))
 		}
 		return usageErrorf("%s", strings.Join(parts, "; "))
 	}
@@ -541,25 +542,37 @@ func diffText(d float64, rate bool) string {
 }
 
 // writeReports writes the report files asked for, scrubbed of secrets,
-// and says so on log.
+// server text in the JUnit and Markdown reports with its control characters
+// and bidirectional overrides escaped (the CSV's cells are, the JSON Lines
+// keep the exact text), and says so on log.
 func writeReports(log io.Writer, report *evals.Report, opts *EvalRunOptions, secrets []string) error {
 	for _, file := range []struct {
-		path  string
-		write func(io.Writer) error
+		path     string
+		write    func(io.Writer) error
+		document bool // a report read as a whole, whose controls are escaped
 	}{
-		{opts.JUnit, report.WriteJUnit},
-		{opts.CSV, report.WriteCSV},
-		{opts.JSON, report.WriteJSONLines},
-		{opts.Markdown, report.WriteMarkdown},
+		{opts.JUnit, report.WriteJUnit, true},
+		{opts.CSV, report.WriteCSV, false}, // its cells are inert already
+		{opts.JSON, report.WriteJSONLines, false},
+		{opts.Markdown, report.WriteMarkdown, true},
 	} {
 		if file.path == "" {
 			continue
 		}
 		write := file.write
-		if err := writeFile(file.path, func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }); err != nil {
-			return localError(fmt.Errorf("cannot write %s: %w", clipText(file.path, 200), errorReason(err)))
+		if file.document {
+			write = func(w io.Writer) error {
+				d := text.NewDocumentWriter(w)
+				if err := file.write(d); err != nil {
+					return err
+				}
+				return d.Flush()
+			}
 		}
-		fmt.Fprintf(log, "wrote %s\n", file.path)
+		if err := writeFile(file.path, func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }); err != nil {
+			return localError(fmt.Errorf("cannot write %s: %w", text.Clip(file.path, 200), errorReason(err)))
+		}
+		fmt.Fprintf(log, "wrote %s\n", text.Escape(file.path))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"time"
@@ -193,8 +194,17 @@ func printEvaluation(w io.Writer, output string, ev *models.Evaluation) error {
 	return t.flush()
 }
 
-// resultCell renders a Result for a table or a CSV cell: the value, or
-// "error: message".
+// exactCell renders a Result for a CSV cell: as resultCell, but a number
+// as the server wrote it, every digit kept.
+func exactCell(r models.Result) string {
+	if _, ok := r.Float64(); ok && !r.Failed() {
+		return string(bytes.TrimSpace(r.Value))
+	}
+	return resultCell(r)
+}
+
+// resultCell renders a Result for a table: the value, a number with four
+// significant digits, or "error: message".
 func resultCell(r models.Result) string {
 	if r.Failed() {
 		if r.Error != nil {

@@ -8,10 +8,10 @@ import (
 	"net"
 	"strings"
 	"syscall"
-	"unicode"
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/internal/text"
 )
 
 // The exit codes, documented in the root command's help and the README.
@@ -154,8 +154,11 @@ func sdkText(err error) string {
 	return strings.TrimPrefix(err.Error(), "agenta: ")
 }
 
-// errorLine renders an error as the one line printed on stderr: control
-// characters and line breaks become spaces, and the line is bounded.
+// errorLine renders an error as the one line printed on stderr: its lines
+// joined with "; ", the control characters and bidirectional overrides
+// left escaped visibly (a terminal escape starts with one, an override
+// makes a line read other than it is), and the line cut to maxErrorLine
+// runes.
 func errorLine(err error) string {
 	var lines []string
 	for _, line := range strings.Split(err.Error(), "\n") {
@@ -163,22 +166,11 @@ func errorLine(err error) string {
 			lines = append(lines, line)
 		}
 	}
-	text := clipText(strings.Map(printable, strings.Join(lines, "; ")), maxErrorLine)
-	if !strings.HasPrefix(text, "agenta: ") {
-		text = "agenta: " + text
+	msg := text.Line(strings.Join(lines, "; "), maxErrorLine)
+	if !strings.HasPrefix(msg, "agenta: ") {
+		msg = "agenta: " + msg
 	}
-	return text
-}
-
-// printable maps a character of server text to what a line may hold: a
-// control character (a terminal escape starts with one), a line or
-// paragraph separator, or a bidirectional override, which can make a line
-// read other than it is, becomes a space.
-func printable(r rune) rune {
-	if unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp, unicode.Bidi_Control) {
-		return ' '
-	}
-	return r
+	return msg
 }
 
 // exitCode returns the exit code of an error that went through classify.

@@ -6,9 +6,9 @@ import (
 	"os"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/agenta-go/agenta"
+	"github.com/agenta-go/agenta/internal/text"
 )
 
 // Factory holds what every command shares: the streams, and the global
@@ -49,7 +49,13 @@ func (f *Factory) hostURL() (string, error) {
 	}
 	u, err := url.Parse(host)
 	if err != nil || u.Scheme == "" || u.Host == "" {
-		return "", usageErrorf("%s %q is not a URL such as https://cloud.agenta.ai or http://127.0.0.1:8080/api", from, clipText(host, 200))
+		return "", usageErrorf("%s %q is not a URL such as https://cloud.agenta.ai or http://127.0.0.1:8080/api", from, shownHost(host))
+	}
+	// A credential in the URL would be sent to every proxy on the way and
+	// shown by every message that names the host: refuse it, naming the
+	// host without it.
+	if u.User != nil {
+		return "", usageErrorf("%s %q carries credentials; give the key in AGENTA_API_KEY or --api-key-file instead", from, shownHost(host))
 	}
 	if strings.Trim(u.Path, "/") == "" {
 		u.Path = "/api"
@@ -86,7 +92,7 @@ func (f *Factory) Client() (*agenta.Client, error) {
 	if errors.As(err, &argErr) && argErr.Name == "WithBaseURL" {
 		// Name the setting the user wrote, not the SDK's option.
 		host, from := f.hostSetting()
-		return nil, usageErrorf("%s %q: %s", from, clipText(host, 200), argErr.Reason)
+		return nil, usageErrorf("%s %q: %s", from, shownHost(host), argErr.Reason)
 	}
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
@@ -126,10 +132,10 @@ func readKeyFile(path string) (string, error) {
 	key, _, _ := strings.Cut(string(data), "\n")
 	key = strings.TrimSpace(key)
 	if key == "" {
-		return "", usageErrorf("--api-key-file: %s is empty", clipText(path, 200))
+		return "", usageErrorf("--api-key-file: %s is empty", text.Line(path, 200))
 	}
 	if strings.IndexFunc(key, unicode.IsControl) >= 0 {
-		return "", usageErrorf("--api-key-file: the key in %s contains a control character", clipText(path, 200))
+		return "", usageErrorf("--api-key-file: the key in %s contains a control character", text.Line(path, 200))
 	}
 	return key, nil
 }
@@ -144,13 +150,6 @@ func errorReason(err error) error {
 	return err
 }
 
-// clipText bounds a string built from input, for messages.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+// shownHost is the host setting as a message shows it: its credentials
+// hidden (https://***@host/api, ?api_key=***), and bounded.
+func shownHost(host string) string { return text.Clip(text.URL(host), 200) }

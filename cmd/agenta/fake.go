@@ -16,6 +16,7 @@ import (
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/spf13/cobra"
 )
 
@@ -80,7 +81,7 @@ With --api-key-file, the fake requires that key, and answers 401 without it.`,
 				return usageErrorf("--pace %s: want a positive duration, or 0 for the fake's default", opts.Pace)
 			}
 			if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
-				return usageErrorf("--addr %q: want HOST:PORT, such as 127.0.0.1:8080", clipText(opts.Addr, 100))
+				return usageErrorf("--addr %q: want HOST:PORT, such as 127.0.0.1:8080", text.Clip(opts.Addr, 100))
 			}
 			if opts.Background && !cmd.Flags().Changed("addr") {
 				// A script reads the address from the exports: a free port
@@ -147,7 +148,12 @@ func serve(ctx context.Context, opts *FakeOptions) error {
 			r.Out.URL.Scheme, r.Out.URL.Host = inner.Scheme, inner.Host
 		},
 	}
-	httpServer := &http.Server{Handler: proxy, ReadHeaderTimeout: 10 * time.Second}
+	// The fake's limits hold behind the proxy too: slow headers and idle
+	// connections are cut here, a slow or large body by the fake itself,
+	// which answers 408 or 413 through the proxy.
+	limits := srv.Limits()
+	httpServer := &http.Server{Handler: proxy, ReadHeaderTimeout: limits.ReadHeaderTimeout,
+		IdleTimeout: limits.IdleTimeout, MaxHeaderBytes: limits.HeaderBytes}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(listener) }()
 

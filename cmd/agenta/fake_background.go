@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/spf13/cobra"
 )
 
@@ -161,16 +162,16 @@ process runs).`,
 		Example: `  trap 'agenta fake stop' EXIT`,
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			text, from := f.getenv("AGENTA_FAKE_PID"), "AGENTA_FAKE_PID"
+			given, from := f.getenv("AGENTA_FAKE_PID"), "AGENTA_FAKE_PID"
 			if len(args) == 1 {
-				text, from = args[0], "PID"
+				given, from = args[0], "PID"
 			}
-			if strings.TrimSpace(text) == "" {
+			if strings.TrimSpace(given) == "" {
 				return usageErrorf("no fake to stop: give its PID, or set AGENTA_FAKE_PID, which 'agenta fake --background' exports")
 			}
-			pid, err := strconv.Atoi(strings.TrimSpace(text))
+			pid, err := strconv.Atoi(strings.TrimSpace(given))
 			if err != nil || pid <= 1 {
-				return usageErrorf("%s %q is not the process id of a fake", from, clipText(text, 50))
+				return usageErrorf("%s %q is not the process id of a fake", from, text.Clip(given, 50))
 			}
 			opts.PID = pid
 			if runF != nil {

@@ -260,15 +260,19 @@ func TestErrorLine(t *testing.T) {
 		t.Errorf("error line starts %q, want %q", line[:40], "agenta: first; second; third ")
 	}
 	// A terminal escape, a line separator or a bidirectional override
-	// from a server message never reaches the terminal.
-	for _, hostile := range []string{"\x1b[2J", "\u2028", "\u2029", "\u202e", "\u2066", "\u0085"} {
+	// from a server message never reaches the terminal: it shows escaped.
+	for hostile, shown := range map[string]string{"\x1b[2J": `\x1b[2J`, "\a": `\x07`, "\u2028": `\u2028`, "\u2029": `\u2029`,
+		"\u202e": `\u202e`, "\u2066": `\u2066`, "\u0085": `\u0085`, "\u009b": `\u009b`} {
 		line, c := errorLine(errors.New("a"+hostile+"b")), cell("a"+hostile+"b")
 		if strings.Contains(line, hostile) || strings.Contains(c, hostile) {
-			t.Errorf("error line %q or cell %q holds %q, want it replaced by a space", line, c, hostile)
+			t.Errorf("error line %q or cell %q holds %q", line, c, hostile)
+		}
+		if !strings.Contains(line, "a"+shown+"b") || c != "a"+shown+"b" {
+			t.Errorf("error line %q or cell %q, want %q shown as %s", line, c, hostile, shown)
 		}
 	}
-	if len(line) > maxErrorLine+len("agenta: ")+len("…") {
-		t.Errorf("error line is %d bytes, want at most about %d", len(line), maxErrorLine)
+	if n := utf8.RuneCountInString(line); n > maxErrorLine+len("agenta: ") {
+		t.Errorf("error line is %d runes, want at most about %d", n, maxErrorLine)
 	}
 }
 

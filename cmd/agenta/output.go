@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/spf13/cobra"
 )
 
@@ -84,20 +84,10 @@ func (t *table) row(cells ...string) {
 // flush writes the table out.
 func (t *table) flush() error { return t.tw.Flush() }
 
-// cell cleans a value for a table: no tabs, line breaks or other control
-// characters, and at most maxCell runes.
-func cell(s string) string {
-	s = strings.Map(printable, s)
-	if n := 0; len(s) > maxCell {
-		for i := range s {
-			if n == maxCell-1 {
-				return s[:i] + "…"
-			}
-			n++
-		}
-	}
-	return s
-}
+// cell cleans a value for a table: tabs, line breaks, terminal escapes and
+// bidirectional overrides escaped visibly (text.Line), and at most maxCell
+// runes.
+func cell(s string) string { return text.Line(s, maxCell) }
 
 // number formats a float for a table: up to four significant digits.
 func number(v float64) string {

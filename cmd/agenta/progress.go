@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/agenta-go/agenta/models"
 )
 
@@ -129,20 +130,8 @@ func (p *progress) draw() {
 	defer p.mu.Unlock()
 	tail := ": " + cell(p.status) + "  " + p.elapsed().String()
 	room := p.io.errorWidth() - 1 - utf8.RuneCountInString(tail)
-	line := clipRunes(p.label, room) + tail
-	fmt.Fprintf(p.io.ErrOut, "\r\x1b[K%s", clipRunes(line, p.io.errorWidth()-1))
-}
-
-// clipRunes cuts s to at most n runes, the last one an ellipsis when cut.
-func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	if n <= 0 {
-		return ""
-	}
-	runes := []rune(s)
-	return string(runes[:n-1]) + "…"
+	line := text.Clip(p.label, max(room, 0)) + tail
+	fmt.Fprintf(p.io.ErrOut, "\r\x1b[K%s", text.Clip(line, max(p.io.errorWidth()-1, 0)))
 }
 
 func (p *progress) elapsed() time.Duration {

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/agenta-go/agenta"
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/spf13/cobra"
 )
 
@@ -16,17 +17,18 @@ import (
 // printed here, once, as one line on stderr.
 func run(ctx context.Context, args []string, streams *IOStreams) int {
 	f := newFactory(streams)
-	// Standard output is scrubbed of the keys the command knows, whatever
-	// a command prints there (server data can echo a key).
+	// Standard output and error are scrubbed of the keys the command
+	// knows, whatever a command prints there (server data can echo a key).
 	out := newScrubWriter(streams.Out, f.secrets)
 	scrubbed := *streams
 	scrubbed.Out = out
+	scrubbed.ErrOut = &messageWriter{w: streams.ErrOut, known: f.secrets}
 	f.IO = &scrubbed
 	root := NewCmdRoot(f)
 	root.SetArgs(args)
 	root.SetIn(streams.In)
 	root.SetOut(out)
-	root.SetErr(streams.ErrOut)
+	root.SetErr(scrubbed.ErrOut)
 	cmd, err := root.ExecuteContextC(ctx)
 	if ferr := out.Flush(); ferr != nil && err == nil {
 		err = localError(ferr)
@@ -36,9 +38,9 @@ func run(ctx context.Context, args []string, streams *IOStreams) int {
 		return exitOK
 	}
 	code := exitCode(err)
-	// The SDK scrubs the API key from its errors; the provider keys, and
-	// the key in messages the command built, are scrubbed here.
-	line := errorLine(errors.New(string(scrub([]byte(err.Error()), secretForms(f.secrets())))))
+	// The SDK scrubs the keys it sent from its errors; the other provider
+	// keys, and a key in a message the command built, are scrubbed here.
+	line := errorLine(errors.New(text.NewSecrets(f.secrets()...).Text(err.Error(), -1)))
 	if code == exitUsage && cmd != nil {
 		line += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}
@@ -117,7 +119,7 @@ func addHelpAndCompletion(root *cobra.Command) {
 						suggestions = append(suggestions, name)
 					}
 				}
-				return usageErrorf("no command %q%s", clipText(strings.Join(args, " "), 100), didYouMean(suggestions))
+				return usageErrorf("no command %q%s", text.Clip(strings.Join(args, " "), 100), didYouMean(suggestions))
 			}
 			return target.Help()
 		},

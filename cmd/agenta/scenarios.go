@@ -10,6 +10,7 @@ import (
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/agenta-go/agenta/models"
 	"github.com/spf13/cobra"
 )
@@ -193,6 +194,9 @@ func (c *columnScenarios) write(s *models.EvaluationScenario) error {
 		value := ""
 		if r, ok := s.Result(e.ID); ok {
 			value = resultCell(r)
+			if c.csv != nil {
+				value = exactCell(r)
+			}
 		}
 		record = append(record, value)
 	}
@@ -229,6 +233,10 @@ func (c *columnScenarios) header(first *models.EvaluationScenario) error {
 
 func (c *columnScenarios) emit(record []string) error {
 	if c.csv != nil {
+		// Server text must not drive a spreadsheet or a terminal.
+		for i, v := range record {
+			record[i] = text.CSVCell(v)
+		}
 		return c.csv.Write(record)
 	}
 	c.table.row(record...)

@@ -50,6 +50,7 @@ const testAPIKey = "s3cret-key-0123456789"
 //
 //	AGENTA_HOST       the demo fake (agentatest with SeedDemo), ending in /api
 //	APP_ID TESTSET_ID BASE_ID PRODUCTION VERBOSE EXACT EDIT TERSE CRITIQUE SPAN_ID
+//	EXACT_NUMBERS     a variant whose parameters hold 9007199254740993 and a long decimal
 //	EVALUATION_ID     a finished evaluation of PRODUCTION with the three evaluators
 //	MISMATCH_TESTSET  a test set whose columns do not match the app's inputs
 //	FAILED_EVALUATION_ID an evaluation against it, which ended EVALUATION_FAILED
@@ -153,6 +154,12 @@ func setupScript(env *testscript.Env) error {
 	}
 	flaky := seedFlaky(srv)
 
+	// A variant whose parameters a float64 would change: an integer past
+	// 2^53 and a decimal longer than a float64 keeps.
+	exact := srv.AddVariant(agentatest.Variant{BaseID: demo.BaseID, ConfigName: "exact", Parameters: map[string]any{
+		"seed": json.Number("9007199254740993"), "top_p": json.Number("0.1000000000000000055511151231257827"),
+		"model": "gpt-4o"}})
+
 	authed := agentatest.NewServer(agentatest.WithAPIKey(testAPIKey))
 	env.Defer(authed.Close)
 	agentatest.SeedDemo(authed)
@@ -235,7 +242,7 @@ func setupScript(env *testscript.Env) error {
 		{"APP_ID", demo.AppID}, {"TESTSET_ID", demo.TestsetID}, {"BASE_ID", demo.BaseID},
 		{"PRODUCTION", demo.VariantID}, {"VERBOSE", demo.VerboseVariantID},
 		{"EXACT", demo.ExactMatchID}, {"EDIT", demo.EditDistanceID}, {"TERSE", demo.TerseAnswerID},
-		{"CRITIQUE", demo.AICritiqueID},
+		{"CRITIQUE", demo.AICritiqueID}, {"EXACT_NUMBERS", exact},
 		{"SPAN_ID", demo.SpanID}, {"EVALUATION_ID", created[0].ID}, {"MISMATCH_TESTSET", mismatch},
 		{"FAILED_EVALUATION_ID", failed[0].ID}, {"TRICKY_EVALUATION_ID", trickyRun[0].ID}, {"TRICKY_TESTSET", tricky},
 		{"LEAKY_TESTSET", leaky}, {"LEAKY_EVALUATION_ID", leakyRun[0].ID}, {"LEAK_KEY", leakKey},

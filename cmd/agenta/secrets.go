@@ -1,25 +1,21 @@
 package main
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"io"
-	"net/url"
 	"strings"
 
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/agenta-go/agenta/models"
 )
 
-// The command knows secrets the SDK cannot scrub from successful answers:
-// the API key, and the LLM provider keys it sends for an AI critique. A
-// provider's error that echoes its key is stored by the service as a
-// scenario's result and comes back in a 200, so eval run would print it
-// and write it into the JUnit report a CI job publishes. Standard output of
-// every command (run wraps it in a scrubWriter), eval run's reports and
-// every error line go through scrub; progress lines on stderr hold ids and
-// statuses only.
+// The command knows secrets the SDK may not have sent: the API key, and
+// every LLM provider key in its environment. A provider's error that echoes
+// its key is stored by the service as a scenario's result and comes back
+// in a 200, so eval run would print it and write it into the JUnit report a
+// CI job publishes. Standard output of every command (run wraps it in a
+// scrubWriter), standard error (a messageWriter), eval run's reports and
+// the error line are scrubbed of all of them, by internal/text, which the
+// SDK uses too.
 
 // providerKeyNames are the environment variables that hold LLM provider
 // keys the service knows: the names models lists, so the two cannot drift.
@@ -28,9 +24,6 @@ var providerKeyNames = models.ProviderKeyNames()
 // minSecretLength is the shortest value scrubbed: a shorter one is a word
 // that may occur anywhere, and scrubbing it would mangle the text.
 const minSecretLength = 8
-
-// redacted replaces a secret.
-const redacted = "[REDACTED]"
 
 // secrets returns the secret values this run knows: the API key, and
 // every provider key set in the environment.
@@ -53,54 +46,13 @@ func (f *Factory) secrets() []string {
 	return out
 }
 
-// secretForms returns each secret and the encodings of it a server may
-// echo: JSON-escaped, percent-encoded, base64 and hex.
-func secretForms(secrets []string) [][]byte {
-	var forms [][]byte
-	for _, secret := range secrets {
-		texts := []string{secret}
-		if quoted, err := json.Marshal(secret); err == nil {
-			texts = append(texts, string(quoted[1:len(quoted)-1]))
-		}
-		raw := []byte(secret)
-		texts = append(texts,
-			url.QueryEscape(secret), url.PathEscape(secret),
-			base64.StdEncoding.EncodeToString(raw), base64.URLEncoding.EncodeToString(raw),
-			base64.RawStdEncoding.EncodeToString(raw), base64.RawURLEncoding.EncodeToString(raw),
-			hex.EncodeToString(raw), strings.ToUpper(hex.EncodeToString(raw)))
-		for _, text := range texts {
-			if text != "" {
-				forms = append(forms, []byte(text))
-			}
-		}
-	}
-	return forms
-}
-
-// scrub replaces every form (see secretForms) in b with [REDACTED].
-func scrub(b []byte, forms [][]byte) []byte {
-	for _, form := range forms {
-		if bytes.Contains(b, form) {
-			b = bytes.ReplaceAll(b, form, []byte(redacted))
-		}
-	}
-	return b
-}
-
-// scrubWriter scrubs what goes through it, however the writes split it:
-// it holds back the bytes that could be the start of a secret's form,
-// fewer than the longest form, until the next write or Flush shows what
-// follows them.
+// scrubWriter scrubs what goes through it (see text.Writer), the secrets
+// known only at its first write, once the flags that name them
+// (--api-key-file) are parsed.
 type scrubWriter struct {
-	w io.Writer
-	// known returns the secrets; it is called at the first write, once the
-	// flags that name them (--api-key-file) are parsed.
+	w     io.Writer
 	known func() []string
-	// forms are the secrets' forms, computed once at the first write.
-	forms   [][]byte
-	keep    int // the longest form's length, less one
-	started bool
-	pending []byte
+	tw    *text.Writer
 }
 
 // newScrubWriter returns w, scrubbed of the secrets known returns.
@@ -108,43 +60,21 @@ func newScrubWriter(w io.Writer, known func() []string) *scrubWriter {
 	return &scrubWriter{w: w, known: known}
 }
 
-func (s *scrubWriter) start() {
-	if s.started {
-		return
-	}
-	s.started = true
-	s.forms = secretForms(s.known())
-	for _, form := range s.forms {
-		s.keep = max(s.keep, len(form)-1)
-	}
-}
-
-// Write scrubs p with what was held back before it, and writes all but
-// the bytes a form could still be starting in. Every form that starts
-// before them is whole in the buffer, and so was replaced.
+// Write scrubs p with what was held back before it, and writes all but a
+// tail that may be the start of a secret.
 func (s *scrubWriter) Write(p []byte) (int, error) {
-	s.start()
-	if len(s.forms) == 0 {
-		return s.w.Write(p)
+	if s.tw == nil {
+		s.tw = text.NewSecrets(s.known()...).NewWriter(s.w)
 	}
-	s.pending = scrub(append(s.pending, p...), s.forms)
-	if n := len(s.pending) - s.keep; n > 0 {
-		if _, err := s.w.Write(s.pending[:n]); err != nil {
-			return 0, err
-		}
-		s.pending = append(s.pending[:0], s.pending[n:]...)
-	}
-	return len(p), nil
+	return s.tw.Write(p)
 }
 
 // Flush writes what was held back.
 func (s *scrubWriter) Flush() error {
-	if len(s.pending) == 0 {
+	if s.tw == nil {
 		return nil
 	}
-	_, err := s.w.Write(s.pending)
-	s.pending = s.pending[:0]
-	return err
+	return s.tw.Flush()
 }
 
 // Close flushes, then closes the underlying writer when it can be closed.
@@ -158,9 +88,29 @@ func (s *scrubWriter) Close() error {
 	return err
 }
 
+// messageWriter scrubs each write whole, as standard error gets them: a
+// progress line, a message. Nothing is held back, so that a live progress
+// line shows at once.
+type messageWriter struct {
+	w       io.Writer
+	known   func() []string
+	secrets *text.Secrets
+	started bool
+}
+
+func (m *messageWriter) Write(p []byte) (int, error) {
+	if !m.started {
+		m.secrets, m.started = text.NewSecrets(m.known()...), true
+	}
+	if _, err := m.w.Write(m.secrets.Scrub(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // scrubbedWrite writes what render writes, scrubbed of secrets.
 func scrubbedWrite(w io.Writer, secrets []string, render func(io.Writer) error) error {
-	sw := newScrubWriter(w, func() []string { return secrets })
+	sw := text.NewSecrets(secrets...).NewWriter(w)
 	if err := render(sw); err != nil {
 		return err
 	}

@@ -3,9 +3,17 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/csv"
 	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/internal/text"
 )
 
 // TestScrubWriter checks that a key never gets through a scrubWriter,
@@ -13,7 +21,7 @@ import (
 // does, unchanged.
 func TestScrubWriter(t *testing.T) {
 	const key = "sk-split-provider-key-0123456789"
-	nearMiss := key[:len(key)-1] // not the key: it must come through
+	nearMiss := key[:text.MinRun-1] // too short a part of the key to be a leak: it must come through
 	for _, form := range []string{key, base64.StdEncoding.EncodeToString([]byte(key)), hex.EncodeToString([]byte(key))} {
 		text := "before " + form + " middle " + form + " after; " + nearMiss
 		for chunk := 1; chunk <= len(text); chunk++ {
@@ -49,5 +57,145 @@ func TestScrubWriter(t *testing.T) {
 	}
 	if got := f.secrets(); strings.Join(got, ",") != key {
 		t.Errorf("secrets %q, want only %q", got, key)
+	}
+}
+
+// echoKey is an OpenAI-like key of 56 characters: every run of 12 of its
+// characters is checked in every output.
+const echoKey = "sk-proj-Zq7Lw2Xv9Nr4Tb6Yc1Md8Kf3Hg5Jp0Sx2Qa7We4Ru9Io6Pm1"
+
+// hostile is server text that would drive a spreadsheet or a terminal.
+const hostile = "=HYPERLINK(\"http://evil.example\",\"open\")\x1b]0;pwned\a\x1b[2J\u202egnp.exe\u0085"
+
+// keyLeak returns the first run of 12 characters of echoKey in s, raw, or
+// the key whole in one of its encodings; "" when s holds neither.
+func keyLeak(s string) string {
+	for i := 0; i+12 <= len(echoKey); i++ {
+		if strings.Contains(s, echoKey[i:i+12]) {
+			return echoKey[i : i+12]
+		}
+	}
+	for _, form := range []string{base64.StdEncoding.EncodeToString([]byte(echoKey)), hex.EncodeToString([]byte(echoKey))} {
+		if strings.Contains(s, form[:24]) {
+			return form[:24]
+		}
+	}
+	return ""
+}
+
+// echoServer is a fake whose app echoes the provider key in its output, in
+// its error, and writes hostile text, row by row.
+func echoServer(t *testing.T) (srv *agentatest.Server, app, testset, variant, evaluator string) {
+	t.Helper()
+	srv = agentatest.NewTestServer(t, agentatest.WithEvaluationPace(time.Millisecond))
+	demo := agentatest.SeedDemo(srv)
+	base := srv.AddBase(agentatest.Base{AppID: demo.AppID, Name: "echo", Application: func(_ map[string]any, in map[string]string) (string, error) {
+		switch in["country"] {
+		case "echo":
+			return "Your key is " + echoKey + ", split: " + echoKey[:30] + "…", nil
+		case "fail":
+			return "", errors.New("Incorrect API key provided: " + echoKey + ". You can find your API key at https://platform.openai.com")
+		case "encoded":
+			return base64.StdEncoding.EncodeToString([]byte(echoKey)) + " " + hex.EncodeToString([]byte(echoKey)), nil
+		}
+		return hostile, nil
+	}})
+	variant = srv.AddVariant(agentatest.Variant{BaseID: base, ConfigName: "default"})
+	testset = srv.AddTestset(agentatest.Testset{AppID: demo.AppID, Name: "echo", Rows: []map[string]string{
+		{"country": "echo", "correct_answer": hostile},
+		{"country": "fail", "correct_answer": "x"},
+		{"country": "encoded", "correct_answer": "x"},
+		{"country": hostile, "correct_answer": "-1+1"},
+	}})
+	return srv, demo.AppID, testset, variant, demo.ExactMatchID
+}
+
+// A provider key the app echoes, in its output or its error, raw, cut or
+// encoded, shows in no output of the command: not stdout or stderr of eval
+// run, not its JUnit, CSV, JSON Lines or Markdown report, not any format
+// of agenta scenarios. And the app's hostile text reaches no spreadsheet
+// or terminal live.
+func TestEchoedProviderKeyNeverShown(t *testing.T) {
+	srv, app, testset, variant, evaluator := echoServer(t)
+	dir := t.TempDir()
+	t.Setenv("AGENTA_HOST", srv.URL())
+	t.Setenv("AGENTA_API_KEY", "")
+	t.Setenv("OPENAI_API_KEY", echoKey)
+	reports := map[string]string{"--junit": "report.xml", "--csv": "report.csv", "--json": "report.jsonl", "--markdown": "report.md"}
+	args := []string{"eval", "run", "--app", app, "--testset", testset, "--variant", variant, "--evaluator", evaluator,
+		"--lm-provider-key", "OPENAI_API_KEY", "--interval", "5ms", "--gate", "Exact match >= 0"}
+	for flag, file := range reports {
+		args = append(args, flag, filepath.Join(dir, file))
+	}
+	outputs := map[string]string{}
+	code, stdout, stderr := runCommand(t, args...)
+	if code != 0 {
+		t.Fatalf("eval run exited %d: %s", code, stderr)
+	}
+	outputs["eval run stdout"], outputs["eval run stderr"] = stdout, stderr
+	for _, file := range reports {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		outputs[file] = string(data)
+	}
+	ids := srv.EvaluationIDs()
+	evaluation := ids[len(ids)-1]
+	for _, format := range []string{"jsonl", "json", "csv", "table"} {
+		code, stdout, stderr := runCommand(t, "scenarios", evaluation, "--format", format)
+		if code != 0 {
+			t.Fatalf("scenarios --format %s exited %d: %s", format, code, stderr)
+		}
+		outputs["scenarios "+format], outputs["scenarios "+format+" stderr"] = stdout, stderr
+	}
+	for _, cmd := range [][]string{{"evaluation", "get", evaluation}, {"evaluation", "get", evaluation, "-o", "json"}} {
+		_, stdout, stderr := runCommand(t, cmd...)
+		outputs[strings.Join(cmd, " ")], outputs[strings.Join(cmd, " ")+" stderr"] = stdout, stderr
+	}
+
+	// The rows really echoed the key: the service holds it.
+	if stored := srv.RequestsFor(agentatest.OpFetchEvaluationScenarios); len(stored) == 0 {
+		t.Fatal("no scenarios were read")
+	}
+	if !strings.Contains(outputs["scenarios jsonl"], "[REDACTED]") {
+		t.Errorf("scenarios jsonl shows no [REDACTED]: the rows must echo the key for this test to mean anything:\n%s", outputs["scenarios jsonl"])
+	}
+	for name, out := range outputs {
+		if w := keyLeak(out); w != "" {
+			t.Errorf("%s holds %q of the key:\n%s", name, w, out)
+		}
+		if json := strings.HasSuffix(name, "json") || strings.HasSuffix(name, "jsonl") || strings.HasSuffix(name, "-o json"); json {
+			continue // JSON keeps the exact text; JSON escapes it
+		}
+		for _, c := range []string{"\x1b", "\a", "\u202e", "\u0085"} {
+			if strings.Contains(out, c) {
+				t.Errorf("%s holds the control %q raw:\n%q", name, c, out)
+			}
+		}
+	}
+	for _, name := range []string{"scenarios csv", "report.csv"} {
+		records, err := csv.NewReader(strings.NewReader(outputs[name])).ReadAll()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, record := range records {
+			for _, cell := range record {
+				if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) && cell != "-1+1" {
+					if !strings.HasPrefix(cell, "'") {
+						t.Errorf("%s: cell %q would be a formula", name, cell)
+					}
+				}
+				if strings.HasPrefix(cell, "=") || strings.HasPrefix(cell, "-1+1") {
+					t.Errorf("%s: cell %q starts a formula", name, cell)
+				}
+			}
+		}
+		if !strings.Contains(outputs[name], `'=HYPERLINK(`) {
+			t.Errorf("%s: the formula is not there, neutralised: %s", name, outputs[name])
+		}
+	}
+	if !strings.Contains(outputs["scenarios table"], `\x1b]0;pwned\x07`) {
+		t.Errorf("the table shows the escape otherwise than visibly:\n%s", outputs["scenarios table"])
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -22,7 +23,7 @@ const checksOwnFlags = "agenta/checks-own-flags"
 // unknownCommand is the usage error for a subcommand of cmd that does not
 // exist, with the closest that does.
 func unknownCommand(cmd *cobra.Command, name string) error {
-	return usageErrorf("unknown command %q for %q%s", clipText(name, 100), cmd.CommandPath(), didYouMean(closestCommands(cmd, name)))
+	return usageErrorf("unknown command %q for %q%s", text.Clip(name, 100), cmd.CommandPath(), didYouMean(closestCommands(cmd, name)))
 }
 
 // closestCommands returns the subcommands of cmd whose names (or aliases)
@@ -69,7 +70,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		}
 		if notExist.GetSpecifiedShortnames() == "" {
 			name := notExist.GetSpecifiedName()
-			return usageErrorf("unknown flag --%s for %q%s", clipText(name, 100), cmd.CommandPath(), didYouMean(closestFlags(cmd, name)))
+			return usageErrorf("unknown flag --%s for %q%s", text.Clip(name, 100), cmd.CommandPath(), didYouMean(closestFlags(cmd, name)))
 		}
 	}
 	return &exitError{code: exitUsage, err: err}
@@ -151,7 +152,7 @@ func checkChoice(flag, value string, choices ...string) error {
 	if slices.Contains(choices, value) {
 		return nil
 	}
-	return usageErrorf("--%s %q: want %s%s", flag, clipText(value, 50), orList(choices), didYouMean(closest(value, choices)))
+	return usageErrorf("--%s %q: want %s%s", flag, text.Clip(value, 50), orList(choices), didYouMean(closest(value, choices)))
 }
 
 // orList joins words as "a, b or c".

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agenta-go/agenta"
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/agenta-go/agenta/models"
 	"github.com/spf13/cobra"
 )
@@ -121,7 +122,7 @@ func environmentLookupHint(err error, environment string) error {
 		apiErr.StatusCode == http.StatusInternalServerError && apiErr.Message == brokenEnvironmentLookup {
 		return fmt.Errorf("%w; this server (Agenta of mid-2024) cannot look up a variant by environment: "+
 			"pass the %s variant's id instead, as in 'agenta variant get VARIANT_ID' or 'agenta eval run --variant VARIANT_ID'",
-			err, clipText(environment, 50))
+			err, text.Clip(environment, 50))
 	}
 	return err
 }
@@ -216,7 +217,7 @@ func parseSettings(pairs []string) (map[string]any, error) {
 		key, value, ok := strings.Cut(pair, "=")
 		key = strings.TrimSpace(key)
 		if !ok || key == "" {
-			return nil, usageErrorf("--set %q: want KEY=VALUE, such as temperature=0.2", clipText(pair, 100))
+			return nil, usageErrorf("--set %q: want KEY=VALUE, such as temperature=0.2", text.Clip(pair, 100))
 		}
 		v, err := decodeSetting(value)
 		if err != nil {

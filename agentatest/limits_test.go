@@ -1,0 +1,225 @@
+package agentatest_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agenta-go/agenta/agentatest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// createBody is a create of one run of the demo's production variant.
+func createBody(d agentatest.Demo) string {
+	return fmt.Sprintf(`{"app_id":%q,"variant_ids":[%q],"evaluators_configs":[%q],"testset_id":%q,`+
+		`"rate_limit":{"batch_size":10,"max_retries":1,"retry_delay":0,"delay_between_batches":0}}`,
+		d.AppID, d.VariantID, d.ExactMatchID, d.TestsetID)
+}
+
+// heapInUse returns the live heap after a collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// slowConnection opens a connection that sends the start of a request and
+// then nothing more: its headers (body false), or its headers and the
+// first bytes of a body it announced (body true).
+func slowConnection(t *testing.T, addr, path string, body bool) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	head := "POST " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\n"
+	if body {
+		head += "Content-Length: 100000\r\n\r\n{\"app_id\":"
+	} else {
+		head += "X-Slow: " // the headers never end
+	}
+	_, err = io.WriteString(c, head)
+	require.NoError(t, err)
+	return c
+}
+
+// TestBoundedUnderLoad runs a bounded hostile load against the fake: 200
+// connections that send part of a request and stall, and 10,000 creates.
+// The fake stores no more evaluations than its limit and answers the
+// rest 429, cuts the slow connections off by its read timeouts (408 for a
+// body), keeps its request log within its limits, and its heap stays flat
+// once it holds all it will: bounds asserted with a wide margin (see the
+// note in the test for what the same load costs without limits); nothing
+// here measures time.
+func TestBoundedUnderLoad(t *testing.T) {
+	creates := 10_000
+	if testing.Short() {
+		creates = 2_000
+	}
+	limits := agentatest.Limits{ReadHeaderTimeout: 300 * time.Millisecond, ReadTimeout: 300 * time.Millisecond, IdleTimeout: 5 * time.Second}
+	srv := agentatest.NewTestServer(t, agentatest.WithEvaluationPace(time.Millisecond), agentatest.WithLimits(limits))
+	d := agentatest.SeedDemo(srv)
+	u, err := url.Parse(srv.URL())
+	require.NoError(t, err)
+	before := heapInUse()
+
+	var slow []net.Conn
+	for i := range 200 {
+		slow = append(slow, slowConnection(t, u.Host, u.Path+"/evaluations", i%2 == 0))
+	}
+
+	body := createBody(d)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}, Timeout: time.Minute}
+	t.Cleanup(client.CloseIdleConnections)
+	statuses := map[int]int{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	work := make(chan struct{})
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range work {
+				resp, err := client.Post(srv.URL()+"/evaluations", "application/json", strings.NewReader(body))
+				status := 0
+				if err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					status = resp.StatusCode
+				}
+				mu.Lock()
+				statuses[status]++
+				mu.Unlock()
+			}
+		}()
+	}
+	// Half the creates, then the other half: by the half way the fake
+	// holds all it will, and the second half must leave the heap flat.
+	var middle uint64
+	for i := range creates {
+		if i == creates/2 {
+			middle = heapInUse()
+		}
+		work <- struct{}{}
+	}
+	close(work)
+	wg.Wait()
+
+	max := srv.Limits().Evaluations
+	assert.Equal(t, max, statuses[http.StatusOK], "creates answered 200: %v", statuses)
+	assert.Equal(t, creates-max, statuses[http.StatusTooManyRequests], "creates answered 429: %v", statuses)
+	assert.Equal(t, max, len(srv.EvaluationIDs()), "evaluations stored")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	require.NoError(t, srv.WaitEvaluations(ctx))
+
+	// Every slow connection was cut off: a stalled body with a 408, stalled
+	// headers with the connection closed (net/http may answer 408 too).
+	for i, c := range slow {
+		c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if i%2 == 0 {
+			if assert.NoError(t, err, "a stalled body got no answer") {
+				assert.Equal(t, http.StatusRequestTimeout, resp.StatusCode)
+				resp.Body.Close()
+			}
+			continue
+		}
+		if err == nil {
+			assert.Equal(t, http.StatusRequestTimeout, resp.StatusCode)
+			resp.Body.Close()
+		} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Errorf("stalled headers: the connection is still open after 30 s")
+		}
+	}
+
+	log := srv.Requests()
+	assert.LessOrEqual(t, len(log), srv.Limits().LoggedRequests)
+	if creates > srv.Limits().LoggedRequests {
+		assert.Positive(t, srv.RequestsDropped(), "the log must drop its oldest entries")
+	}
+	// Measured: with the limits, the heap grew by 18 MiB over the whole
+	// load and by 5 MiB over its second half (the log filling to its
+	// 10,000 entries); without them (every evaluation and request kept),
+	// by 66 and 32 MiB.
+	after := heapInUse()
+	grew, second := int64(after)-int64(before), int64(after)-int64(middle)
+	t.Logf("heap grew by %.1f MiB under %d creates and 200 slow connections, %.1f MiB of it in the second half",
+		float64(grew)/(1<<20), creates, float64(second)/(1<<20))
+	assert.Less(t, grew, int64(48<<20), "the heap grew by %d MiB", grew>>20)
+	assert.Less(t, second, int64(12<<20), "the heap grew by %d MiB in the second half: it is not flat", second>>20)
+}
+
+// Each limit answers clearly: a fork over the stored variants, too many
+// requests at once, too many body bytes at once, headers over their size.
+func TestLimitsAnswerClearly(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithLimits(agentatest.Limits{Variants: 1, InFlight: 2, BodyBudget: 1 << 10, HeaderBytes: 4 << 10}))
+	d := agentatest.SeedDemo(srv) // more variants than that: seeding is not refused
+	fork := fmt.Sprintf(`{"base_id":%q,"new_variant_name":"n","new_config_name":"more","parameters":{}}`, d.BaseID)
+	r := post(t, srv.URL()+"/variants/from-base", "application/json", fork)
+	assert.Equal(t, http.StatusTooManyRequests, r.status)
+	assert.Contains(t, detail(t, r), "Limits.Variants")
+
+	big := fmt.Sprintf(`{"base_id":%q,"new_variant_name":"n","new_config_name":"more","parameters":{"pad":%q}}`, d.BaseID, strings.Repeat("x", 2<<10))
+	r = post(t, srv.URL()+"/variants/from-base", "application/json", big)
+	assert.Equal(t, http.StatusTooManyRequests, r.status)
+	assert.Contains(t, detail(t, r), "Limits.BodyBudget")
+
+	req, err := http.NewRequest(http.MethodGet, srv.URL()+"/variants/"+d.VariantID, nil)
+	require.NoError(t, err)
+	req.Header.Set("X-Huge", strings.Repeat("h", 8<<10))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusRequestHeaderFieldsTooLarge, resp.StatusCode)
+
+	// Two requests whose bodies stall hold both slots: a third is refused.
+	u, err := url.Parse(srv.URL())
+	require.NoError(t, err)
+	slowConnection(t, u.Host, u.Path+"/evaluations", true)
+	slowConnection(t, u.Host, u.Path+"/evaluations", true)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r = get(t, http.DefaultClient, srv.URL()+"/variants/"+d.VariantID)
+		if r.status == http.StatusTooManyRequests || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond) // the slow requests are not yet in their handlers
+	}
+	assert.Equal(t, http.StatusTooManyRequests, r.status)
+	assert.Contains(t, detail(t, r), "Limits.InFlight")
+
+	assert.Equal(t, agentatest.DefaultLimits().Evaluations, srv.Limits().Evaluations, "a zero field keeps its default")
+}
+
+// The log keeps the latest requests, within its count and size.
+func TestRequestLogBounded(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithLimits(agentatest.Limits{LoggedRequests: 10, LoggedBytes: 64 << 10}))
+	d := agentatest.SeedDemo(srv)
+	for i := range 25 {
+		get(t, http.DefaultClient, srv.URL()+"/variants/"+d.VariantID+"?n="+fmt.Sprint(i))
+	}
+	log := srv.Requests()
+	require.Len(t, log, 10)
+	assert.Equal(t, "n=24", log[9].RawQuery, "the latest are kept")
+	assert.Equal(t, 15, srv.RequestsDropped())
+	for range 3 {
+		post(t, srv.URL()+"/variants/from-base", "application/json", fmt.Sprintf(`{"base_id":%q,"pad":%q}`, d.BaseID, strings.Repeat("x", 30<<10)))
+	}
+	total := 0
+	for _, r := range srv.Requests() {
+		total += len(r.Body)
+	}
+	assert.LessOrEqual(t, total, 64<<10, "the log holds %d bytes of bodies", total)
+}

@@ -1,0 +1,135 @@
+package text
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "ab…"},
+		{"abcd", 1, "…"},
+		{"abcd", 0, ""},
+		{"abcd", -1, "abcd"},
+		{"héllo wörld", 5, "héll…"},
+		{"日本語テキスト", 4, "日本語…"},
+		{"日本語", 3, "日本語"},
+		{"a\xffb", 5, "a\uFFFDb"},
+		{"a\xff\xfeb", 2, "a…"},
+		{strings.Repeat("x", 1000), 10, "xxxxxxxxx…"},
+	} {
+		got := Clip(tc.in, tc.n)
+		if got != tc.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("Clip(%q, %d) = %q, not valid UTF-8", tc.in, tc.n, got)
+		}
+		if tc.n >= 0 && utf8.RuneCountInString(got) > tc.n {
+			t.Errorf("Clip(%q, %d) = %q: %d runes, want at most %d", tc.in, tc.n, got, utf8.RuneCountInString(got), tc.n)
+		}
+	}
+}
+
+func TestEscape(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain text, ünïcödé and 日本語", "plain text, ünïcödé and 日本語"},
+		{"a\x1b[31mred\x1b[0m", `a\x1b[31mred\x1b[0m`},
+		{"bell\a", `bell\x07`},
+		{"tab\tnew\nline\rreturn", `tab\tnew\nline\rreturn`},
+		{"nul\x00del\x7f", `nul\x00del\x7f`},
+		{"c1 \u009b31m csi", `c1 \u009b31m csi`},
+		{"evil\u202egnp.exe", `evil\u202egnp.exe`},
+		{"isolates \u2066x\u2069 marks \u200e\u200f\u061c", `isolates \u2066x\u2069 marks \u200e\u200f\u061c`},
+		{"line\u2028para\u2029", `line\u2028para\u2029`},
+		{"bad \xff byte", "bad \uFFFD byte"},
+		{`C:\path\x1b`, `C:\path\x1b`},
+	} {
+		if got := Escape(tc.in); got != tc.want {
+			t.Errorf("Escape(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := Line("a\nb\x1bc", 4); got != `a\n…` {
+		t.Errorf("Line = %q, want the escape counted in the width", got)
+	}
+}
+
+func TestCSVCell(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Paris", "Paris"},
+		{`=HYPERLINK("http://evil","click")`, `'=HYPERLINK("http://evil","click")`},
+		{"+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"},
+		{"-2+3", "'-2+3"},
+		{"@SUM(A1)", "'@SUM(A1)"},
+		{"\t=1+1", `'\t=1+1`},
+		{"\r=1+1", `'\r=1+1`},
+		{"\n=1+1", "'\n=1+1"},
+		{"  =1+1", "'  =1+1"},
+		{"-0.5", "-0.5"},
+		{"+3", "+3"},
+		{"-1e-9", "-1e-9"},
+		{"-", "'-"},
+		{"-.", "'-."},
+		{"-1e", "'-1e"},
+		{"two\nlines", "two\nlines"},
+		{"esc\x1b[2J", `esc\x1b[2J`},
+		{"rtl\u202eabc", `rtl\u202eabc`},
+		{"", ""},
+	} {
+		if got := CSVCell(tc.in); got != tc.want {
+			t.Errorf("CSVCell(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestURL(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"https://cloud.agenta.ai/api", "https://cloud.agenta.ai/api"},
+		{"https://user:pw-SECRET@host.example/api", "https://***@host.example/api"},
+		{"https://token-SECRET@host.example", "https://***@host.example"},
+		{"http://127.0.0.1:8080/api?api_key=SECRET&x=1", "http://127.0.0.1:8080/api?api_key=***&x=***"},
+		{"http://host/api?SECRET", "http://host/api?***"},
+		{"http://host/api#SECRET", "http://host/api#***"},
+		{"http://user:p%zzSECRET@host/api", "http://***@host/api"},
+		{"user:SECRET@host", "***@host"},
+		{"://x:SECRET@host/a?b=SECRET", "://***@host/a?***"},
+		{"not a url", "not a url"},
+		{"127.0.0.1:8080/api", "127.0.0.1:8080/api"},
+	} {
+		got := URL(tc.in)
+		if got != tc.want {
+			t.Errorf("URL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if strings.Contains(got, "SECRET") {
+			t.Errorf("URL(%q) = %q shows the credential", tc.in, got)
+		}
+	}
+}
+
+// A document keeps its line breaks and tabs, and escapes the rest,
+// however the writes split a character.
+func TestDocumentWriter(t *testing.T) {
+	in := "<a>line\tone\r\nrtl \u202eabc\u202c, esc \x1b[2J, c1 \u0085, é日😀</a>\n"
+	want := "<a>line\tone\r\nrtl \\u202eabc\\u202c, esc \\x1b[2J, c1 \\u0085, é日😀</a>\n"
+	if got := Document(in); got != want {
+		t.Fatalf("Document = %q, want %q", got, want)
+	}
+	for chunk := 1; chunk <= len(in); chunk++ {
+		var b strings.Builder
+		w := NewDocumentWriter(&b)
+		for i := 0; i < len(in); i += chunk {
+			w.Write([]byte(in[i:min(i+chunk, len(in))]))
+		}
+		w.Flush()
+		if b.String() != want {
+			t.Fatalf("%d-byte writes: %q, want %q", chunk, b.String(), want)
+		}
+	}
+}
