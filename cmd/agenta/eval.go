@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -42,12 +41,6 @@ type EvalRunOptions struct {
 
 	gates        []string
 	providerKeys []string
-
-	// report is what runEval had built when it ended: the reports are
-	// written from it whatever the outcome; judged says its gates were
-	// checked on complete runs.
-	report *evals.Report
-	judged bool
 }
 
 // NewCmdEvalRun returns agenta eval run.
@@ -110,19 +103,29 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
     --gate 'regression_p(Exact match) >= 0.05' --junit report.xml`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := opts.check(); err != nil {
+			run := &evalRun{opts: opts}
+			err := opts.check()
+			// The report paths are checked before any evaluation is
+			// created; those that can be written get the reports of a
+			// usage error too.
+			var reportErr error
+			run.targets, reportErr = opts.checkReports(emptyFlags(cmd, "junit", "csv", "json", "markdown"))
+			if err == nil {
+				err = reportErr
+			}
+			if err != nil {
 				if runF != nil {
 					return err
 				}
 				// A report left from an earlier run would read as this
 				// run's: write the usage error into it instead.
-				return opts.finishReports(err)
+				return run.finish(err)
 			}
 			if runF != nil {
 				return runF(opts)
 			}
-			err := runWithClient(f, func(client *agenta.Client) error { return runEval(cmd.Context(), client, opts) })
-			return opts.finishReports(err)
+			err = runWithClient(f, func(client *agenta.Client) error { return run.run(cmd.Context(), client) })
+			return run.finish(err)
 		},
 	}
 	fl := cmd.Flags()
@@ -141,8 +144,15 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	return cmd
 }
 
-// check refuses missing or malformed flags, and parses the gates.
+// check refuses missing or malformed flags, and parses the gates. Spaces
+// around an id are dropped: "--variant 'a, b'" names two variants.
 func (o *EvalRunOptions) check() error {
+	o.AppID, o.TestsetID = strings.TrimSpace(o.AppID), strings.TrimSpace(o.TestsetID)
+	for _, ids := range [][]string{o.VariantIDs, o.EvaluatorIDs} {
+		for i := range ids {
+			ids[i] = strings.TrimSpace(ids[i])
+		}
+	}
 	for _, required := range []struct {
 		flag string
 		set  bool
@@ -217,143 +227,6 @@ func providerKeysFromEnv(names []string, getenv func(string) string) (models.Pro
 		keys[name] = value
 	}
 	return keys, nil
-}
-
-// runEval creates the evaluation, waits for each variant's run, prints the
-// summaries and comparisons and checks the gates; opts.report keeps what
-// was built, for finishReports.
-func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) error {
-	// --timeout bounds the whole run, every variant's wait included.
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	defer cancel()
-	created, err := client.CreateEvaluation(ctx, models.NewEvaluation{
-		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
-		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(), LMProvidersKeys: opts.ProviderKeys,
-	})
-	if err != nil {
-		return err
-	}
-	ordered, err := byVariant(created, opts.VariantIDs)
-	if err != nil {
-		return err
-	}
-	labels := make([]string, len(ordered))
-	for i, ev := range ordered {
-		labels[i] = "evaluation " + cell(ev.ID) + " (" + cell(evals.Run{Evaluation: ev}.Variant()) + ")"
-		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", labels[i])
-	}
-	runs := make([]evals.Run, len(ordered))
-	for i, ev := range ordered {
-		runs[i] = evals.Run{Evaluation: ev}
-	}
-	for i, ev := range ordered {
-		finished, err := waitEvaluation(ctx, opts.IO, client, ev.ID, labels[i], opts.Interval)
-		if finished != nil {
-			runs[i].Evaluation = *finished
-		}
-		if err != nil {
-			opts.report = gatedReport(runs, opts.EvaluatorIDs)
-			return err
-		}
-		scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
-		if err != nil {
-			opts.report = gatedReport(runs, opts.EvaluatorIDs)
-			return err
-		}
-		runs[i].Scenarios = scenarios
-	}
-
-	// Standard output is scrubbed of the keys by run; the reports are
-	// scrubbed as they are written.
-	var gated *evals.Report
-	out := opts.IO.Out
-	for i, run := range runs {
-		var baseline evals.Run
-		if i > 0 {
-			baseline = runs[0]
-		}
-		report := newReport(baseline, run, opts.EvaluatorIDs)
-		if err := printSummary(out, report, i == 0 && len(runs) > 1); err != nil {
-			return localError(err)
-		}
-		if report.Comparison != nil {
-			if err := printComparison(out, report); err != nil {
-				return localError(err)
-			}
-		}
-		gated = report
-	}
-	opts.report, opts.judged = gated, true
-	gateErr := gated.Check(opts.Gates...)
-	if err := printGates(out, gated.Gates); err != nil {
-		return localError(err)
-	}
-	if errors.Is(gateErr, evals.ErrInvalidGate) {
-		// The user's typo, not the candidate's fault.
-		var ge *evals.GateError
-		errors.As(gateErr, &ge)
-		var parts []string
-		for _, r := range ge.Invalid() {
-			parts = append(parts, fmt.Sprintf("--gate %q: %s", clipText(r.Gate.String(), 100), r.Reason))
-		}
-		return usageErrorf("%s", strings.Join(parts, "; "))
-	}
-	return gateErr
-}
-
-// newReport builds the report of a run against a baseline (a zero Run for
-// none), knowing the requested evaluator configs by id even when they
-// have no value anywhere, so that a gate naming one by id fails on the
-// missing values rather than as an unknown evaluator.
-func newReport(baseline, candidate evals.Run, evaluatorIDs []string) *evals.Report {
-	report := evals.NewReport(baseline, candidate)
-	for _, id := range evaluatorIDs {
-		if !slices.ContainsFunc(report.Evaluators, func(e evals.Evaluator) bool { return e.ID == id }) {
-			report.Evaluators = append(report.Evaluators, evals.Evaluator{ID: id})
-		}
-	}
-	return report
-}
-
-// gatedReport is the report of the runs as far as they got: the last
-// variant against the first.
-func gatedReport(runs []evals.Run, evaluatorIDs []string) *evals.Report {
-	var baseline evals.Run
-	if len(runs) > 1 {
-		baseline = runs[0]
-	}
-	return newReport(baseline, runs[len(runs)-1], evaluatorIDs)
-}
-
-// finishReports writes the reports asked for whatever the outcome err of
-// the command: for a run that could not be judged (a usage error, a
-// failed evaluation, a service error), the reports say why and every gate
-// fails. A report that cannot be written makes the command exit 5, unless
-// it already fails for a reason of its own, which the exit code keeps.
-func (o *EvalRunOptions) finishReports(err error) error {
-	if o.JUnit == "" && o.CSV == "" && o.JSON == "" && o.Markdown == "" {
-		return err
-	}
-	report := o.report
-	if report == nil {
-		report = evals.NewReport(evals.Run{}, evals.Run{})
-	}
-	if !o.judged {
-		if err != nil {
-			report.Failure = errors.New(errorLine(err))
-		}
-		_ = report.Check(o.Gates...)
-	}
-	werr := writeReports(o.IO.ErrOut, report, o, o.Factory.secrets())
-	switch code := exitCode(err); {
-	case werr == nil:
-		return err
-	case code == exitOK || code == exitGateFailed:
-		return werr
-	default:
-		fmt.Fprintln(o.IO.ErrOut, errorLine(werr))
-		return err
-	}
 }
 
 // byVariant orders the created evaluations as the variants were given.
@@ -522,30 +395,6 @@ func diffText(d float64, rate bool) string {
 		return strconv.FormatFloat(100*d, 'f', 1, 64) + " pts"
 	}
 	return number(d)
-}
-
-// writeReports writes the report files asked for, scrubbed of secrets,
-// and says so on log.
-func writeReports(log io.Writer, report *evals.Report, opts *EvalRunOptions, secrets []string) error {
-	for _, file := range []struct {
-		path  string
-		write func(io.Writer) error
-	}{
-		{opts.JUnit, report.WriteJUnit},
-		{opts.CSV, report.WriteCSV},
-		{opts.JSON, report.WriteJSONLines},
-		{opts.Markdown, report.WriteMarkdown},
-	} {
-		if file.path == "" {
-			continue
-		}
-		write := file.write
-		if err := writeFile(file.path, func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }); err != nil {
-			return localError(fmt.Errorf("cannot write %s: %w", clipText(file.path, 200), errorReason(err)))
-		}
-		fmt.Fprintf(log, "wrote %s\n", file.path)
-	}
-	return nil
 }
 
 // writeFile writes a file through write, atomically: into a temporary

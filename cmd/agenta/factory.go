@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -67,13 +68,18 @@ func (f *Factory) hostSetting() (host, from string) {
 	return strings.TrimSpace(host), from
 }
 
+// idleTimeout is the longest an answer may stay silent once it has begun:
+// a download that keeps arriving is bounded only by --timeout, however
+// long it takes, and one that stalls ends after this.
+const idleTimeout = time.Minute
+
 // Client returns an SDK client for the configured server and key.
 func (f *Factory) Client() (*agenta.Client, error) {
 	base, err := f.hostURL()
 	if err != nil {
 		return nil, err
 	}
-	opts := []agenta.Option{agenta.WithBaseURL(base), agenta.WithUserAgent("agenta-cli/" + agenta.Version)}
+	opts := []agenta.Option{agenta.WithBaseURL(base), agenta.WithUserAgent("agenta-cli/" + agenta.Version), agenta.WithIdleTimeout(idleTimeout)}
 	if f.APIKeyFile != "" {
 		key, err := f.keyFromFile()
 		if err != nil {

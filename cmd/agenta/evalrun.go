@@ -1,0 +1,400 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/agenta-go/agenta"
+	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/models"
+)
+
+// evalRun is one agenta eval run: its options, the reports asked for, and
+// what it learnt of each variant's run, kept until the reports are
+// written, whatever the outcome.
+type evalRun struct {
+	opts    *EvalRunOptions
+	targets []reportTarget
+	// out is where the tables go: standard output, or standard error when
+	// a report goes to standard output.
+	out  *guardedWriter
+	runs []*variantRun
+	// report is what the run had built when it ended; judged says its
+	// gates were checked on what the runs gave.
+	report *evals.Report
+	judged bool
+	// problems are the failures besides the error the run returns: the
+	// variants that could not be summarised, classified.
+	problems []error
+	// rowsErr is why the rows could not be kept for the reports that hold
+	// them.
+	rowsErr error
+}
+
+// variantRun is one variant's evaluation as eval run follows it.
+type variantRun struct {
+	label string    // "evaluation ID (variant)", for progress and messages
+	run   evals.Run // the evaluation as created, then as it ended
+	// err is why the run cannot be summarised: its wait or its read
+	// failed, or the evaluation failed; classified.
+	err        error
+	read       int // scenarios read
+	acc        evals.Accumulator
+	summary    evals.Summary
+	comparison *evals.Comparison // against the baseline, when both were read whole
+	rows       *rowFile          // its scenarios, kept for the reports; nil when none needs them
+}
+
+// run creates the evaluation, waits for every variant's run together,
+// reads the scenarios of those that finished together, summarising and
+// comparing them as they stream, prints the summaries and comparisons and
+// checks the gates. It returns the gates' failure; each variant that could
+// not be summarised is one of r.problems.
+func (r *evalRun) run(ctx context.Context, client *agenta.Client) error {
+	opts := r.opts
+	// A reader that closes standard output (| head -1) ends the printing,
+	// not the run: the default SIGPIPE would kill the command before its
+	// reports and its verdict. A write to a closed pipe fails instead.
+	signal.Ignore(syscall.SIGPIPE)
+	tables := opts.IO.Out
+	if toStdout(r.targets) {
+		tables = opts.IO.ErrOut
+	}
+	r.out = &guardedWriter{w: tables}
+	// --timeout bounds the whole run, every variant's wait and read included.
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	host := opts.Factory.serverHost()
+	created, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
+		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(), LMProvidersKeys: opts.ProviderKeys,
+	})
+	if err != nil {
+		return err
+	}
+	ordered, err := byVariant(created, opts.VariantIDs)
+	if err != nil {
+		return err
+	}
+	for _, ev := range ordered {
+		label := "evaluation " + cell(ev.ID) + " (" + cell(evals.Run{Evaluation: ev}.Variant()) + ")"
+		r.runs = append(r.runs, &variantRun{label: label, run: evals.Run{Evaluation: ev}})
+		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", label)
+	}
+	r.wait(ctx, client, host)
+	r.read(ctx, client, host)
+	return r.judge()
+}
+
+// wait waits for every variant's run at once, each until it ends or ctx
+// does, so that a variant that failed never keeps another from being
+// waited on, and a timeout names each one's last status.
+func (r *evalRun) wait(ctx context.Context, client *agenta.Client, host string) {
+	streams := *r.opts.IO
+	streams.ErrOut = &lockedWriter{w: r.opts.IO.ErrOut}
+	if len(r.runs) > 1 {
+		// One live line per variant cannot share a terminal's line.
+		streams.errTTY = false
+	}
+	var wg sync.WaitGroup
+	for _, v := range r.runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ev, err := waitEvaluation(ctx, &streams, client, v.run.Evaluation.ID, v.label, r.opts.Interval)
+			if ev != nil {
+				v.run.Evaluation = *ev
+			}
+			v.err = classify(err, host)
+		}()
+	}
+	wg.Wait()
+}
+
+// read streams the scenarios of the runs that finished, a row from each in
+// turn: each row goes to its run's Accumulator, to the Comparers that pair
+// the runs with the baseline, and, when a report holds the rows, to the
+// run's rowFile. The service lists the rows of runs of one test set in
+// the same order, so a row meets its partner at once and the Comparers
+// hold next to nothing; memory stays flat whatever the size of the runs,
+// and no limit on the size of an answer applies.
+func (r *evalRun) read(ctx context.Context, client *agenta.Client, host string) {
+	base, gated := r.runs[0], r.runs[len(r.runs)-1]
+	if slices.ContainsFunc(r.targets, func(t reportTarget) bool { return t.rows }) {
+		for _, v := range []*variantRun{base, gated} {
+			if v.err != nil || v.rows != nil {
+				continue
+			}
+			if v.rows, r.rowsErr = newRowFile(); r.rowsErr != nil {
+				break
+			}
+		}
+	}
+	comparers := make([]*evals.Comparer, len(r.runs))
+	for i, v := range r.runs[1:] {
+		if base.err == nil && v.err == nil {
+			comparers[i+1] = &evals.Comparer{}
+		}
+	}
+	type stream struct {
+		i    int
+		v    *variantRun
+		next func() (models.EvaluationScenario, error, bool)
+	}
+	var active []*stream
+	for i, v := range r.runs {
+		if v.err != nil {
+			continue
+		}
+		next, stop := iter.Pull2(client.StreamEvaluationScenarios(ctx, v.run.Evaluation.ID))
+		defer stop()
+		active = append(active, &stream{i: i, v: v, next: next})
+	}
+	for len(active) > 0 {
+		left := active[:0]
+		for _, s := range active {
+			scenario, err, ok := s.next()
+			if !ok {
+				continue
+			}
+			if err != nil {
+				s.v.err = inContext(classify(err, host), fmt.Sprintf("%s: reading its scenarios, %d read, then", s.v.label, s.v.read))
+				continue
+			}
+			s.v.read++
+			s.v.acc.Add(scenario)
+			switch {
+			case s.i == 0:
+				for _, c := range comparers {
+					if c != nil {
+						c.AddBaseline(scenario)
+					}
+				}
+			case comparers[s.i] != nil:
+				comparers[s.i].AddCandidate(scenario)
+			}
+			if s.v.rows != nil {
+				if err := s.v.rows.add(&scenario); err != nil && r.rowsErr == nil {
+					r.rowsErr = err
+				}
+			}
+			left = append(left, s)
+		}
+		active = left
+	}
+	for i, v := range r.runs {
+		if v.rows != nil {
+			if err := v.rows.finish(); err != nil && r.rowsErr == nil {
+				r.rowsErr = err
+			}
+		}
+		if v.err == nil {
+			v.summary = v.acc.Summary()
+		}
+		if comparers[i] != nil && base.err == nil && v.err == nil {
+			c := comparers[i].Comparison()
+			v.comparison = &c
+		}
+	}
+}
+
+// judge prints each variant's summary, or why it has none, and each
+// comparison with the baseline, builds the report of the baseline and the
+// last variant, checks the gates on it and prints them.
+func (r *evalRun) judge() error {
+	out, opts := r.out, r.opts
+	base, gated := r.runs[0], r.runs[len(r.runs)-1]
+	var failures []string
+	for i, v := range r.runs {
+		isBaseline := i == 0 && len(r.runs) > 1
+		if v.err != nil {
+			r.problems = append(r.problems, v.err)
+			failures = append(failures, errorLine(v.err))
+			printUnsummarised(out, v, isBaseline)
+			continue
+		}
+		report := &evals.Report{Evaluators: reportEvaluators(base.run, v.run, opts.EvaluatorIDs), Candidate: v.run, CandidateSummary: v.summary}
+		_ = printSummary(out, report, isBaseline)
+		if v.comparison != nil {
+			report.Baseline, report.BaselineSummary, report.Comparison = base.run, base.summary, v.comparison
+			_ = printComparison(out, report)
+		}
+	}
+
+	report := &evals.Report{Candidate: gated.run, CandidateSummary: gated.summary}
+	if len(r.runs) > 1 {
+		report.Baseline, report.BaselineSummary, report.Comparison = base.run, base.summary, gated.comparison
+	} else {
+		base = &variantRun{}
+	}
+	report.Evaluators = reportEvaluators(base.run, gated.run, opts.EvaluatorIDs)
+	// The reports read the rows back from the files they were kept in.
+	for _, side := range []struct {
+		v   *variantRun
+		run *evals.Run
+	}{{base, &report.Baseline}, {gated, &report.Candidate}} {
+		if side.v.rows != nil && side.v.err == nil {
+			side.run.Rows = side.v.rows.rows
+		}
+	}
+	if len(failures) > 0 {
+		// Every variant that could not be summarised, in the order given.
+		report.Failure = errors.New(strings.Join(failures, "; "))
+	}
+	r.report, r.judged = report, true
+	gateErr := report.Check(opts.Gates...)
+	_ = printGates(out, report.Gates)
+	if errors.Is(gateErr, evals.ErrInvalidGate) {
+		// The user's typo, not the candidate's fault.
+		var ge *evals.GateError
+		errors.As(gateErr, &ge)
+		var parts []string
+		for _, res := range ge.Invalid() {
+			parts = append(parts, fmt.Sprintf("--gate %q: %s", clipText(res.Gate.String(), 100), res.Reason))
+		}
+		return usageErrorf("%s", strings.Join(parts, "; "))
+	}
+	if len(failures) > 0 {
+		// The gates failed for those reasons, which say more.
+		return nil
+	}
+	return gateErr
+}
+
+// printUnsummarised writes, in a variant's place among the summaries, why
+// it has none.
+func printUnsummarised(w io.Writer, v *variantRun, baseline bool) {
+	role := ""
+	if baseline {
+		role = ", baseline"
+	}
+	fmt.Fprintf(w, "%s (evaluation %s%s): no summary: %s\n\n", cell(v.run.Variant()), cell(v.run.Evaluation.ID), role,
+		strings.TrimPrefix(errorLine(v.err), "agenta: "))
+}
+
+// reportEvaluators names the evaluators of a report: those of the runs'
+// evaluations, and the requested evaluator configs by id even when they
+// have no value anywhere, so that a gate naming one by id fails on the
+// missing values rather than as an unknown evaluator.
+func reportEvaluators(baseline, candidate evals.Run, evaluatorIDs []string) []evals.Evaluator {
+	out := evals.EvaluatorsOf(candidate.Evaluation, baseline.Evaluation)
+	for _, id := range evaluatorIDs {
+		if !slices.ContainsFunc(out, func(e evals.Evaluator) bool { return e.ID == id }) {
+			out = append(out, evals.Evaluator{ID: id})
+		}
+	}
+	return out
+}
+
+// finish writes the reports asked for whatever the outcome err of the
+// command, each on its own: for a run that could not be judged (a usage
+// error, a failed evaluation, a service error, an interruption), the
+// reports say why and every gate fails. It prints a line for each problem
+// but the one that sets the exit code (see exitOrder), which it returns
+// for run to print last.
+func (r *evalRun) finish(err error) error {
+	defer r.close()
+	opts := r.opts
+	problems := slices.Clone(r.problems)
+	problems = append(problems, err)
+	if r.out != nil {
+		r.out.flush()
+		what := "the summary to standard output"
+		if toStdout(r.targets) {
+			what = "the summary to standard error"
+		}
+		problems = append(problems, r.out.problem(what))
+	}
+	if len(r.targets) > 0 {
+		report := r.report
+		if report == nil {
+			report = evals.NewReport(evals.Run{}, evals.Run{})
+		}
+		if !r.judged {
+			if err != nil {
+				report.Failure = errors.New(errorLine(err))
+			}
+			_ = report.Check(opts.Gates...)
+		}
+		problems = append(problems, r.writeReports(report, opts.Factory.secrets())...)
+	}
+	primary, others := worst(problems...)
+	printErrorLines(opts.IO.ErrOut, opts.Factory.secrets(), others...)
+	return primary
+}
+
+// writeReports writes each report asked for, scrubbed of secrets, on its
+// own: one that cannot be written is a problem returned, and the others
+// are written all the same. It says on stderr which files it wrote.
+func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
+	var problems []error
+	for _, t := range r.targets {
+		written := report
+		if t.rows && r.rowsErr != nil {
+			if t.flag != "--junit" {
+				problems = append(problems, reportError(t, fmt.Errorf("the rows could not be kept in a temporary file: %w", errorReason(r.rowsErr))))
+				continue
+			}
+			// The verdict still goes to CI: the gates and the failure,
+			// without the passed cases of the rows.
+			without := *report
+			without.Baseline.Rows, without.Candidate.Rows = nil, nil
+			written = &without
+			problems = append(problems, localError(fmt.Errorf("%s has no test case per row: they could not be kept in a temporary file: %w", t.fileDescription(), errorReason(r.rowsErr))))
+		}
+		write := t.write(written)
+		scrubbed := func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }
+		if t.stdout {
+			out := &guardedWriter{w: r.opts.IO.Out}
+			if err := scrubbed(out); err != nil {
+				problems = append(problems, reportError(t, err))
+				continue
+			}
+			out.flush()
+			problems = append(problems, out.problem("the "+t.flag[2:]+" report to standard output"))
+			continue
+		}
+		if err := t.writeTo(scrubbed); err != nil {
+			problems = append(problems, reportError(t, err))
+			continue
+		}
+		fmt.Fprintf(r.opts.IO.ErrOut, "wrote %s\n", t.path)
+	}
+	return problems
+}
+
+// close removes the files the rows were kept in.
+func (r *evalRun) close() {
+	for _, v := range r.runs {
+		if v.rows != nil {
+			v.rows.close()
+		}
+	}
+}
+
+// inContext puts context before a classified error's message, keeping its
+// exit code and what it wraps.
+func inContext(err error, context string) error {
+	var exit *exitError
+	if !errors.As(err, &exit) {
+		return err
+	}
+	return &exitError{code: exit.code, err: &contextError{text: "agenta: " + context + ": " + sdkText(exit.err), err: exit.err}}
+}
+
+// contextError is an error with more said before its message.
+type contextError struct {
+	text string
+	err  error
+}
+
+func (e *contextError) Error() string { return e.text }
+func (e *contextError) Unwrap() error { return e.err }
