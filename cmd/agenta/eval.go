@@ -147,18 +147,18 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 // check refuses missing or malformed flags, and parses the gates. Spaces
 // around an id are dropped: "--variant 'a, b'" names two variants.
 func (o *EvalRunOptions) check() error {
-	o.AppID, o.TestsetID = strings.TrimSpace(o.AppID), strings.TrimSpace(o.TestsetID)
-	for _, ids := range [][]string{o.VariantIDs, o.EvaluatorIDs} {
-		for i := range ids {
-			ids[i] = strings.TrimSpace(ids[i])
-		}
-	}
 	for _, required := range []struct {
 		flag string
 		set  bool
 	}{{"--app", o.AppID != ""}, {"--testset", o.TestsetID != ""}, {"--variant", len(o.VariantIDs) > 0}, {"--evaluator", len(o.EvaluatorIDs) > 0}} {
 		if !required.set {
 			return usageErrorf("%s is required", required.flag)
+		}
+	}
+	o.AppID, o.TestsetID = strings.TrimSpace(o.AppID), strings.TrimSpace(o.TestsetID)
+	for _, ids := range [][]string{o.VariantIDs, o.EvaluatorIDs} {
+		for i := range ids {
+			ids[i] = strings.TrimSpace(ids[i])
 		}
 	}
 	// Checked here so that the message names the flag, not the SDK's field.

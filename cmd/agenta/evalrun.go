@@ -333,14 +333,22 @@ func (r *evalRun) finish(err error) error {
 
 // writeReports writes each report asked for, scrubbed of secrets, on its
 // own: one that cannot be written is a problem returned, and the others
-// are written all the same. It says on stderr which files it wrote.
+// are written all the same. They are written together, each reading the
+// kept rows at its own pace (decoding them again is most of their cost),
+// and it says on stderr, in the order the flags come, which files it
+// wrote.
 func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
-	var problems []error
-	for _, t := range r.targets {
+	type outcome struct {
+		problems []error
+		wrote    bool
+	}
+	outcomes := make([]outcome, len(r.targets))
+	var wg sync.WaitGroup
+	for i, t := range r.targets {
 		written := report
 		if t.rows && r.rowsErr != nil {
 			if t.flag != "--junit" {
-				problems = append(problems, reportError(t, fmt.Errorf("the rows could not be kept in a temporary file: %w", errorReason(r.rowsErr))))
+				outcomes[i].problems = append(outcomes[i].problems, reportError(t, fmt.Errorf("the rows could not be kept in a temporary file: %w", errorReason(r.rowsErr))))
 				continue
 			}
 			// The verdict still goes to CI: the gates and the failure,
@@ -348,25 +356,38 @@ func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
 			without := *report
 			without.Baseline.Rows, without.Candidate.Rows = nil, nil
 			written = &without
-			problems = append(problems, localError(fmt.Errorf("%s has no test case per row: they could not be kept in a temporary file: %w", t.fileDescription(), errorReason(r.rowsErr))))
+			outcomes[i].problems = append(outcomes[i].problems, localError(fmt.Errorf("%s has no test case per row: they could not be kept in a temporary file: %w", t.fileDescription(), errorReason(r.rowsErr))))
 		}
 		write := t.write(written)
 		scrubbed := func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }
 		if t.stdout {
+			// Standard output is written here, alone, not beside the others.
 			out := &guardedWriter{w: r.opts.IO.Out}
 			if err := scrubbed(out); err != nil {
-				problems = append(problems, reportError(t, err))
+				outcomes[i].problems = append(outcomes[i].problems, reportError(t, err))
 				continue
 			}
 			out.flush()
-			problems = append(problems, out.problem("the "+t.flag[2:]+" report to standard output"))
+			outcomes[i].problems = append(outcomes[i].problems, out.problem("the "+t.flag[2:]+" report to standard output"))
 			continue
 		}
-		if err := t.writeTo(scrubbed); err != nil {
-			problems = append(problems, reportError(t, err))
-			continue
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := t.writeTo(scrubbed); err != nil {
+				outcomes[i].problems = append(outcomes[i].problems, reportError(t, err))
+				return
+			}
+			outcomes[i].wrote = true
+		}()
+	}
+	wg.Wait()
+	var problems []error
+	for i, o := range outcomes {
+		if o.wrote {
+			fmt.Fprintf(r.opts.IO.ErrOut, "wrote %s\n", r.targets[i].path)
 		}
-		fmt.Fprintf(r.opts.IO.ErrOut, "wrote %s\n", t.path)
+		problems = append(problems, o.problems...)
 	}
 	return problems
 }

@@ -25,6 +25,9 @@ type Factory struct {
 	// never a flag value, which ps and shell history would show.
 	APIKeyFile string
 
+	// AttemptTimeout is the hidden --attempt-timeout: see idleTimeout.
+	AttemptTimeout time.Duration
+
 	// getenv reads the environment; tests may replace it.
 	getenv func(string) string
 
@@ -68,10 +71,13 @@ func (f *Factory) hostSetting() (host, from string) {
 	return strings.TrimSpace(host), from
 }
 
-// idleTimeout is the longest an answer may stay silent once it has begun:
-// a download that keeps arriving is bounded only by --timeout, however
-// long it takes, and one that stalls ends after this.
-const idleTimeout = time.Minute
+// idleTimeout is the longest an answer may stay silent once it has begun,
+// and the longest an attempt waits for an answer's headers: a download
+// that keeps arriving is bounded only by --timeout, however long it takes,
+// and one that stalls ends after this. The hidden --attempt-timeout flag
+// sets it, for tests of stalls that must not take a minute; the messages
+// name its value.
+var idleTimeout = time.Minute
 
 // Client returns an SDK client for the configured server and key.
 func (f *Factory) Client() (*agenta.Client, error) {
@@ -79,7 +85,14 @@ func (f *Factory) Client() (*agenta.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := []agenta.Option{agenta.WithBaseURL(base), agenta.WithUserAgent("agenta-cli/" + agenta.Version), agenta.WithIdleTimeout(idleTimeout)}
+	if f.AttemptTimeout < 0 {
+		return nil, usageErrorf("--attempt-timeout %s: want a positive duration", f.AttemptTimeout)
+	}
+	if f.AttemptTimeout > 0 {
+		idleTimeout = f.AttemptTimeout
+	}
+	opts := []agenta.Option{agenta.WithBaseURL(base), agenta.WithUserAgent("agenta-cli/" + agenta.Version),
+		agenta.WithTimeout(idleTimeout), agenta.WithIdleTimeout(idleTimeout)}
 	if f.APIKeyFile != "" {
 		key, err := f.keyFromFile()
 		if err != nil {
