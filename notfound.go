@@ -21,6 +21,9 @@ var notFoundAnswers = []struct {
 	{"AddVariantFromBase", "'NoneType' object has no attribute 'base_name'", "the base"},
 	{"AddVariantFromBase", "'base_name'", "the base"},
 	{"AddVariantFromBase", "Previous app variant not found", "a variant of the base to fork from"},
+	// The real mid-2024 server reads an unknown variant's revision first
+	// (../shared/realserver, create_unknown_variant).
+	{"CreateEvaluation", "'NoneType' object has no attribute 'revision'", "the variant"},
 	{"CreateEvaluation", "'NoneType' object has no attribute 'id'", "a variant or the test set"},
 	{"CreateEvaluation", "'id'", "a variant or the test set"},
 	{"FetchEvaluationStatus", "'NoneType' object has no attribute 'status'", "the evaluation"},

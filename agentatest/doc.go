@@ -32,30 +32,36 @@
 // evaluation per variant, in the order of variant_ids, and a scenario fetch
 // right after it answers []. The fake's worker then picks the run up, sets
 // EVALUATION_STARTED and calls the variant's Application on every test-set
-// row (by default the variant's prompt template filled in with the row),
-// and only then writes every scenario at once, scores them with the
-// evaluators the service computes locally (see SupportedEvaluators),
-// aggregates, and sets the final status: EVALUATION_FINISHED,
+// row (by default the variant's prompt template filled in with the row).
+// Only then does it write the scenarios, one row at a time in row order,
+// so that the list grows while the run is still STARTED, as on the
+// service: code that polls the scenarios must not take a non-empty list
+// for a finished run. Each scenario is scored with the evaluators the
+// service computes locally (see SupportedEvaluators). After the last write
+// the worker aggregates and sets the final status: EVALUATION_FINISHED,
 // EVALUATION_FINISHED_WITH_ERRORS when any result is an error, or
-// EVALUATION_FAILED with {"message": "Evaluation Failed"} and no scenarios
-// when the run breaks, for example on a test set whose columns do not match
-// the app's inputs. Read the status with GET /evaluations/{id}/status
-// (Client.WaitEvaluation polls it) and the aggregates with GET
-// /evaluations/{id}, or with Server.Evaluation.
+// EVALUATION_FAILED with {"message": "Evaluation Failed"} and the
+// traceback when the run breaks, for example on a test set whose columns
+// do not match the app's inputs (no scenario is written then). Read the
+// status with GET /evaluations/{id}/status (Client.WaitEvaluation polls
+// it), the aggregates with GET /evaluations/{id}, or with
+// Server.Evaluation, and the aggregates alone with GET
+// /evaluations/{id}/results, as the service serves them.
 //
 // By default the worker picks a run up 100 ms after create and spends 5 ms
-// on each row, so the demo's runs end about 140 ms after create. Like the
-// service's, it calls the app in batches of rate_limit.batch_size rows and
-// pauses delay_between_batches seconds between batches.
-// WithEvaluationPace changes that pace. A test makes runs finish
-// deterministically in one of two ways:
+// on each step (a row's app call, or a scenario's write), so the demo's
+// runs end about 180 ms after create. Like the service's, it calls the app
+// in batches of rate_limit.batch_size rows and pauses
+// delay_between_batches seconds between batches. WithEvaluationPace
+// changes that pace. A test makes runs finish deterministically in one of
+// two ways:
 //
 //   - after create, call Server.WaitEvaluations (or Client.WaitEvaluation),
 //     which returns once every run has its final status;
 //   - with WithManualEvaluations no worker runs: evaluations stay
 //     INITIALIZED until the test calls AdvanceEvaluations(n), which makes n
-//     rows' app calls, the last row of a run writing its scenarios and
-//     finishing it.
+//     steps of the worker: a run of r rows takes r app calls, then r
+//     scenario writes, the last one finishing it.
 //
 // The fake never ends a run EVALUATION_AGGREGATION_FAILED, nor leaves one
 // STARTED after a failed aggregation, as the service can. To test how code

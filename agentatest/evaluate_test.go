@@ -100,17 +100,23 @@ func TestEvaluationManualProgress(t *testing.T) {
 	assert.Equal(t, models.EvaluationInitialized, state(t, srv, evs[0].ID), "without a worker nothing starts")
 	assert.Equal(t, 0, count(evs[0].ID))
 
-	assert.Equal(t, 2, srv.AdvanceEvaluations(2))
+	// Each run of three rows takes six steps: three app calls, then three
+	// scenario writes, as the service's worker makes them.
+	assert.Equal(t, 3, srv.AdvanceEvaluations(3))
 	assert.Equal(t, models.EvaluationStarted, state(t, srv, evs[0].ID))
 	assert.Equal(t, 0, count(evs[0].ID), "scenarios are written only after every row's app call")
 
+	assert.Equal(t, 2, srv.AdvanceEvaluations(2))
+	assert.Equal(t, models.EvaluationStarted, state(t, srv, evs[0].ID), "still running while it writes")
+	assert.Equal(t, 2, count(evs[0].ID), "the scenarios are written one row at a time")
+
 	assert.Equal(t, 2, srv.AdvanceEvaluations(2), "oldest evaluation first, then the next")
 	assert.Equal(t, models.EvaluationFinished, state(t, srv, evs[0].ID))
-	assert.Equal(t, 3, count(evs[0].ID), "all scenarios at once")
+	assert.Equal(t, 3, count(evs[0].ID))
 	assert.Equal(t, models.EvaluationStarted, state(t, srv, evs[1].ID))
 	assert.Equal(t, 0, count(evs[1].ID))
 
-	assert.Equal(t, 2, srv.AdvanceEvaluations(10), "only two rows were left")
+	assert.Equal(t, 5, srv.AdvanceEvaluations(10), "only five steps were left")
 	assert.Equal(t, 0, srv.AdvanceEvaluations(1))
 	assert.Equal(t, models.EvaluationFinished, state(t, srv, evs[1].ID))
 	assert.Equal(t, 3, count(evs[1].ID))
@@ -121,12 +127,18 @@ func TestEvaluationPaced(t *testing.T) {
 	srv, demo, c := newDemo(t, agentatest.WithEvaluationPace(time.Millisecond))
 	evs := create(t, c, demo.AppID, demo.TestsetID, []string{demo.VariantID, demo.VerboseVariantID}, demo.EvaluatorConfigIDs())
 
-	// Poll as a user would: no scenario until all of them.
+	// Poll as a user would: the list only grows, and a run that has not
+	// ended may hold some of its scenarios, never more than its rows.
+	seen := 0
 	for {
+		st, err := c.FetchEvaluationStatus(context.Background(), evs[0].ID)
+		require.NoError(t, err)
 		scenarios, err := c.FetchEvaluationScenarios(context.Background(), evs[0].ID)
 		require.NoError(t, err)
-		if len(scenarios) > 0 {
-			require.Len(t, scenarios, 8, "the scenarios are written all at once")
+		require.GreaterOrEqual(t, len(scenarios), seen, "the scenario list never shrinks")
+		require.LessOrEqual(t, len(scenarios), 8)
+		seen = len(scenarios)
+		if st.EvaluationStatus().Terminal() {
 			break
 		}
 	}
@@ -226,7 +238,7 @@ func TestEvaluationCreateRefusals(t *testing.T) {
 	}{
 		{"unknown app", func(ev *models.NewEvaluation) { ev.AppID = unknown }, 404, "App not found"}, // the SDK drops the re-raised status prefix from Message
 		{"unknown test set", func(ev *models.NewEvaluation) { ev.TestsetID = unknown }, 500, "'NoneType' object has no attribute 'id'"},
-		{"unknown variant", func(ev *models.NewEvaluation) { ev.VariantIDs = []string{unknown} }, 500, "'NoneType' object has no attribute 'id'"},
+		{"unknown variant", func(ev *models.NewEvaluation) { ev.VariantIDs = []string{unknown} }, 500, "'NoneType' object has no attribute 'revision'"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ev := base
@@ -264,7 +276,9 @@ func TestEvaluationReadsCorrectAnswerKey(t *testing.T) {
 			[]models.CorrectAnswer{{Key: "expected", Value: "a"}}},
 		{"key given, column ignored", map[string]any{"correct_answer_key": "expected"}, "q", true, "",
 			[]models.CorrectAnswer{{Key: "expected", Value: "a"}}},
-		{"no key", nil, "expected", false, "No correct answer keys provided.", []models.CorrectAnswer{}},
+		// The worker lists the evaluator's correct_answer_key even when the
+		// settings have none: one entry, with key and value "".
+		{"no key", nil, "expected", false, "No correct answer keys provided.", []models.CorrectAnswer{{Key: "", Value: ""}}},
 		{"key of a missing column", map[string]any{"correct_answer_key": "nope"}, "", false,
 			"Correct answer column 'nope' not found in the test set.", []models.CorrectAnswer{{Key: "nope", Value: ""}}},
 	} {

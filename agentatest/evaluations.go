@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/agenta-go/agenta/models"
@@ -14,10 +12,13 @@ import (
 
 // An evaluation's life, as the mid-2024 service lives it: create stores one
 // run per variant in EVALUATION_INITIALIZED and hands it to the worker (the
-// scheduler). The worker sets EVALUATION_STARTED, calls the app on every
-// row, and only then writes every scenario at once, aggregates, and sets
-// the final status. A run that breaks ends EVALUATION_FAILED without a
-// single scenario.
+// scheduler). The worker sets EVALUATION_STARTED and calls the app on every
+// row, in batches; only then does it write the scenarios, one row at a time
+// in row order, so that a reader sees the list grow while the run is still
+// STARTED. Then it stores the costs, aggregates, and sets the final status.
+// A run that breaks ends EVALUATION_FAILED, keeping the scenarios written
+// before it broke: none when the test set's columns do not match the app's
+// inputs, since the first row already lacks them.
 
 // evaluationRun is one evaluation: one variant against one test set.
 type evaluationRun struct {
@@ -31,9 +32,9 @@ type evaluationRun struct {
 	rows                   []map[string]string
 	inputs                 []string
 	evaluators             []*evaluatorRecord
-	// answerKeys are the evaluator configs' correct_answer keys, one per
-	// config that has one, in config order: what each scenario's
-	// correct_answers lists.
+	// answerKeys are the columns each scenario's correct_answers lists: for
+	// every evaluator config whose evaluator takes a correct answer, the
+	// column its correct_answer_key names ("" when it names none).
 	answerKeys []string
 	// attempts is rate_limit.max_retries: how often the app is called for
 	// a row before the row fails. 0 means never.
@@ -41,16 +42,20 @@ type evaluationRun struct {
 	// batchSize and batchDelay are rate_limit.batch_size and
 	// delay_between_batches: the worker pauses batchDelay after every
 	// batchSize rows, as the service's worker does between batches.
-	batchSize        int
-	batchDelay       time.Duration
-	created, updated time.Time
-	status           string
-	statusError      *resultError
-	// breakage, when set, is the traceback with which the run will break
-	// once its app calls are done: it then ends FAILED without scenarios.
+	batchSize  int
+	batchDelay time.Duration
+	// created is when create stored the run; the service never changes an
+	// evaluation's updated_at after that, so neither does the fake.
+	created     time.Time
+	status      string
+	statusError *resultError
+	// breakage, when set, is the traceback with which the run breaks at
+	// its first step, before any app call: a run with an evaluator config
+	// that does not exist.
 	breakage string
-	// computed holds the rows whose app call is done; nobody sees them
-	// until every row is done and they become the scenarios.
+	// computed holds each row's outcome once its app call is done; a
+	// scenario becomes visible when the worker writes it, after every
+	// call.
 	computed           []*scenarioRecord
 	claimed, completed int
 	scenarios          []*scenarioRecord
@@ -65,6 +70,8 @@ type scenarioRecord struct {
 	output  result
 	cost    *float64
 	latency *float64
+	// answers is nil for a row whose app call failed: the service writes
+	// no correct answers for it.
 	answers []correctAnswer
 	results []result // in the order of run.evaluators
 }
@@ -93,36 +100,33 @@ func (run *evaluationRun) runRow(i int) *scenarioRecord {
 	inputs := make(map[string]string, len(run.inputs))
 	sc := &scenarioRecord{}
 	for _, name := range run.inputs {
+		// The service sends "" for an input the row lacks.
 		inputs[name] = row[name]
 		sc.inputs = append(sc.inputs, row[name])
 	}
-	// The service's verdict on a row whose app it never called
-	// successfully within rate_limit.max_retries attempts.
-	failure, failed := "Max retries reached", true
-	var answer string
-	if run.attempts > 0 {
-		// The fake's applications are deterministic, so a retry would
-		// fail again: one call stands for every attempt.
-		var err error
-		answer, err = callApplication(run.application, run.parameters, inputs)
-		if failed = err != nil; failed {
-			failure = err.Error()
-		}
+	if run.attempts < 1 {
+		// The service's verdict on a row whose app it never called
+		// within rate_limit.max_retries attempts: its stacktrace is
+		// str(None), the last exception there was none of.
+		sc.failed(errorResult("Max retries reached", "None"), len(run.evaluators))
+		return sc
 	}
-	if failed {
-		// A failed row: an error output without cost or latency, no
-		// correct answers, and each evaluator's result a copy of the error.
-		sc.output = errorResult(failure, "")
-		sc.answers = []correctAnswer{}
-		for range run.evaluators {
-			sc.results = append(sc.results, sc.output)
-		}
+	// The fake's applications are deterministic, so a retry would fail
+	// again: one call stands for every attempt.
+	answer, err := callApplication(run.application, run.parameters, inputs)
+	if err != nil {
+		sc.failed(applicationError(err), len(run.evaluators))
 		return sc
 	}
 	cost, latency := usage(run.parameters, inputs, answer)
 	sc.output, sc.cost, sc.latency = result{Type: "text", Value: answer}, &cost, &latency
+	sc.answers = []correctAnswer{}
 	for _, key := range run.answerKeys {
-		sc.answers = append(sc.answers, correctAnswer{key: key, value: row[key]})
+		value, ok := row[key]
+		if !ok {
+			value = "" // the service's stand-in for a column the row lacks
+		}
+		sc.answers = append(sc.answers, correctAnswer{key: key, value: value})
 	}
 	for _, e := range run.evaluators {
 		sc.results = append(sc.results, evaluate(e.key, e.settings, answer, row))
@@ -130,30 +134,62 @@ func (run *evaluationRun) runRow(i int) *scenarioRecord {
 	return sc
 }
 
-// finish writes every scenario at once, aggregates, and sets the final
-// status. Callers hold s.mu.
+// failed makes sc a row whose app call failed: an error output without
+// cost or latency, no correct answers, and each evaluator's result a copy
+// of the error.
+func (sc *scenarioRecord) failed(r result, evaluators int) {
+	sc.output = r
+	for range evaluators {
+		sc.results = append(sc.results, r)
+	}
+}
+
+// applicationError is the error output of a row whose Application failed.
+// The service keeps the message and the traceback the app sends, which the
+// agenta SDK builds with Python's traceback module; the fake writes the
+// traceback of a ValueError raised with the error's text.
+func applicationError(err error) result {
+	message := err.Error()
+	return errorResult(message, "Traceback (most recent call last):\nValueError: "+message+"\n")
+}
+
+// writeScenario makes the worker's next write, once every app call of the
+// run is done: the next row's scenario, in row order. A row that lacks one
+// of the app's inputs breaks the run, as the service's worker fails
+// reading row[input] for the scenario's inputs: it ends FAILED, keeping the
+// scenarios written before. After the last row it finishes the run.
+// Callers hold s.mu.
+func (s *Server) writeScenario(run *evaluationRun) {
+	if i := len(run.scenarios); i < len(run.rows) {
+		for _, name := range run.inputs {
+			if _, ok := run.rows[i][name]; !ok {
+				s.fail(run, missingInputTraceback(name))
+				return
+			}
+		}
+		sc := run.computed[i]
+		sc.id = s.newID()
+		run.scenarios = append(run.scenarios, sc)
+	}
+	if len(run.scenarios) == len(run.rows) {
+		s.finish(run)
+	}
+}
+
+// fail ends a run EVALUATION_FAILED with the service's message and the
+// traceback of what broke it. Callers hold s.mu.
+func (s *Server) fail(run *evaluationRun, stacktrace string) {
+	defer close(run.done)
+	run.status = models.EvaluationFailed
+	run.statusError = &resultError{Message: "Evaluation Failed", Stacktrace: &stacktrace}
+	run.computed = nil
+}
+
+// finish stores the costs, aggregates, and sets the final status, once
+// every scenario is written. Callers hold s.mu.
 func (s *Server) finish(run *evaluationRun) {
 	defer close(run.done)
-	run.updated = s.clock()
-	if run.breakage != "" {
-		run.status = models.EvaluationFailed
-		run.statusError = &resultError{Message: "Evaluation Failed", Stacktrace: &run.breakage}
-		run.computed = nil
-		return
-	}
-	run.status = models.EvaluationFinished
-	for _, sc := range run.computed {
-		sc.id = s.newID()
-		if sc.output.failed() || slices.ContainsFunc(sc.results, result.failed) {
-			run.status = models.EvaluationFinishedWithErrors
-		}
-	}
-	run.scenarios, run.computed = run.computed, nil
-	for i, e := range run.evaluators {
-		if r, ok := aggregateResults(run.scenarios, i); ok {
-			run.aggregated = append(run.aggregated, aggregate{evaluator: e, result: r})
-		}
-	}
+	run.computed = nil
 	var costs, latencies []float64
 	for _, sc := range run.scenarios {
 		if sc.cost != nil {
@@ -164,65 +200,26 @@ func (s *Server) finish(run *evaluationRun) {
 		}
 	}
 	run.costs = [3]*result{
-		averageOf("cost", costs, true),
-		averageOf("cost", costs, false),
-		averageOf("latency", latencies, true),
+		averageOf("cost", costs),
+		sumOf("cost", costs),
+		averageOf("latency", latencies),
 	}
-}
-
-// aggregateResults is the service's aggregate of one evaluator: the mean
-// of its values over the rows whose app call succeeded (a bool counts 1 or
-// 0), not rounded. One error among them makes the aggregate an error, as
-// Python's sum meets None; without such rows there is no aggregate.
-func aggregateResults(scenarios []*scenarioRecord, i int) (result, bool) {
-	total, n := 0.0, 0
-	for _, sc := range scenarios {
-		if sc.output.failed() || i >= len(sc.results) {
-			continue
-		}
-		n++
-		switch v := sc.results[i].Value.(type) {
-		case bool:
-			if v {
-				total++
-			}
-		case int:
-			total += float64(v)
-		case float64:
-			total += v
-		case string:
-			return errorResult("unsupported operand type(s) for +: 'int' and 'str'", aggregationTraceback), true
-		default:
-			return errorResult("unsupported operand type(s) for +: 'int' and 'NoneType'", aggregationTraceback), true
+	for i, e := range run.evaluators {
+		if r, ok := aggregateResults(e.key, run.scenarios, i); ok {
+			run.aggregated = append(run.aggregated, aggregate{evaluator: e, result: r})
 		}
 	}
-	if n == 0 {
-		return result{}, false
+	// The service reads the aggregates back unordered, and PostgreSQL
+	// returns them in the order of the evaluator configs' rows: the order
+	// the configs were created in, not the order of the request.
+	slices.SortStableFunc(run.aggregated, func(a, b aggregate) int { return a.evaluator.order - b.evaluator.order })
+	// The service's test: does any scenario have a result of type error?
+	run.status = models.EvaluationFinished
+	for _, sc := range run.scenarios {
+		if slices.ContainsFunc(sc.results, func(r result) bool { return r.Type == "error" }) {
+			run.status = models.EvaluationFinishedWithErrors
+		}
 	}
-	return result{Type: "number", Value: total / float64(n)}, true
-}
-
-const aggregationTraceback = "Traceback (most recent call last):\n" +
-	"  File \"/app/agenta_backend/services/aggregation_service.py\", line 32, in aggregate_ai_critique\n" +
-	"    average_value = sum(result.value for result in results) / len(results)\n"
-
-// averageOf is the service's cost or latency aggregate: the mean (or,
-// with mean false, the sum) of the rows that have a value, or an error
-// Result when none has.
-func averageOf(kind string, values []float64, mean bool) *result {
-	if len(values) == 0 {
-		r := errorResult(fmt.Sprintf("No valid values found for %s aggregation.", kind),
-			fmt.Sprintf("ValueError: No valid values found for %s aggregation.", kind))
-		return &r
-	}
-	total := 0.0
-	for _, v := range values {
-		total += v
-	}
-	if mean {
-		total /= float64(len(values))
-	}
-	return &result{Type: kind, Value: total}
 }
 
 // Evaluation returns an evaluation's current state, as GET
@@ -271,9 +268,10 @@ type newEvaluationRequest struct {
 // order of variant_ids. The service parses each id when it first looks it
 // up, so a malformed id fails where its lookup comes: the app (404 when
 // unknown), then every evaluator config (400 for an AI critique without
-// provider keys), then each variant and the test set. Like the service it
-// is not atomic: when a later variant fails, the runs of those before it
-// are already scheduled.
+// provider keys), then for each variant the test set's id, the variant
+// (500 when unknown: its revision is read from None) and the test set (500
+// when unknown). Like the service it is not atomic: when a later variant
+// fails, the runs of those before it are already scheduled.
 func (s *Server) createRuns(req newEvaluationRequest) answer {
 	if !s.wellFormed(req.appID) {
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
@@ -294,10 +292,8 @@ func (s *Server) createRuns(req newEvaluationRequest) answer {
 		e, ok := find(s, s.evaluators, id)
 		if !ok {
 			// The service accepts the request; the worker then breaks
-			// on the missing config.
-			if breakage == "" {
-				breakage = traceback("AttributeError: 'NoneType' object has no attribute 'settings_values'")
-			}
+			// on the missing config, before any app call.
+			breakage = unknownEvaluatorTraceback()
 			continue
 		}
 		if e.key == "auto_ai_critique" && len(req.providerKeys) == 0 {
@@ -310,12 +306,20 @@ func (s *Server) createRuns(req newEvaluationRequest) answer {
 	keys := answerKeys(evaluators)
 	created := []any{}
 	for _, id := range req.variantIDs {
-		if !s.wellFormed(id) || !s.wellFormed(req.testsetID) {
+		switch {
+		case req.testsetID == "":
+			return detailAnswer(http.StatusInternalServerError, "testset_id  must be a non-empty string")
+		case !s.wellFormed(req.testsetID):
+			return detailAnswer(http.StatusInternalServerError, fmt.Sprintf("testset_id %s is not a valid UUID", req.testsetID))
+		case !s.wellFormed(id):
 			return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 		}
-		v, okV := find(s, s.variants, id)
-		testset, okT := find(s, s.testsets, req.testsetID)
-		if !okV || !okT {
+		v, ok := find(s, s.variants, id)
+		if !ok {
+			return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'revision'")
+		}
+		testset, ok := find(s, s.testsets, req.testsetID)
+		if !ok {
 			return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'id'")
 		}
 		run := s.newRun(req, v, testset, evaluators, keys, breakage)
@@ -330,20 +334,6 @@ func (s *Server) createRuns(req newEvaluationRequest) answer {
 // newRun builds the run of one variant. Callers hold s.mu.
 func (s *Server) newRun(req newEvaluationRequest, v *variantRecord, testset *testsetRecord, evaluators []*evaluatorRecord, keys []string, breakage string) *evaluationRun {
 	base := s.bases[v.baseID]
-	names := inputNames(v.parameters, testset.Rows, keys)
-	if breakage == "" {
-	rows:
-		for _, row := range testset.Rows {
-			for _, name := range names {
-				if _, ok := row[name]; !ok {
-					// The worker reads row[name] when it writes the
-					// scenarios, after every app call.
-					breakage = traceback(fmt.Sprintf("KeyError: '%s'", name))
-					break rows
-				}
-			}
-		}
-	}
 	app := base.Application
 	if app == nil {
 		app = TemplateApplication
@@ -351,46 +341,40 @@ func (s *Server) newRun(req newEvaluationRequest, v *variantRecord, testset *tes
 	params, _ := copyParameters(v.parameters)
 	rows := make([]map[string]string, len(testset.Rows))
 	copy(rows, testset.Rows) // rows are never modified after seeding
-	now := s.clock()
 	return &evaluationRun{
 		id: s.newID(), appID: req.appID,
 		variantID: v.id, variantName: base.Name + "." + v.configName,
 		revisionID: v.revisionIDs[v.revision], revision: v.revision,
 		parameters: params, application: app,
 		testsetID: testset.ID, testsetName: testset.Name,
-		rows: rows, inputs: names, evaluators: evaluators, answerKeys: keys,
+		rows: rows, inputs: inputNames(v.parameters, testset.Rows, keys),
+		evaluators: evaluators, answerKeys: keys,
 		attempts: req.attempts, batchSize: req.batchSize, batchDelay: req.batchDelay,
-		created: now, updated: now,
-		status: models.EvaluationInitialized, breakage: breakage,
+		created: s.clock(), status: models.EvaluationInitialized, breakage: breakage,
 		computed: make([]*scenarioRecord, len(rows)), done: make(chan struct{}),
 	}
 }
 
-// answerKeys lists the columns the scenarios' correct_answers name: the
-// value of every settings key starting with correct_answer, config by
-// config, as the service's worker gathers them.
+// groundTruthEvaluators are the evaluators whose settings template marks
+// correct_answer_key as the name of a test-set column holding the correct
+// answer.
+var groundTruthEvaluators = map[string]bool{
+	"auto_exact_match": true, "auto_similarity_match": true, "field_match_test": true,
+	"auto_ai_critique": true, "auto_custom_code_run": true, "auto_webhook_test": true,
+	"auto_levenshtein_distance": true,
+}
+
+// answerKeys lists the columns the scenarios' correct_answers name, as the
+// service's worker gathers them: for every evaluator config, in request
+// order, whose evaluator takes a correct answer, the column its
+// settings_values.correct_answer_key names, or "" when it names none.
 func answerKeys(evaluators []*evaluatorRecord) []string {
 	var keys []string
 	for _, e := range evaluators {
-		var names []string
-		for name := range e.settings {
-			if strings.HasPrefix(name, "correct_answer") {
-				names = append(names, name)
-			}
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			if col, ok := e.settings[name].(string); ok {
-				keys = append(keys, col)
-			}
+		if groundTruthEvaluators[e.key] {
+			col, _ := e.settings["correct_answer_key"].(string)
+			keys = append(keys, col)
 		}
 	}
 	return keys
-}
-
-// traceback is how the service's worker records why a run broke.
-func traceback(last string) string {
-	return "Traceback (most recent call last):\n" +
-		"  File \"/app/agenta_backend/tasks/evaluations.py\", line 196, in evaluate\n" +
-		last + "\n"
 }

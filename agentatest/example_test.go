@@ -115,13 +115,16 @@ func ExampleWithManualEvaluations() {
 		fmt.Printf("%d/%d %s\n", len(scenarios), demo.TestsetRows, ev.State())
 	}
 	progress() // no worker: the run waits, as on a service whose worker is down
+	srv.AdvanceEvaluations(8)
+	progress() // every row's app call made; no scenario is written before the last
 	srv.AdvanceEvaluations(3)
-	progress() // three app calls made; scenarios are written only after the last
+	progress() // three scenarios written, one row at a time: still running
 	srv.AdvanceEvaluations(5)
-	progress() // the last app call writes every scenario, aggregates and finishes
+	progress() // the last write aggregates and finishes
 	// Output:
 	// 0/8 EVALUATION_INITIALIZED
 	// 0/8 EVALUATION_STARTED
+	// 3/8 EVALUATION_STARTED
 	// 8/8 EVALUATION_FINISHED
 }
 

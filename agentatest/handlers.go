@@ -90,6 +90,9 @@ func (s *Server) handleGetVariantByEnv(c *call) answer {
 	if !ok {
 		return refused
 	}
+	if s.brokenEnvironmentLookup {
+		return detailAnswer(http.StatusInternalServerError, environmentLookupBug)
+	}
 	appID, environment := q["app_id"], q["environment"]
 	if strings.TrimSpace(appID) == "" || !s.wellFormed(appID) {
 		// The service parses the id first; its ValueError becomes a 400.
@@ -172,6 +175,9 @@ func (s *Server) handleGetVariant(c *call) answer {
 }
 
 func (s *Server) handleGetSpan(c *call) answer {
+	if !s.servesSpans() {
+		return routeNotFoundAnswer()
+	}
 	q := parseQuery(c.r.URL.RawQuery)
 	if t, ok := q["type"]; ok && t != "generation" {
 		// Only generation spans are implemented; anything else is an
@@ -237,9 +243,34 @@ func (s *Server) handleFetchEvaluationStatus(c *call) answer {
 	run, ok := find(s, s.evaluations, c.id)
 	switch {
 	case ok:
-		return jsonAnswer(http.StatusOK, object{{"status", s.statusResult(run).wire()}})
+		// The route answers the stored jsonb value, not a model: its keys
+		// come in jsonb's order, "type", "error", "value".
+		return jsonAnswer(http.StatusOK, object{{"status", jsonb(s.statusResult(run).wire())}})
 	case !s.wellFormed(c.id):
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
 	return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")
+}
+
+// handleFetchEvaluationResults answers {"results": [...], "evaluation_id":
+// id}, the route's dict: each aggregate with its evaluator config as the
+// service reads both back from storage (the result's keys in jsonb order),
+// and the id as the path gave it. The route turns every failure into a
+// 500, an unknown id included: it reads .id from the None its lookup
+// returns.
+func (s *Server) handleFetchEvaluationResults(c *call) answer {
+	if !s.wellFormed(c.id) {
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run, ok := find(s, s.evaluations, c.id)
+	if !ok {
+		return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'id'")
+	}
+	results := []any{}
+	for _, a := range run.aggregated {
+		results = append(results, object{{"evaluator_config", s.evaluatorWire(a.evaluator)}, {"result", jsonb(a.result.wire())}})
+	}
+	return jsonAnswer(http.StatusOK, object{{"results", results}, {"evaluation_id", c.id}})
 }

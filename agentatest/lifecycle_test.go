@@ -98,10 +98,12 @@ func TestLifeCreateAnswersInitializedAtOnce(t *testing.T) {
 	}
 }
 
-// "With no worker running, the status stays INITIALIZED." Then: "The
-// worker sets EVALUATION_STARTED, calls the app for every row ..., and only
-// then writes one scenario per row, in row order, in one quick burst. Then
-// it aggregates and sets the final status."
+// "With no worker running, the status stays INITIALIZED." Then the worker
+// sets EVALUATION_STARTED and calls the app for every row; only then does it
+// write one scenario per row, in row order, one at a time: the real server
+// (../shared/realserver, results/real_life.json) shows the list growing
+// while the run is STARTED (L1: 3 of 5 scenarios, still STARTED). Then it
+// aggregates and sets the final status.
 func TestLifeRunStepByStep(t *testing.T) {
 	srv := agentatest.NewTestServer(t, agentatest.WithManualEvaluations())
 	d := agentatest.SeedDemo(srv)
@@ -110,18 +112,23 @@ func TestLifeRunStepByStep(t *testing.T) {
 	assert.Equal(t, "EVALUATION_INITIALIZED", statusValue(t, srv, id), "no worker: nothing starts")
 	assert.Empty(t, scenariosOf(t, srv, id))
 
-	for row := 1; row < d.TestsetRows; row++ {
+	for row := 1; row <= d.TestsetRows; row++ {
 		require.Equal(t, 1, srv.AdvanceEvaluations(1))
 		assert.Equal(t, "EVALUATION_STARTED", statusValue(t, srv, id), "after %d app calls", row)
 		assert.Empty(t, scenariosOf(t, srv, id), "no scenario before every row's app call, after %d", row)
+	}
+	for written := 1; written < d.TestsetRows; written++ {
+		require.Equal(t, 1, srv.AdvanceEvaluations(1))
+		assert.Equal(t, "EVALUATION_STARTED", statusValue(t, srv, id), "while the scenarios are written")
+		assert.Len(t, scenariosOf(t, srv, id), written, "one scenario per write")
 		ev := evaluationOf(t, srv, id)
 		assert.Empty(t, ev["aggregated_results"], "no aggregate before the end")
 		assert.Nil(t, ev["average_cost"])
 	}
-	require.Equal(t, 1, srv.AdvanceEvaluations(1), "the last row")
+	require.Equal(t, 1, srv.AdvanceEvaluations(1), "the last write")
 	assert.Equal(t, "EVALUATION_FINISHED", statusValue(t, srv, id))
 	scenarios := scenariosOf(t, srv, id)
-	require.Len(t, scenarios, d.TestsetRows, "every scenario at once")
+	require.Len(t, scenarios, d.TestsetRows)
 	var countries []string
 	for _, sc := range scenarios {
 		inputs := sc.(map[string]any)["inputs"].([]any)
@@ -241,7 +248,7 @@ func TestLifeAggregation(t *testing.T) {
 	assert.Equal(t, []any{}, ev["aggregated_results"], "no row succeeded: no entry at all")
 	for name, message := range map[string]string{
 		"average_cost":    "No valid values found for cost aggregation.",
-		"total_cost":      "No valid values found for cost aggregation.",
+		"total_cost":      "No valid values found for cost sum aggregation.", // the real server's text
 		"average_latency": "No valid values found for latency aggregation.",
 	} {
 		r := ev[name].(map[string]any)
@@ -299,7 +306,7 @@ func TestLifeCreateIsNeitherIdempotentNorAtomic(t *testing.T) {
 
 	r := createRaw(t, srv, d.AppID, d.TestsetID, []string{d.VerboseVariantID, "0190b5a2-0000-7000-8000-000000000404"}, nil, 3)
 	assert.Equal(t, 500, r.status)
-	assert.Equal(t, "'NoneType' object has no attribute 'id'", detail(t, r))
+	assert.Equal(t, "'NoneType' object has no attribute 'revision'", detail(t, r))
 	ids := srv.EvaluationIDs()
 	require.Len(t, ids, 3, "the run of the variant before the unknown one was created")
 	waitRuns(t, srv)
@@ -332,15 +339,23 @@ func TestCreateChecksInTheServiceOrder(t *testing.T) {
 		{"malformed config", d.AppID, d.TestsetID, []string{d.VariantID}, []string{malformed}, 500, "badly formed hexadecimal UUID string", 0},
 		{"malformed config before an AI critique", d.AppID, d.TestsetID, []string{d.VariantID}, []string{malformed, d.AICritiqueID}, 500, "badly formed hexadecimal UUID string", 0},
 		{"malformed app", malformed, d.TestsetID, []string{d.VariantID}, nil, 500, "badly formed hexadecimal UUID string", 0},
-		{"malformed test set", d.AppID, malformed, []string{d.VariantID}, nil, 500, "badly formed hexadecimal UUID string", 0},
+		// The real server's test set lookup says which id it could not read.
+		{"malformed test set", d.AppID, malformed, []string{d.VariantID}, nil, 500, "testset_id not-a-uuid is not a valid UUID", 0},
+		{"malformed test set before a malformed variant", d.AppID, malformed, []string{malformed}, nil, 500, "testset_id not-a-uuid is not a valid UUID", 0},
+		{"empty test set", d.AppID, "", []string{d.VariantID}, nil, 500, "testset_id  must be a non-empty string", 0},
+		{"no variant: no lookup, no run", d.AppID, malformed, []string{}, nil, 200, "", 0},
 		{"a malformed second variant after the first one's run started", d.AppID, d.TestsetID, []string{d.VariantID, malformed}, nil, 500, "badly formed hexadecimal UUID string", 1},
-		{"an unknown second variant after the first one's run started", d.AppID, d.TestsetID, []string{d.VariantID, unknown}, nil, 500, "'NoneType' object has no attribute 'id'", 1},
+		{"an unknown second variant after the first one's run started", d.AppID, d.TestsetID, []string{d.VariantID, unknown}, nil, 500, "'NoneType' object has no attribute 'revision'", 1},
+		{"an unknown variant before an unknown test set", d.AppID, unknown, []string{unknown}, nil, 500, "'NoneType' object has no attribute 'revision'", 0},
+		{"an unknown test set", d.AppID, unknown, []string{d.VariantID}, nil, 500, "'NoneType' object has no attribute 'id'", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(srv.EvaluationIDs())
 			r := createRaw(t, srv, tc.app, tc.testset, tc.variants, tc.evaluators, 3)
 			assert.Equal(t, tc.status, r.status, "status; body %s", r.body)
-			assert.Equal(t, tc.detail, detail(t, r))
+			if tc.detail != "" {
+				assert.Equal(t, tc.detail, detail(t, r))
+			}
 			assert.Len(t, srv.EvaluationIDs(), before+tc.started, "runs started before the refusal")
 		})
 	}

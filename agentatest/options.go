@@ -19,17 +19,20 @@ func WithAPIKey(key string) Option {
 }
 
 // WithEvaluationPace sets the pace of the fake's worker: it picks up a new
-// evaluation d after create, and each row's app call takes d. The default
-// is 100 ms to pick up and 5 ms per row: the demo's eight rows end about
-// 140 ms after create, and a scenario fetch right after create answers []
-// even on a loaded machine, as on the service. A shorter pace makes runs
-// end sooner but lets a slow test see them start before it looks; d <= 0
-// keeps the default. As on the service, rows are called in batches of the
-// request's rate_limit.batch_size, with a pause of delay_between_batches
-// real seconds between batches; a test that wants a quick run sends 0 there
-// or a batch_size as large as its test set (the web UI's 10 and 5 run the
-// demo's eight rows in one batch). To make a run finish deterministically,
-// call WaitEvaluations after create, or drive it with WithManualEvaluations.
+// evaluation d after create, and each of its steps takes d: every row's app
+// call, then every scenario's write. The default is 100 ms to pick up and
+// 5 ms per step: the demo's eight rows end about 180 ms after create, and
+// a scenario fetch right after create answers [] even on a loaded machine,
+// as on the service. A shorter pace makes runs end sooner but lets a slow
+// test see them start before it looks; a longer one lets a poller see the
+// run STARTED, and its scenarios appear one by one, as on the service.
+// d <= 0 keeps the default. As on the service, rows are called in batches
+// of the request's rate_limit.batch_size, with a pause of
+// delay_between_batches real seconds between batches; a test that wants a
+// quick run sends 0 there or a batch_size as large as its test set (the web
+// UI's 10 and 5 run the demo's eight rows in one batch). To make a run
+// finish deterministically, call WaitEvaluations after create, or drive it
+// with WithManualEvaluations.
 func WithEvaluationPace(d time.Duration) Option {
 	return func(s *Server) {
 		if d > 0 {
@@ -57,7 +60,8 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithUser sets the user the Server acts for: the user_id and
-// user_username of what it creates.
+// user_username of what it creates. The default is the one user of a
+// self-hosted server, whose username is "agenta".
 func WithUser(u User) Option {
 	return func(s *Server) { s.user = u }
 }
@@ -116,6 +120,23 @@ func WithPathPrefix(prefix string) Option {
 func WithRedirectLosingPrefix() Option {
 	return func(s *Server) { s.redirectLosesPrefix = true }
 }
+
+// WithBrokenEnvironmentLookup reproduces a bug of the self-hosted backend
+// at the commit the interface was published from (Agenta 0.19.3,
+// 98a1fc710a, July 2024): its route for GetVariantByEnvironment calls a
+// function that db_manager no longer has, so every lookup with both query
+// parameters answers 500 {"detail": "module
+// 'agenta_backend.services.db_manager' has no attribute
+// 'get_app_variant_by_app_name_and_environment'"}, whatever the app and
+// the environment. By default the Server serves the lookup as the
+// interface describes it; this option lets a test check a fallback, such
+// as asking for the variant's id instead.
+func WithBrokenEnvironmentLookup() Option {
+	return func(s *Server) { s.brokenEnvironmentLookup = true }
+}
+
+// environmentLookupBug is the 500 message of WithBrokenEnvironmentLookup.
+const environmentLookupBug = "module 'agenta_backend.services.db_manager' has no attribute 'get_app_variant_by_app_name_and_environment'"
 
 // User is who the Server acts for.
 type User struct {

@@ -2,10 +2,13 @@ package agentatest
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +47,7 @@ func (s *Server) evaluationWire(run *evaluationRun) object {
 		{"total_cost", costs[1]},
 		{"average_latency", costs[2]},
 		{"created_at", s.evaluationTime(run.created)},
-		{"updated_at", s.evaluationTime(run.updated)},
+		{"updated_at", s.evaluationTime(run.created)},
 	}
 }
 
@@ -56,7 +59,7 @@ func (s *Server) createdEvaluationWire(run *evaluationRun) object {
 	o := s.evaluationWire(run)
 	if s.older {
 		o.set("created_at", naiveTime(run.created)+"+00:00")
-		o.set("updated_at", naiveTime(run.updated)+"+00:00")
+		o.set("updated_at", naiveTime(run.created)+"+00:00")
 	}
 	return o
 }
@@ -77,10 +80,10 @@ func (s *Server) scenarioWire(run *evaluationRun, sc *scenarioRecord) object {
 	}
 	var cost, latency any
 	if sc.cost != nil {
-		cost = *sc.cost
+		cost = pythonFloatValue(*sc.cost)
 	}
 	if sc.latency != nil {
-		latency = *sc.latency
+		latency = pythonFloatValue(*sc.latency)
 	}
 	results := make([]any, len(sc.results))
 	for i, r := range sc.results {
@@ -124,7 +127,7 @@ func (s *Server) variantWire(v *variantRecord) object {
 		{"app_name", app.Name},
 		{"variant_id", v.id},
 		{"variant_name", base.Name + "." + v.configName},
-		{"parameters", nullableMap(v.parameters)},
+		{"parameters", jsonb(nullableMap(v.parameters))},
 	}
 	cloud := app.OrganizationID != "" || app.WorkspaceID != ""
 	if cloud {
@@ -151,7 +154,7 @@ func (s *Server) evaluatorWire(e *evaluatorRecord) object {
 		{"id", e.id},
 		{"name", e.name},
 		{"evaluator_key", e.key},
-		{"settings_values", nullableMap(e.settings)},
+		{"settings_values", jsonb(nullableMap(e.settings))},
 		{"created_at", s.pythonTime(e.created)},
 		{"updated_at", s.pythonTime(e.updated)},
 	}
@@ -252,6 +255,10 @@ func (e validationError) wire(v pydanticVersion) object {
 	o := object{{"type", e.Type}, {"loc", e.Loc}, {"msg", e.Msg}, {"input", e.Input}}
 	if e.Ctx != nil {
 		o = append(o, field{"ctx", e.Ctx})
+	}
+	if e.Type == "json_invalid" {
+		// FastAPI builds this item itself, without Pydantic's link.
+		return o
 	}
 	return append(o, field{"url", pydanticV2Docs + e.Type})
 }
@@ -421,14 +428,58 @@ func (r result) wire() object {
 	return object{{"type", r.Type}, {"value", r.Value}, {"error", e}}
 }
 
-func (r result) failed() bool { return r.Type == "error" || r.Err != nil }
-
 func errorResult(message string, stacktrace string) result {
 	e := &resultError{Message: message}
 	if stacktrace != "" {
 		e.Stacktrace = &stacktrace
 	}
 	return result{Type: "error", Err: e}
+}
+
+// jsonb renders a JSON-like value as PostgreSQL's jsonb type gives it back:
+// the keys of every object ordered by length, then bytewise. The service
+// keeps variant parameters, evaluator settings and statuses in jsonb
+// columns, and answers them in that order wherever it passes the stored
+// value through rather than a model: parameters {"temperature",
+// "prompt_template"}, a status read {"type", "error", "value"}.
+func jsonb(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		o := make(object, 0, len(t))
+		for k, x := range t {
+			o = append(o, field{k, x})
+		}
+		return jsonb(o)
+	case object:
+		o := make(object, len(t))
+		for i, f := range t {
+			o[i] = field{f.key, jsonb(f.value)}
+		}
+		slices.SortStableFunc(o, func(a, b field) int {
+			return cmp.Or(cmp.Compare(len(a.key), len(b.key)), strings.Compare(a.key, b.key))
+		})
+		return o
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = jsonb(x)
+		}
+		return out
+	}
+	return v
+}
+
+// pythonFloatValue is a number the service computes as a Python float,
+// such as an average or a cost, which Python's json module writes with a
+// fraction or an exponent: 1.0, not 1; 1e-05, not 0.00001.
+type pythonFloatValue float64
+
+// MarshalJSON writes the float as Python's repr does.
+func (f pythonFloatValue) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return nil, &json.UnsupportedValueError{Str: pythonFloat(float64(f))}
+	}
+	return []byte(pythonFloat(float64(f))), nil
 }
 
 // nullable returns nil for an empty string, so that it is sent as null.

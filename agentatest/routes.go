@@ -6,7 +6,7 @@ import (
 )
 
 // Operation names one of the service's operations the Server serves: the
-// seven of the interface and the two evaluation reads. Its value is the
+// seven of the interface, the two evaluation reads, and the results read. Its value is the
 // service's own operationId; the constant names follow the SDK's methods.
 type Operation string
 
@@ -24,6 +24,11 @@ const (
 	// aggregated results, and its status alone.
 	OpFetchEvaluation       Operation = "fetch_evaluation"
 	OpFetchEvaluationStatus Operation = "fetch_evaluation_status"
+	// OpFetchEvaluationResults is the service's read of an evaluation's
+	// aggregated results alone, GET /evaluations/{id}/results/. It is not in
+	// the published document, and the SDK does not call it: FetchEvaluation
+	// carries the same aggregates. The fake serves it as the service does.
+	OpFetchEvaluationResults Operation = "fetch_evaluation_results"
 	// AnyOperation matches every request in InjectFault, including requests
 	// that match no operation.
 	AnyOperation Operation = ""
@@ -36,6 +41,22 @@ func Operations() []Operation {
 		OpAddVariantFromBase, OpGetVariant, OpGetSpan, OpListHumanEvaluations,
 		OpFetchEvaluation, OpFetchEvaluationStatus,
 	}
+}
+
+// routeNotFoundAnswer is Starlette's answer for a path no route matches.
+func routeNotFoundAnswer() answer {
+	return detailAnswer(http.StatusNotFound, "Not Found")
+}
+
+// servesSpans reports whether the Server has the span operation's route.
+// A self-hosted server of mid-2024 has none: it answers the span paths 404
+// {"detail":"Not Found"}, with or without the slash, as any unknown path
+// (the real server's span_slash and span_noslash). The route exists on the
+// cloud, and a Server holding a trace answers as the cloud does.
+func (s *Server) servesSpans() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.spans) > 0
 }
 
 // redirectToSlash answers 307 to the same URL with a trailing slash, as
@@ -125,6 +146,8 @@ func (s *Server) route(r *http.Request) route {
 		return get(OpFetchEvaluation, s.handleFetchEvaluation, segs[1])
 	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "status":
 		return get(OpFetchEvaluationStatus, s.handleFetchEvaluationStatus, segs[1])
+	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "results":
+		return get(OpFetchEvaluationResults, s.handleFetchEvaluationResults, segs[1])
 	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "evaluation_scenarios":
 		return get(OpFetchEvaluationScenarios, s.handleFetchScenarios, segs[1])
 	case len(segs) == 2 && segs[0] == "apps" && segs[1] == "get_variant_by_env":

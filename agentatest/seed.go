@@ -34,8 +34,11 @@ type Base struct {
 	// Name defaults to the app's name. A variant of the base is named
 	// "<Name>.<config name>".
 	Name string
-	// URI is where the base is served, sent as the variants' uri; empty
-	// means null.
+	// URI is where the base is served, sent as the variants' uri. Empty
+	// means what a self-hosted server gives a started base:
+	// "http://localhost/<user id>/<app name>/<base name>" (its DOMAIN_NAME,
+	// then the path its proxy serves the app under), with the Server's
+	// user; for a cloud app (see App.OrganizationID) it means null.
 	URI string
 	// Application computes what the base answers during an evaluation.
 	// Nil means TemplateApplication.
@@ -97,6 +100,7 @@ type evaluatorRecord struct {
 	id, name, key    string
 	settings         map[string]any
 	created, updated time.Time
+	order            int // creation order, the order of a run's aggregates
 }
 
 type humanEvaluationRecord struct {
@@ -143,6 +147,9 @@ func (s *Server) AddBase(b Base) string {
 	}
 	if b.Name == "" {
 		b.Name = app.Name
+	}
+	if b.URI == "" && app.OrganizationID == "" && app.WorkspaceID == "" {
+		b.URI = fmt.Sprintf("http://localhost/%s/%s/%s", s.user.ID, app.Name, b.Name)
 	}
 	s.bases[b.ID] = &baseRecord{Base: b}
 	return b.ID
@@ -271,14 +278,17 @@ func (s *Server) AddEvaluatorConfig(c models.EvaluatorConfig) string {
 	}
 	now := s.clock()
 	rec := &evaluatorRecord{id: c.ID, name: c.Name, key: c.EvaluatorKey, settings: settings,
-		created: orNow(c.CreatedAt.Time, now), updated: orNow(c.UpdatedAt.Time, now)}
+		created: orNow(c.CreatedAt.Time, now), updated: orNow(c.UpdatedAt.Time, now), order: len(s.evaluators)}
 	s.evaluators[c.ID] = rec
 	return c.ID
 }
 
 // AddHumanEvaluation adds a human evaluation, listed by
 // ListHumanEvaluations for its app, and returns its id. Zero times default
-// to the Server's clock; an empty Status to EVALUATION_FINISHED.
+// to the Server's clock; an empty Status to EVALUATION_FINISHED. When the
+// variants are seeded ones, empty VariantNames, VariantsRevisionIDs and
+// Revisions are filled in from them, as the service lists the revision
+// each variant had when the evaluation was created.
 func (s *Server) AddHumanEvaluation(h models.HumanEvaluation) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -310,8 +320,33 @@ func (s *Server) AddHumanEvaluation(h models.HumanEvaluation) string {
 	h.VariantNames = cloneStrings(h.VariantNames)
 	h.VariantsRevisionIDs = cloneStrings(h.VariantsRevisionIDs)
 	h.Revisions = cloneStrings(h.Revisions)
+	s.fillHumanEvaluationVariants(&h)
 	s.humanEvals = append(s.humanEvals, humanEvaluationRecord{HumanEvaluation: h})
 	return h.ID
+}
+
+// fillHumanEvaluationVariants fills in the empty variant lists of a human
+// evaluation whose variants are all seeded. Callers hold s.mu.
+func (s *Server) fillHumanEvaluationVariants(h *models.HumanEvaluation) {
+	var names, revisionIDs, revisions []string
+	for _, id := range h.VariantIDs {
+		v, ok := s.variants[id]
+		if !ok {
+			return
+		}
+		names = append(names, s.bases[v.baseID].Name+"."+v.configName)
+		revisionIDs = append(revisionIDs, v.revisionIDs[v.revision])
+		revisions = append(revisions, revisionString(v.revision))
+	}
+	if len(h.VariantNames) == 0 {
+		h.VariantNames = cloneStrings(names)
+	}
+	if len(h.VariantsRevisionIDs) == 0 {
+		h.VariantsRevisionIDs = cloneStrings(revisionIDs)
+	}
+	if len(h.Revisions) == 0 {
+		h.Revisions = cloneStrings(revisions)
+	}
 }
 
 // AddTrace stores a tree of spans and returns the root's id. Every span in
@@ -320,9 +355,11 @@ func (s *Server) AddHumanEvaluation(h models.HumanEvaluation) string {
 // zero times default to the Server's clock.
 //
 // The span operation exists on the cloud service only; a self-hosted server
-// of mid-2024 answers it 404 {"detail":"Not Found"}, as for an unknown
-// route. InjectFault(OpGetSpan, Always, Fault{Status: 404}) answers that,
-// for testing code that must also work against a self-hosted server.
+// of mid-2024 answers its paths 404 {"detail":"Not Found"}, as for an
+// unknown route. A Server without traces answers so, for testing code that
+// must also work against a self-hosted server; once AddTrace has stored a
+// trace it answers as the cloud does: the span, or 500 "Span <id> not
+// found" for an id it does not hold.
 func (s *Server) AddTrace(root models.Span) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

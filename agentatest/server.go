@@ -32,6 +32,9 @@ type Server struct {
 	older               bool // answer as the servers before July 2024
 	writeTimeout        time.Duration
 	redirectLosesPrefix bool
+	// brokenEnvironmentLookup answers every lookup by environment with
+	// the 500 of the mid-2024 backend's bug.
+	brokenEnvironmentLookup bool
 
 	mu          sync.Mutex
 	nextID      uint64
@@ -78,7 +81,9 @@ func NewServer(opts ...Option) *Server {
 		spans:        map[string]*spanRecord{},
 		evaluations:  map[string]*evaluationRun{},
 		closing:      make(chan struct{}),
-		user:         User{ID: uuid7(demoTime, demoMark, 0x0001), Username: "agentatest"},
+		// A self-hosted server of mid-2024 has one user, created at its
+		// first start with the username "agenta".
+		user: User{ID: uuid7(demoTime, demoMark, 0x0001), Username: "agenta"},
 	}
 	defaultUser := s.user
 	for _, opt := range opts {
@@ -281,11 +286,14 @@ func (s *Server) answer(r *http.Request, rt route, body []byte) answer {
 		a.header = http.Header{"Allow": {rt.allow}}
 		return a
 	case routeRedirect:
+		if !s.servesSpans() {
+			return routeNotFoundAnswer()
+		}
 		return s.redirectToSlash(r)
 	case routeOperation:
 		return rt.handle(&call{r: r, id: rt.id, body: body})
 	}
-	return detailAnswer(http.StatusNotFound, "Not Found")
+	return routeNotFoundAnswer()
 }
 
 // authorize checks the API key, sent raw or as "ApiKey <key>"; a missing

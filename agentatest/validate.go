@@ -106,7 +106,7 @@ func (v *validator) fail(loc []any, kind errorKind, input any) {
 		table = v2Messages
 	}
 	m := table[kind]
-	v.errs = append(v.errs, validationError{Loc: loc, Msg: m[0], Type: m[1], Input: plain(input)})
+	v.errs = append(v.errs, validationError{Loc: loc, Msg: m[0], Type: m[1], Input: echo(input)})
 }
 
 func (v *validator) ok() bool { return len(v.errs) == 0 }
@@ -396,6 +396,35 @@ func plain(v any) any {
 	default:
 		return v
 	}
+}
+
+// echo renders a refused value as Pydantic echoes it in a 422 item's
+// input: what Python's json module made of it, an object's keys in the
+// order the client sent them (create_missing_rate_limit on the real
+// server), an integer as written and a float as Python writes it.
+func echo(v any) any {
+	switch t := v.(type) {
+	case *jsonObject:
+		o := make(object, 0, len(t.keys))
+		for _, k := range t.keys {
+			o = append(o, field{k, echo(t.values[k])})
+		}
+		return o
+	case []any:
+		out := make([]any, len(t))
+		for i, item := range t {
+			out[i] = echo(item)
+		}
+		return out
+	case json.Number:
+		if !strings.ContainsAny(string(t), ".eE") {
+			return json.Number(pythonNumber(t))
+		}
+		if f, err := strconv.ParseFloat(string(t), 64); err == nil {
+			return pythonFloatValue(f)
+		}
+	}
+	return plain(v)
 }
 
 // fieldKind is the Python type of a model field.

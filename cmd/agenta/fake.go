@@ -40,7 +40,8 @@ func NewCmdFake(f *Factory, runF func(*FakeOptions) error) *cobra.Command {
 "capitals", two variants, a test set of eight countries and three evaluator
 configs. Evaluations really run, in the background, at the fake's default
 pace; --pace sets the time the worker takes to pick up an evaluation and to
-run each row.
+make each step: a row's app call, then, after every call, a scenario's
+write.
 
 It prints the settings the other commands read, as export lines on stdout:
 AGENTA_HOST (ending in /api), AGENTA_APP_ID, AGENTA_TESTSET_ID,
@@ -66,7 +67,7 @@ With --api-key-file, the fake requires that key, and answers 401 without it.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "listen on this HOST:PORT (port 0 picks a free port)")
-	cmd.Flags().DurationVar(&opts.Pace, "pace", 0, "the fake worker's pace per evaluation and per row (0: the fake's default)")
+	cmd.Flags().DurationVar(&opts.Pace, "pace", 0, "the fake worker's pace per evaluation and per step, a row's call or a scenario's write (0: the fake's default)")
 	return cmd
 }
 

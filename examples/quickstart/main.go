@@ -11,7 +11,12 @@
 // then pass the ids of your own objects:
 //
 //	AGENTA_HOST=https://cloud.agenta.ai AGENTA_API_KEY=... go run ./examples/quickstart \
-//	    -app ID -testset ID -evaluators ID,ID -span ID
+//	    -app ID -testset ID -evaluators ID,ID [-variant ID] [-span ID]
+//
+// Self-hosted servers of mid-2024 answer every lookup of the variant
+// deployed to an environment with a 500 (a bug of that release), and have
+// no span route: pass -variant with the production variant's id, and leave
+// out -span.
 package main
 
 import (
@@ -37,7 +42,7 @@ import (
 // config holds the ids the example works on.
 type config struct {
 	appID, baseID, testsetID, spanID string
-	environment                      string
+	variantID, environment           string
 	evaluatorIDs                     []string
 }
 
@@ -56,7 +61,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&cfg.baseID, "base", "", "base id to fork a variant from (default: the deployed variant's)")
 	fs.StringVar(&cfg.testsetID, "testset", "", "test set id (AGENTA_HOST only)")
 	fs.StringVar(&evaluators, "evaluators", "", "evaluator config ids, comma-separated (AGENTA_HOST only)")
-	fs.StringVar(&cfg.spanID, "span", "", "span id (AGENTA_HOST only)")
+	fs.StringVar(&cfg.spanID, "span", "", "span id (AGENTA_HOST only; without it the span step is skipped)")
+	fs.StringVar(&cfg.variantID, "variant", "", "id of the variant to start from, instead of the one deployed to -env (mid-2024 servers answer that lookup 500)")
 	fs.StringVar(&cfg.environment, "env", models.EnvironmentProduction, "environment to read the deployed variant from")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -73,8 +79,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		cfg.appID, cfg.testsetID, cfg.spanID = demo.AppID, demo.TestsetID, demo.SpanID
 		cfg.evaluatorIDs = demo.EvaluatorConfigIDs()
 		fmt.Fprintln(out, "Agenta quickstart against the embedded demo server (set AGENTA_HOST to use yours)")
-	} else if cfg.appID == "" || cfg.testsetID == "" || len(cfg.evaluatorIDs) == 0 || cfg.spanID == "" {
-		return errors.New("with AGENTA_HOST set, pass -app, -testset, -evaluators and -span")
+	} else if cfg.appID == "" || cfg.testsetID == "" || len(cfg.evaluatorIDs) == 0 {
+		return errors.New("with AGENTA_HOST set, pass -app, -testset and -evaluators (and -variant, -span when you have them)")
 	} else {
 		// A real server keeps what earlier runs created; its web page polls
 		// every 2 s, and so does WaitEvaluation by default.
@@ -88,17 +94,28 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 
-	// 1. Which variant serves production?
+	// 1. Which variant serves production? With -variant, the answer is
+	// shown but not needed: that variant is the one the example goes on
+	// with, so a server whose lookup fails does not stop it.
 	section(out, "GetVariantByEnvironment: the variant deployed to "+cfg.environment)
+	variantID := cfg.variantID
 	deployed, err := client.GetVariantByEnvironment(ctx, cfg.appID, cfg.environment)
-	if err != nil {
+	switch {
+	case err == nil:
+		fmt.Fprintf(out, "%s (%s), revision %d\n", deployed.VariantName, deployed.VariantID, deployed.Revision)
+		variantID = cmp.Or(variantID, deployed.VariantID)
+	case variantID != "":
+		fmt.Fprintf(out, "the lookup failed: %v\ngoing on with -variant %s\n", err, variantID)
+	case errors.Is(err, agenta.ErrServer):
+		return fmt.Errorf("%w\nmid-2024 servers answer every lookup by environment with a 500 (a bug of that release): "+
+			"pass the id of the variant deployed to %s with -variant ID", err, cfg.environment)
+	default:
 		return err
 	}
-	fmt.Fprintf(out, "%s (%s), revision %d\n", deployed.VariantName, deployed.VariantID, deployed.Revision)
 
-	// 2. The same variant, by id.
+	// 2. That variant, by id.
 	section(out, "GetVariant: that variant by id, with its parameters")
-	variant, err := client.GetVariant(ctx, deployed.VariantID)
+	variant, err := client.GetVariant(ctx, variantID)
 	if err != nil {
 		return err
 	}
@@ -161,9 +178,40 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	printScenarios(out, scenarios, cfg.evaluatorIDs, names)
 
-	// 7. A trace of one call to the app.
+	// 7. A trace of one call to the app, where the server keeps traces.
 	section(out, "GetSpan: a trace of one call to the app")
-	span, err := client.GetSpan(ctx, cfg.spanID, nil)
+	if err := printSpan(ctx, out, client, cfg.spanID); err != nil {
+		return err
+	}
+
+	// 8. The app's human evaluations.
+	section(out, "ListHumanEvaluations: the app's human evaluations")
+	humans, err := client.ListHumanEvaluations(ctx, cfg.appID)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TYPE\tVARIANTS\tTEST SET\tSTATUS\tCREATED")
+	for _, h := range humans {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.EvaluationType, strings.Join(h.VariantNames, " vs "),
+			h.TestsetName, h.Status, h.CreatedAt.UTC().Format("2006-01-02 15:04 MST"))
+	}
+	return tw.Flush()
+}
+
+// printSpan prints a summary of a span's tree. Without a span id, or on a
+// server without the span route (self-hosted servers of mid-2024 have
+// none), it says so and returns no error.
+func printSpan(ctx context.Context, out io.Writer, client *agenta.Client, spanID string) error {
+	if spanID == "" {
+		fmt.Fprintln(out, "skipped: pass -span ID (self-hosted servers of mid-2024 keep no traces)")
+		return nil
+	}
+	span, err := client.GetSpan(ctx, spanID, nil)
+	if errors.Is(err, agenta.ErrRouteNotFound) {
+		fmt.Fprintln(out, "skipped: this server has no span route (self-hosted servers of mid-2024 have none)")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -180,20 +228,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		span.Name, span.SpanKind, span.Status, span.DeployedEnvironment(),
 		span.Variant.VariantName, span.Variant.Revision, seconds(latency), count, errorsSeen)
 	fmt.Fprintln(out, "(go run ./examples/trace prints the whole tree)")
-
-	// 8. The app's human evaluations.
-	section(out, "ListHumanEvaluations: the app's human evaluations")
-	humans, err := client.ListHumanEvaluations(ctx, cfg.appID)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TYPE\tVARIANTS\tTEST SET\tSTATUS\tCREATED")
-	for _, h := range humans {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.EvaluationType, strings.Join(h.VariantNames, " vs "),
-			h.TestsetName, h.Status, h.CreatedAt.UTC().Format("2006-01-02 15:04 MST"))
-	}
-	return tw.Flush()
+	return nil
 }
 
 func section(out io.Writer, title string) {

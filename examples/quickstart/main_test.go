@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/models"
 )
 
 func TestQuickstartEmbedded(t *testing.T) {
@@ -21,7 +24,7 @@ func TestQuickstartEmbedded(t *testing.T) {
 		"== WaitEvaluation", "== FetchEvaluationScenarios", "== GetSpan", "== ListHumanEvaluations",
 		"capitals.default (", "), revision 3",
 		"capitals.quickstart",
-		"status EVALUATION_FINISHED\nExact match    1\nEdit distance  0\nTerse answer   1\n",
+		"status EVALUATION_FINISHED\nExact match    1.0\nEdit distance  0.0\nTerse answer   1.0\n",
 		"INPUT                ANSWER    EXPECTED  EXACT MATCH  EDIT DISTANCE  TERSE ANSWER",
 		"country=Australia    Canberra  Canberra  true         0              true", "8 scenarios",
 		"6 spans, 1 with an error",
@@ -80,5 +83,56 @@ func TestQuickstartAgainstAHost(t *testing.T) {
 	t.Setenv("AGENTA_API_KEY", "")
 	if err := run(context.Background(), []string{"-app", d.AppID}, &out); err == nil {
 		t.Error("missing ids must be refused")
+	}
+}
+
+// TestQuickstartOnAMid2024Server runs against a fake that answers as the
+// self-hosted server of mid-2024 does: the lookup by environment is a 500
+// (its bug) and there is no span route. With -variant it goes on, and
+// without -span it skips the span; without -variant it says what to pass.
+func TestQuickstartOnAMid2024Server(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithBrokenEnvironmentLookup())
+	app := srv.AddApp(agentatest.App{Name: "capitals"})
+	base := srv.AddBase(agentatest.Base{AppID: app, Application: agentatest.CapitalsApplication})
+	variant := srv.AddVariant(agentatest.Variant{BaseID: base, Parameters: map[string]any{
+		"prompt_user": "{country}", "prompt_system": "Answer in one word.", "temperature": 0.7}})
+	srv.DeployToEnvironment(variant, "production")
+	testset := srv.AddTestset(agentatest.Testset{AppID: app, Rows: []map[string]string{{"country": "France", "correct_answer": "Paris"}}})
+	exact := srv.AddEvaluatorConfig(models.EvaluatorConfig{Name: "Exact match", EvaluatorKey: "auto_exact_match",
+		SettingsValues: map[string]any{"correct_answer_key": "correct_answer"}})
+	t.Setenv("AGENTA_HOST", srv.URL())
+	t.Setenv("AGENTA_API_KEY", "")
+	args := []string{"-app", app, "-testset", testset, "-evaluators", exact}
+
+	var out bytes.Buffer
+	err := run(context.Background(), args, &out)
+	if err == nil || !strings.Contains(err.Error(), "500") || !strings.Contains(err.Error(), "pass the id of the variant deployed to production with -variant ID") {
+		t.Fatalf("without -variant: got %v, want the server's 500 and what to pass instead", err)
+	}
+	if !errors.Is(err, agenta.ErrServer) {
+		t.Errorf("the error %v must still match agenta.ErrServer", err)
+	}
+
+	out.Reset()
+	if err := run(context.Background(), append(args, "-variant", variant), &out); err != nil {
+		t.Fatalf("with -variant: %v\n%s", err, out.String())
+	}
+	for _, want := range []string{
+		"the lookup failed: agenta: GET /api/apps/get_variant_by_env: 500 Internal Server Error: module 'agenta_backend.services.db_manager' has no attribute",
+		"going on with -variant " + variant + "\n",
+		"status EVALUATION_FINISHED\n",
+		"== GetSpan: a trace of one call to the app\nskipped: pass -span ID",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	out.Reset()
+	if err := run(context.Background(), append(args, "-variant", variant, "-span", "0190b5a2-1234-7abc-8def-0123456789ab"), &out); err != nil {
+		t.Fatalf("with -span on a server without the route: %v", err)
+	}
+	if !strings.Contains(out.String(), "skipped: this server has no span route") {
+		t.Errorf("output lacks the missing route:\n%s", out.String())
 	}
 }
