@@ -59,10 +59,21 @@ the means, the rows where the variant did better and worse, the rows without
 a value on each side, and a two-sided p-value (exact McNemar for pass/fail,
 Wilcoxon signed-rank for scores). Progress goes to stderr.
 
+Every variant's run is waited on, together, until --timeout: server
+trouble (5xx, 429, a restart, an answer cut short) is ridden out with a
+line on stderr per failed read. The scenarios of the runs that finished
+are then read as a stream and summarised, compared and kept for the
+reports as they arrive, in memory that does not grow with the run. A
+variant that failed (its evaluation, its wait or its read) is shown in
+its place with the cause, the others are summarised, and the failure
+fails every gate and sets the exit code.
+
 Gates (--gate, repeatable) apply to the last variant:
   NAME OP NUMBER           the mean of evaluator NAME (its name or id);
                            OP is >=, >, <= or <, spaces optional;
-                           NUMBER may end in % ('Exact match>=90%')
+                           NUMBER may end in % where the measure is a
+                           rate ('Exact match>=90%'), not on a count
+                           of rows, a cost or a latency
   worse(NAME) OP N         rows where it did worse than the baseline
   regression_p(NAME) OP P  one-sided p-value of a regression against the
                            baseline, in the evaluator's worse direction
@@ -84,9 +95,15 @@ sends the key held in the environment variable NAME (such as OPENAI_API_KEY);
 the key itself is never a flag value.
 
 Reports (--junit, --csv, --json, --markdown) cover the baseline and the last
-variant, or the one variant, and are written whatever the outcome, each to
-a temporary file renamed into place: a gate that failed, an evaluation that
-failed or a service error shows in them with its reason. In JUnit, the
+variant, or the one variant. Their paths are checked before any evaluation
+is created (an existing directory that can be written, not a directory, one
+file each, not empty); - is standard output, for one report, and the tables
+then go to stderr. They are written whatever the outcome, each on its own,
+to a temporary file renamed into place: a gate that failed, an evaluation
+that failed, a service error or an interruption shows in them with its
+reason, and a report that cannot be written is removed, not left stale.
+The reports that hold every row keep the rows in a temporary file in
+$TMPDIR while they stream. In JUnit, the
 gates are the test cases that can fail (and a failed run, as one failing
 case with its cause); each scenario is a passed case with its values in
 system-out, so the report is green exactly when every gate holds. The CSV has one record per scenario per
