@@ -326,7 +326,7 @@ func (r *evalRun) finish(err error) error {
 		}
 		problems = append(problems, r.writeReports(report, opts.Factory.secrets())...)
 	}
-	primary, others := worst(problems...)
+	others, primary := worst(problems...)
 	printErrorLines(opts.IO.ErrOut, opts.Factory.secrets(), others...)
 	return primary
 }

@@ -49,10 +49,10 @@ exit code is the first of them in this order: 130, 2, 3, 4, 1, 5.`
 // that could not be written never hides the verdict.
 var exitOrder = []int{exitInterrupted, exitUsage, exitEvalFailed, exitService, exitGateFailed, exitLocal}
 
-// worst returns the error whose exit code comes first in exitOrder (the
-// earliest of those with that code), and the others, in order; nils are
-// dropped, and so are repeats of one line.
-func worst(errs ...error) (error, []error) {
+// worst returns the errors but one, in order, and that one: the error
+// whose exit code comes first in exitOrder (the earliest of those with
+// that code). nils are dropped, and so are repeats of one line.
+func worst(errs ...error) (others []error, first error) {
 	var kept []error
 	seen := map[string]bool{}
 	for _, err := range errs {
@@ -73,13 +73,13 @@ func worst(errs ...error) (error, []error) {
 		}
 		return len(exitOrder)
 	}
-	first := 0
+	at := 0
 	for i, err := range kept {
-		if rank(err) < rank(kept[first]) {
-			first = i
+		if rank(err) < rank(kept[at]) {
+			at = i
 		}
 	}
-	return kept[first], append(kept[:first:first], kept[first+1:]...)
+	return append(kept[:at:at], kept[at+1:]...), kept[at]
 }
 
 // printErrorLines prints errors on w as run prints the one a command
