@@ -61,9 +61,10 @@ Wilcoxon signed-rank for scores). Progress goes to stderr.
 
 Every variant's run is waited on, together, until --timeout: server
 trouble (5xx, 429, a restart, an answer cut short) is ridden out with a
-line on stderr per failed read. The scenarios of the runs that finished
-are then read as a stream and summarised, compared and kept for the
-reports as they arrive, in memory that does not grow with the run. A
+line on stderr per failed read. Each run that finished is read at once as
+a stream, summarised and kept in a temporary file as its rows arrive, in
+memory that does not grow with the run; the comparisons and the reports
+read the rows back from there. A
 variant that failed (its evaluation, its wait or its read) is shown in
 its place with the cause, the others are summarised, and the failure
 fails every gate and sets the exit code.
@@ -102,8 +103,7 @@ then go to stderr. They are written whatever the outcome, each on its own,
 to a temporary file renamed into place: a gate that failed, an evaluation
 that failed, a service error or an interruption shows in them with its
 reason, and a report that cannot be written is removed, not left stale.
-The reports that hold every row keep the rows in a temporary file in
-$TMPDIR while they stream. In JUnit, the
+The rows are kept in $TMPDIR, in a file removed as soon as it is created. In JUnit, the
 gates are the test cases that can fail (and a failed run, as one failing
 case with its cause); each scenario is a passed case with its values in
 system-out, so the report is green exactly when every gate holds. The CSV has one record per scenario per

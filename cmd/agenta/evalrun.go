@@ -1,11 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"os/signal"
 	"slices"
 	"strings"
@@ -46,7 +46,7 @@ type variantRun struct {
 	// err is why the run cannot be summarised: its wait or its read
 	// failed, or the evaluation failed; classified.
 	err        error
-	read       int // scenarios read
+	rowsRead   int // scenarios read
 	acc        evals.Accumulator
 	summary    evals.Summary
 	comparison *evals.Comparison // against the baseline, when both were read whole
@@ -89,23 +89,30 @@ func (r *evalRun) run(ctx context.Context, client *agenta.Client) error {
 		r.runs = append(r.runs, &variantRun{label: label, run: evals.Run{Evaluation: ev}})
 		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", label)
 	}
-	r.wait(ctx, client, host)
-	r.read(ctx, client, host)
+	r.follow(ctx, client, host)
+	r.compare()
 	return r.judge()
 }
 
-// wait waits for every variant's run at once, each until it ends or ctx
-// does, so that a variant that failed never keeps another from being
-// waited on, and a timeout names each one's last status.
-func (r *evalRun) wait(ctx context.Context, client *agenta.Client, host string) {
+// follow follows every variant's run at once: each is waited on until it
+// ends or ctx does, so that a variant that failed never keeps another
+// from being waited on, and a timeout names each one's last status; and
+// each run that finished is read as soon as it has, so that a run still
+// going at --timeout never costs the others their summary.
+func (r *evalRun) follow(ctx context.Context, client *agenta.Client, host string) {
 	streams := *r.opts.IO
 	streams.ErrOut = &lockedWriter{w: r.opts.IO.ErrOut}
 	if len(r.runs) > 1 {
 		// One live line per variant cannot share a terminal's line.
 		streams.errTTY = false
 	}
+	// The rows are kept for the reports that hold them (the baseline's
+	// and the last variant's) and for the comparisons with the baseline.
+	rowReports := slices.ContainsFunc(r.targets, func(t reportTarget) bool { return t.rows })
 	var wg sync.WaitGroup
-	for _, v := range r.runs {
+	var mu sync.Mutex // r.rowsErr
+	for i, v := range r.runs {
+		keep := len(r.runs) > 1 || rowReports && (i == 0 || i == len(r.runs)-1)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -113,96 +120,71 @@ func (r *evalRun) wait(ctx context.Context, client *agenta.Client, host string) 
 			if ev != nil {
 				v.run.Evaluation = *ev
 			}
-			v.err = classify(err, host)
+			if v.err = classify(err, host); v.err != nil {
+				return
+			}
+			if keep {
+				var err error
+				if v.rows, err = newRowFile(); err != nil {
+					mu.Lock()
+					r.rowsErr = cmp.Or(r.rowsErr, err)
+					mu.Unlock()
+				}
+			}
+			if err := v.read(ctx, client, host); err != nil {
+				mu.Lock()
+				r.rowsErr = cmp.Or(r.rowsErr, err)
+				mu.Unlock()
+			}
 		}()
 	}
 	wg.Wait()
 }
 
-// read streams the scenarios of the runs that finished, a row from each in
-// turn: each row goes to its run's Accumulator, to the Comparers that pair
-// the runs with the baseline, and, when a report holds the rows, to the
-// run's rowFile. The service lists the rows of runs of one test set in
-// the same order, so a row meets its partner at once and the Comparers
-// hold next to nothing; memory stays flat whatever the size of the runs,
-// and no limit on the size of an answer applies.
-func (r *evalRun) read(ctx context.Context, client *agenta.Client, host string) {
-	base, gated := r.runs[0], r.runs[len(r.runs)-1]
-	if slices.ContainsFunc(r.targets, func(t reportTarget) bool { return t.rows }) {
-		for _, v := range []*variantRun{base, gated} {
-			if v.err != nil || v.rows != nil {
-				continue
-			}
-			if v.rows, r.rowsErr = newRowFile(); r.rowsErr != nil {
-				break
-			}
+// read streams a finished run's scenarios into its Accumulator and, when
+// kept, its rowFile: memory stays flat whatever the size of the run, and
+// no limit on the size of an answer applies. A failed read is v.err; a
+// row that could not be kept is the error returned.
+func (v *variantRun) read(ctx context.Context, client *agenta.Client, host string) error {
+	var keepErr error
+	for scenario, err := range client.StreamEvaluationScenarios(ctx, v.run.Evaluation.ID) {
+		if err != nil {
+			v.err = inContext(classify(err, host), fmt.Sprintf("%s: reading its scenarios, %d read, then", v.label, v.rowsRead))
+			return keepErr
+		}
+		v.rowsRead++
+		v.acc.Add(scenario)
+		if v.rows != nil && keepErr == nil {
+			keepErr = v.rows.add(&scenario)
 		}
 	}
-	comparers := make([]*evals.Comparer, len(r.runs))
-	for i, v := range r.runs[1:] {
-		if base.err == nil && v.err == nil {
-			comparers[i+1] = &evals.Comparer{}
-		}
+	v.summary = v.acc.Summary()
+	if v.rows != nil && keepErr == nil {
+		keepErr = v.rows.finish()
 	}
-	type stream struct {
-		i    int
-		v    *variantRun
-		next func() (models.EvaluationScenario, error, bool)
+	return keepErr
+}
+
+// compare compares each variant that was read whole with the baseline,
+// reading both from the files they were kept in, a row from each in turn:
+// the service lists the rows of runs of one test set in the same order,
+// so a row meets its partner at once and the Comparer holds next to
+// nothing.
+func (r *evalRun) compare() {
+	base := r.runs[0]
+	if base.err != nil || base.rows == nil || r.rowsErr != nil {
+		return
 	}
-	var active []*stream
-	for i, v := range r.runs {
-		if v.err != nil {
+	for _, v := range r.runs[1:] {
+		if v.err != nil || v.rows == nil {
 			continue
 		}
-		next, stop := iter.Pull2(client.StreamEvaluationScenarios(ctx, v.run.Evaluation.ID))
-		defer stop()
-		active = append(active, &stream{i: i, v: v, next: next})
-	}
-	for len(active) > 0 {
-		left := active[:0]
-		for _, s := range active {
-			scenario, err, ok := s.next()
-			if !ok {
-				continue
-			}
-			if err != nil {
-				s.v.err = inContext(classify(err, host), fmt.Sprintf("%s: reading its scenarios, %d read, then", s.v.label, s.v.read))
-				continue
-			}
-			s.v.read++
-			s.v.acc.Add(scenario)
-			switch {
-			case s.i == 0:
-				for _, c := range comparers {
-					if c != nil {
-						c.AddBaseline(scenario)
-					}
-				}
-			case comparers[s.i] != nil:
-				comparers[s.i].AddCandidate(scenario)
-			}
-			if s.v.rows != nil {
-				if err := s.v.rows.add(&scenario); err != nil && r.rowsErr == nil {
-					r.rowsErr = err
-				}
-			}
-			left = append(left, s)
+		c, err := evals.CompareStream(base.rows.rows(), v.rows.rows())
+		if err != nil {
+			r.rowsErr = cmp.Or(r.rowsErr, err)
+			return
 		}
-		active = left
-	}
-	for i, v := range r.runs {
-		if v.rows != nil {
-			if err := v.rows.finish(); err != nil && r.rowsErr == nil {
-				r.rowsErr = err
-			}
-		}
-		if v.err == nil {
-			v.summary = v.acc.Summary()
-		}
-		if comparers[i] != nil && base.err == nil && v.err == nil {
-			c := comparers[i].Comparison()
-			v.comparison = &c
-		}
+		v.comparison = &c
 	}
 }
 
@@ -244,6 +226,13 @@ func (r *evalRun) judge() error {
 		if side.v.rows != nil && side.v.err == nil {
 			side.run.Rows = side.v.rows.rows
 		}
+	}
+	if len(r.runs) > 1 && base.err == nil && gated.err == nil && gated.comparison == nil {
+		// Both ran, and the rows to compare could not be kept (a full
+		// disk): no verdict, and not the candidate's fault.
+		err := localError(fmt.Errorf("%s could not be compared with the baseline: the rows could not be kept in a temporary file: %w", gated.label, errorReason(r.rowsErr)))
+		r.problems = append(r.problems, err)
+		failures = append(failures, errorLine(err))
 	}
 	if len(failures) > 0 {
 		// Every variant that could not be summarised, in the order given.

@@ -363,7 +363,8 @@ type manualKey struct{}
 
 // cmdCtl drives the MANUAL_HOST fake:
 //
-//	ctl advance [N]            make N rows' app calls, oldest evaluation first (all by default)
+//	ctl advance [N]            make N steps of the worker, oldest evaluation first, all by
+//	                           default (agentatest.AdvanceEvaluations: 2 per row)
 //	ctl reads OP N             wait until OP (such as fetch_evaluation_status) has had N requests
 //	                           since the last ctl reads, then forget them
 //	ctl fault OP KEY=VALUE...  inject a fault in front of OP (any: every request):
@@ -406,7 +407,7 @@ func cmdCtl(ts *testscript.TestScript, neg bool, args []string) {
 		if len(args) == 2 {
 			n = number(args[1])
 		}
-		ts.Logf("ctl advance: %d app calls", srv.AdvanceEvaluations(n))
+		ts.Logf("ctl advance: %d steps", srv.AdvanceEvaluations(n))
 	case "reads":
 		if len(args) != 3 {
 			ts.Fatalf("usage: ctl reads OP N")
