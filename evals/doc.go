@@ -6,23 +6,16 @@
 //
 // # The release gate
 //
-// Start an evaluation of the candidate and of the variant in production on
-// the same test set, wait for both, then judge:
+// Evaluate the candidate and the variant in production on the same test
+// set in one call, which creates the evaluation, waits for both runs and
+// streams their scenarios, then judge:
 //
-//	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+//	runs, err := evals.Evaluate(ctx, client, models.NewEvaluation{
 //		AppID: appID, VariantIDs: []string{productionID, candidateID},
 //		EvaluatorConfigIDs: evaluatorIDs, TestsetID: testsetID,
 //		RateLimit: models.DefaultRateLimit(),
-//	})
-//	if err != nil { ... }
-//	var runs [2]evals.Run
-//	for i, ev := range evaluations {
-//		finished, err := client.WaitEvaluation(ctx, ev.ID, nil)
-//		if err != nil { ... }
-//		scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
-//		if err != nil { ... }
-//		runs[i] = evals.Run{Evaluation: *finished, Scenarios: scenarios}
-//	}
+//	}, nil) // or &agenta.WaitOptions{OnStatus: ...} to show progress
+//	if err != nil { ... } // a *RunError names the run that failed
 //	report := evals.NewReport(runs[0], runs[1])
 //	err = report.Check(
 //		evals.MinMean("Exact match", 0.9),
@@ -34,6 +27,14 @@
 //	if errors.Is(err, evals.ErrGateFailed) {
 //		log.Fatal(err) // lists every failing gate, measured value and limit
 //	}
+//
+// Evaluate takes any Service, a small interface that *agenta.Client
+// satisfies, so this package imports no HTTP code and a test can pass a
+// fake. EvaluateWith adds hooks: per-run wait options, and a consumer of
+// each run's scenarios as they stream, for runs too large to hold. When a
+// run fails, or ctx ends, the *RunError names the run and the runs that may
+// still be running: the service has no route to stop a run, so Evaluate
+// stops them only through a Service that is also a Stopper.
 //
 // The finished Evaluation names the variant and, in its aggregated
 // results, the evaluator configs, so reports and gates use evaluator names

@@ -42,30 +42,19 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+	// Create the evaluation of both variants, wait for each run to end (the
+	// fake's take a fraction of a second: poll faster than the default 2 s)
+	// and read their scenarios, in one call. The finished evaluations name
+	// the evaluator configs.
+	runs, err := evals.Evaluate(ctx, client, models.NewEvaluation{
 		AppID:              demo.AppID,
 		VariantIDs:         []string{production.VariantID, candidate.VariantID},
 		EvaluatorConfigIDs: demo.EvaluatorConfigIDs(),
 		TestsetID:          demo.TestsetID,
 		RateLimit:          models.DefaultRateLimit(),
-	})
+	}, &agenta.WaitOptions{Interval: 20 * time.Millisecond})
 	if err != nil {
-		log.Fatal(err)
-	}
-	// Wait for each run to end, as on a real server; the finished
-	// Evaluation names the evaluator configs. (The fake's runs take a
-	// fraction of a second: poll faster than the default 2 s.)
-	var runs [2]evals.Run
-	for i, ev := range evaluations {
-		finished, err := client.WaitEvaluation(ctx, ev.ID, &agenta.WaitOptions{Interval: 20 * time.Millisecond})
-		if err != nil {
-			log.Fatal(err)
-		}
-		scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
-		if err != nil {
-			log.Fatal(err)
-		}
-		runs[i] = evals.Run{Evaluation: *finished, Scenarios: scenarios}
+		log.Fatal(err) // a *evals.RunError names the run that failed
 	}
 
 	report := evals.NewReport(runs[0], runs[1])

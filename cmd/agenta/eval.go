@@ -17,6 +17,7 @@ import (
 	"github.com/agenta-go/agenta/evals"
 	"github.com/agenta-go/agenta/models"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newCmdEval(f *Factory) *cobra.Command {
@@ -41,6 +42,9 @@ type EvalRunOptions struct {
 
 	gates        []string
 	providerKeys []string
+	// flags are the command's flags, to tell a flag left out from one
+	// given an empty value.
+	flags *pflag.FlagSet
 }
 
 // NewCmdEvalRun returns agenta eval run.
@@ -126,7 +130,7 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 			// created; those that can be written get the reports of a
 			// usage error too.
 			var reportErr error
-			run.targets, reportErr = opts.checkReports(emptyFlags(cmd, "junit", "csv", "json", "markdown"))
+			run.targets, reportErr = opts.checkReports()
 			if err == nil {
 				err = reportErr
 			}
@@ -145,12 +149,17 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 			return run.finish(err)
 		},
 	}
+	// It checks its flags' values itself, so that a report asked for says
+	// what was wrong with them.
+	cmd.Annotations = map[string]string{checksOwnFlags: "yes"}
 	fl := cmd.Flags()
+	opts.flags = fl
 	fl.StringVar(&opts.AppID, "app", "", "the app's id (required)")
 	fl.StringVar(&opts.TestsetID, "testset", "", "the test set's id (required)")
-	// Comma-separated lists are accepted too, as agenta fake prints them.
-	fl.StringSliceVar(&opts.VariantIDs, "variant", nil, "a variant's id (repeatable or comma-separated; the first is the baseline, the last is gated)")
-	fl.StringSliceVar(&opts.EvaluatorIDs, "evaluator", nil, "an evaluator config's id (repeatable or comma-separated)")
+	// Comma-separated lists are accepted too, as agenta fake prints them;
+	// unlike a string slice's, an empty id is kept, to be refused.
+	fl.Var(idList{&opts.VariantIDs}, "variant", "a variant's id (repeatable or comma-separated; the first is the baseline, the last is gated)")
+	fl.Var(idList{&opts.EvaluatorIDs}, "evaluator", "an evaluator config's id (repeatable or comma-separated)")
 	fl.StringArrayVar(&opts.gates, "gate", nil, "a gate on the last variant, such as 'Exact match >= 0.9' (repeatable)")
 	fl.StringArrayVar(&opts.providerKeys, "lm-provider-key", nil, "send the LLM provider key in this environment variable, such as OPENAI_API_KEY (repeatable; the value is never a flag)")
 	fl.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report to this file")
@@ -164,13 +173,15 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 // check refuses missing or malformed flags, and parses the gates. Spaces
 // around an id are dropped: "--variant 'a, b'" names two variants.
 func (o *EvalRunOptions) check() error {
-	for _, required := range []struct {
-		flag string
-		set  bool
-	}{{"--app", o.AppID != ""}, {"--testset", o.TestsetID != ""}, {"--variant", len(o.VariantIDs) > 0}, {"--evaluator", len(o.EvaluatorIDs) > 0}} {
-		if !required.set {
-			return usageErrorf("%s is required", required.flag)
-		}
+	// A flag given an empty value counts as given: its check below says so.
+	given := func(name string) bool { return o.flags != nil && o.flags.Changed(name) }
+	if err := missingFlags(
+		required{"--app", o.AppID != "" || given("app")},
+		required{"--testset", o.TestsetID != "" || given("testset")},
+		required{"--variant", len(o.VariantIDs) > 0 || given("variant")},
+		required{"--evaluator", len(o.EvaluatorIDs) > 0 || given("evaluator")},
+	); err != nil {
+		return err
 	}
 	o.AppID, o.TestsetID = strings.TrimSpace(o.AppID), strings.TrimSpace(o.TestsetID)
 	for _, ids := range [][]string{o.VariantIDs, o.EvaluatorIDs} {
@@ -188,6 +199,11 @@ func (o *EvalRunOptions) check() error {
 			if err := checkID(ids.flag, id, ids.list); err != nil {
 				return err
 			}
+		}
+	}
+	if o.flags != nil {
+		if err := emptyFlagValues(o.flags); err != nil {
+			return err
 		}
 	}
 	o.Gates = o.Gates[:0]

@@ -9,9 +9,12 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/agentatest"
 	"github.com/spf13/cobra"
 )
@@ -24,6 +27,13 @@ type FakeOptions struct {
 	Addr string
 	// Pace is the fake worker's pace; 0 keeps the fake's default.
 	Pace time.Duration
+	// Background starts the fake as a process of its own and returns once
+	// it answers, its settings printed.
+	Background bool
+
+	// child says this process is the one --background started: it serves
+	// and writes its settings, or why it could not start, on stdout only.
+	child bool
 }
 
 // shutdownGrace bounds how long agenta fake waits for requests in flight
@@ -43,15 +53,27 @@ pace; --pace sets the time the worker takes to pick up an evaluation and to
 make each step: a row's app call, then, after every call, a scenario's
 write.
 
-It prints the settings the other commands read, as export lines on stdout:
-AGENTA_HOST (ending in /api), AGENTA_APP_ID, AGENTA_TESTSET_ID,
-AGENTA_VARIANT_IDS (comma-separated, the variant in production first) and
-AGENTA_EVALUATOR_IDS (comma-separated). Then it serves until SIGINT or
-SIGTERM, and exits 0.
+Once it answers, it prints the settings the other commands read, as export
+lines on stdout: AGENTA_HOST (ending in /api), AGENTA_APP_ID,
+AGENTA_TESTSET_ID, AGENTA_VARIANT_IDS (comma-separated, the variant in
+production first), AGENTA_EVALUATOR_IDS (comma-separated), AGENTA_BASE_ID
+(the production variant's base, to fork from),
+AGENTA_PRODUCTION_VARIANT_ID and AGENTA_FAKE_PID (the fake's process).
+Then it serves until SIGINT or SIGTERM, and exits 0.
+
+With --background, it starts the fake as a process of its own, on a free
+port unless --addr says otherwise, prints the settings once the fake
+answers, and returns: 'agenta fake stop' (or kill "$AGENTA_FAKE_PID") ends
+it. In a script under set -euo pipefail:
+
+  fake_env=$(agenta fake --background)  # the job fails if the fake cannot start
+  eval "$fake_env"
+  trap 'agenta fake stop' EXIT          # on every exit, a failure half-way included
 
 With --api-key-file, the fake requires that key, and answers 401 without it.`,
-		Example: `  eval "$(agenta fake --addr 127.0.0.1:8080 &)"
-  agenta variant get "${AGENTA_VARIANT_IDS%%,*}"`,
+		Example: `  fake_env=$(agenta fake --background) && eval "$fake_env"
+  agenta variant get "$AGENTA_PRODUCTION_VARIANT_ID"
+  agenta fake stop`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.Pace < 0 {
@@ -60,27 +82,50 @@ With --api-key-file, the fake requires that key, and answers 401 without it.`,
 			if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
 				return usageErrorf("--addr %q: want HOST:PORT, such as 127.0.0.1:8080", clipText(opts.Addr, 100))
 			}
+			if opts.Background && !cmd.Flags().Changed("addr") {
+				// A script reads the address from the exports: a free port
+				// never collides with another job's fake.
+				opts.Addr = "127.0.0.1:0"
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Background {
+				return startBackgroundFake(cmd.Context(), opts)
 			}
 			return serveFake(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "listen on this HOST:PORT (port 0 picks a free port)")
+	cmd.Flags().StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "listen on this HOST:PORT (port 0 picks a free port, the default with --background)")
 	cmd.Flags().DurationVar(&opts.Pace, "pace", 0, "the fake worker's pace per evaluation and per step, a row's call or a scenario's write (0: the fake's default)")
+	cmd.Flags().BoolVar(&opts.Background, "background", false, "start the fake in a process of its own, print its settings once it answers, and return")
+	cmd.Flags().BoolVar(&opts.child, backgroundChildFlag, false, "")
+	_ = cmd.Flags().MarkHidden(backgroundChildFlag)
+	cmd.AddCommand(NewCmdFakeStop(opts.Factory, nil))
 	return cmd
 }
 
 // serveFake serves the fake until ctx ends. agentatest listens on a random
 // port of 127.0.0.1; a reverse proxy on --addr puts it where the user asked.
+// The process --background started says why it could not start on stdout,
+// which its parent reads, as well as on stderr.
 func serveFake(ctx context.Context, opts *FakeOptions) error {
+	err := serve(ctx, opts)
+	if err != nil && opts.child {
+		fmt.Fprintln(opts.IO.Out, errorLine(err))
+	}
+	return err
+}
+
+func serve(ctx context.Context, opts *FakeOptions) error {
 	var serverOpts []agentatest.Option
 	if opts.Pace > 0 {
 		serverOpts = append(serverOpts, agentatest.WithEvaluationPace(opts.Pace))
 	}
+	var key string
 	if opts.Factory.APIKeyFile != "" {
-		key, err := opts.Factory.keyFromFile()
-		if err != nil {
+		var err error
+		if key, err = opts.Factory.keyFromFile(); err != nil {
 			return err
 		}
 		serverOpts = append(serverOpts, agentatest.WithAPIKey(key))
@@ -107,19 +152,31 @@ func serveFake(ctx context.Context, opts *FakeOptions) error {
 	go func() { served <- httpServer.Serve(listener) }()
 
 	host := "http://" + listener.Addr().String() + "/api"
+	// The settings go out once the fake answers through --addr, as a
+	// command that reads them will call it.
+	if err := checkAnswers(ctx, host, key, demo.VariantID); err != nil {
+		httpServer.Close()
+		return localError(fmt.Errorf("fake: no answer on %s: %w", host, err))
+	}
 	writeExports(opts.IO.Out, [][2]string{
 		{"AGENTA_HOST", host},
 		{"AGENTA_APP_ID", demo.AppID},
 		{"AGENTA_TESTSET_ID", demo.TestsetID},
 		{"AGENTA_VARIANT_IDS", strings.Join(demo.VariantIDs(), ",")},
 		{"AGENTA_EVALUATOR_IDS", strings.Join(demo.EvaluatorConfigIDs(), ",")},
+		{"AGENTA_BASE_ID", demo.BaseID},
+		{"AGENTA_PRODUCTION_VARIANT_ID", demo.VariantID},
+		{"AGENTA_FAKE_PID", strconv.Itoa(os.Getpid())},
 	})
 	// Close stdout once the settings are out, so that a shell's
-	// eval "$(agenta fake &)" reads them and goes on while the fake serves.
+	// eval "$(agenta fake &)", or the process that --background ran, reads
+	// them and goes on while the fake serves.
 	if err := opts.IO.CloseOut(); err != nil {
 		return localError(fmt.Errorf("fake: %w", err))
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "agenta fake: serving the demo app %q on %s; stop with Ctrl-C\n", "capitals", host)
+	if !opts.child {
+		fmt.Fprintf(opts.IO.ErrOut, "agenta fake: serving the demo app %q on %s; stop with Ctrl-C or 'agenta fake stop'\n", "capitals", host)
+	}
 
 	select {
 	case err := <-served:
@@ -133,6 +190,24 @@ func serveFake(ctx context.Context, opts *FakeOptions) error {
 	}
 	httpServer.Close()
 	return nil
+}
+
+// checkAnswers asks the fake at host for a variant, through the same
+// address and key a command will use, within a few seconds.
+func checkAnswers(ctx context.Context, host, key, variantID string) error {
+	opts := []agenta.Option{agenta.WithRetryWait(20*time.Millisecond, 200*time.Millisecond)}
+	if key != "" {
+		opts = append(opts, agenta.WithAPIKey(key))
+	}
+	client, err := agenta.NewClient(host, opts...)
+	if err != nil {
+		return err
+	}
+	defer client.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err = client.GetVariant(ctx, variantID)
+	return err
 }
 
 // writeExports writes NAME=VALUE pairs as shell export lines, quoting a

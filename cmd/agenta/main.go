@@ -2,11 +2,13 @@
 // variant service from a shell or a CI job, and serves the SDK's fake
 // service (agentatest) for trying it out.
 //
-// Install it with
+// Install it from a clone of the repository with
 //
-//	go install github.com/agenta-go/agenta/cmd/agenta@latest
+//	go install ./cmd/agenta
 //
-// and run "agenta --help". Exit codes: 0 every gate holds, 1 a gate failed,
+// (from the module's first release, go install
+// github.com/agenta-go/agenta/cmd/agenta@latest will do) and run
+// "agenta --help". Exit codes: 0 every gate holds, 1 a gate failed,
 // 2 a usage error, 3 an evaluation failed, 4 a service or network error,
 // 5 a local error (such as a report file that cannot be written).
 package main

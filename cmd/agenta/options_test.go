@@ -94,7 +94,7 @@ func TestEvalRunOptions(t *testing.T) {
 			{Measure: evals.MeasureWorseRows, Evaluator: "Edit distance", Op: evals.AtMost, Limit: 2},
 		},
 		JUnit: "r.xml", CSV: "r.csv", JSON: "r.jsonl", Markdown: "r.md", Interval: 100 * time.Millisecond, Timeout: time.Minute}
-	got.IO, got.Factory, got.gates = nil, nil, nil
+	got.IO, got.Factory, got.gates, got.flags = nil, nil, nil, nil
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("options:\n got %+v\nwant %+v", *got, want)
 	}

@@ -11,11 +11,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// The --output formats of the reading commands.
+// The --output formats of the reading commands; the variant commands also
+// print the variant's id alone, for a script.
 const (
 	outputTable = "table"
 	outputJSON  = "json"
+	outputID    = "id"
 )
+
+// outputChoices is the annotation of an --output flag that lists its
+// values, when they are not table and json.
+const outputChoices = "agenta/output-choices"
 
 // maxCell bounds a table cell: server strings can be long, and a table row
 // must stay one line.
@@ -26,12 +32,20 @@ func addOutputFlag(cmd *cobra.Command, output *string) {
 	cmd.Flags().StringVarP(output, "output", "o", outputTable, "output format: table or json")
 }
 
-// checkOutput refuses an --output value other than table or json.
-func checkOutput(output string) error {
-	if output != outputTable && output != outputJSON {
-		return usageErrorf("--output %q: want table or json", clipText(output, 50))
+// addOutputFlagWithID adds --output to a command that can also print the
+// id of what it read or made.
+func addOutputFlagWithID(cmd *cobra.Command, output *string) {
+	cmd.Flags().StringVarP(output, "output", "o", outputTable, "output format: table, json, or id (the id alone, for a script)")
+	_ = cmd.Flags().SetAnnotation("output", outputChoices, []string{outputTable, outputJSON, outputID})
+}
+
+// checkOutput refuses an --output value that cmd does not print.
+func checkOutput(cmd *cobra.Command, output string) error {
+	choices := []string{outputTable, outputJSON}
+	if f := cmd.Flags().Lookup("output"); f != nil && len(f.Annotations[outputChoices]) > 0 {
+		choices = f.Annotations[outputChoices]
 	}
-	return nil
+	return checkChoice("output", output, choices...)
 }
 
 // writeJSON writes v as indented JSON, the shape the service sends.

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/agenta-go/agenta/evals"
-	"github.com/spf13/cobra"
 )
 
 // reportTarget is a report eval run was asked for, its path checked
@@ -47,31 +46,16 @@ func (o *EvalRunOptions) reportTargets() []reportTarget {
 	return out
 }
 
-// emptyFlags returns the flags among names given an empty value, such as
-// --junit "$UNSET", which would otherwise look as if not given.
-func emptyFlags(cmd *cobra.Command, names ...string) []string {
-	var out []string
-	for _, name := range names {
-		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "" {
-			out = append(out, "--"+name)
-		}
-	}
-	return out
-}
-
 // checkReports checks the report paths before any evaluation is created,
 // so that a run of half an hour never ends on a path that could not be
 // written: each names a file (or "-" for standard output, once) in a
 // directory that exists and can be written, none is a directory, and no
-// two are the same file. empty lists the report flags given an empty
-// value, as an unset CI variable gives. It returns the targets that can
-// be written, for the reports of a usage error too, and the first
-// problem.
-func (o *EvalRunOptions) checkReports(empty []string) ([]reportTarget, error) {
+// two are the same file. (An empty path, as an unset CI variable gives,
+// is refused with the other empty flag values: see emptyFlagValues.) It
+// returns the targets that can be written, for the reports of a usage
+// error too, and the first problem.
+func (o *EvalRunOptions) checkReports() ([]reportTarget, error) {
 	var problems []error
-	for _, flag := range empty {
-		problems = append(problems, usageErrorf("%s: the path is empty (an unset variable?); give a file, or - for standard output", flag))
-	}
 	var ok []reportTarget
 	for _, t := range o.reportTargets() {
 		if err := t.check(); err != nil {

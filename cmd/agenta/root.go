@@ -63,10 +63,11 @@ Configuration:
                   and shell history would show.
 
 ` + exitCodesHelp,
-		Example: `  eval "$(agenta fake &)"    # a local fake service, with its ids in the environment
+		Example: `  fake_env=$(agenta fake --background) && eval "$fake_env"   # a local fake, its ids in the environment
   agenta eval run --app "$AGENTA_APP_ID" --testset "$AGENTA_TESTSET_ID" \
-    --variant "${AGENTA_VARIANT_IDS%%,*}" --evaluator "${AGENTA_EVALUATOR_IDS%%,*}" \
-    --gate 'Exact match >= 0.6' --junit report.xml`,
+    --variant "$AGENTA_PRODUCTION_VARIANT_ID" --evaluator "${AGENTA_EVALUATOR_IDS%%,*}" \
+    --gate 'Exact match >= 0.6' --junit report.xml
+  agenta fake stop`,
 		Version:       agenta.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -79,9 +80,14 @@ Configuration:
 	// minute each.
 	root.PersistentFlags().DurationVar(&f.AttemptTimeout, "attempt-timeout", 0, "each attempt's limit on the wait for an answer's headers and on each silence of its body (default 1m)")
 	_ = root.PersistentFlags().MarkHidden("attempt-timeout")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: err}
-	})
+	root.SetFlagErrorFunc(flagError)
+	// A flag given an empty value is refused before any command runs.
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if cmd.Annotations[checksOwnFlags] != "" {
+			return nil
+		}
+		return emptyFlagValues(cmd.Flags())
+	}
 	root.AddCommand(
 		NewCmdFake(f, nil),
 		newCmdEval(f),
@@ -106,7 +112,16 @@ func addHelpAndCompletion(root *cobra.Command) {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			target, rest, err := root.Find(args)
 			if err != nil || len(rest) > 0 {
-				return usageErrorf("no command %q", clipText(strings.Join(args, " "), 100))
+				var suggestions []string
+				if target != nil && len(rest) > 0 {
+					for _, name := range closestCommands(target, rest[0]) {
+						if target.HasParent() {
+							name = commandName(target) + " " + name
+						}
+						suggestions = append(suggestions, name)
+					}
+				}
+				return usageErrorf("no command %q%s", clipText(strings.Join(args, " "), 100), didYouMean(suggestions))
 			}
 			return target.Help()
 		},
@@ -138,7 +153,7 @@ func addHelpAndCompletion(root *cobra.Command) {
 // others, as a usage error.
 func groupArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("unknown command %q for %q", clipText(args[0], 100), cmd.CommandPath())
+		return unknownCommand(cmd, args[0])
 	}
 	return nil
 }
@@ -183,6 +198,9 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 		want = fmt.Sprintf("%d arguments, %s", len(names), strings.Join(names, " "))
 	}
 	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > len(names) && cmd.HasAvailableSubCommands() {
+			return unknownCommand(cmd, args[len(names)])
+		}
 		if len(args) != len(names) {
 			return usageErrorf("%s takes %s, and got %d", commandName(cmd), want, len(args))
 		}
@@ -235,7 +253,7 @@ func runWithClient(f *Factory, work func(*agenta.Client) error) error {
 // then hands the parsed options to runF when a test gave one, or else does
 // the work within the timeout.
 func dispatch[O any](cmd *cobra.Command, f *Factory, opts O, output string, timeout time.Duration, runF func(O) error, work func(context.Context, *agenta.Client) error) error {
-	if err := checkOutput(output); err != nil {
+	if err := checkOutput(cmd, output); err != nil {
 		return err
 	}
 	if err := checkTimeout(timeout); err != nil {

@@ -56,10 +56,8 @@ Formats:
 		Args: exactArgs("EVALUATION_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.EvaluationID = args[0]
-			switch opts.Format {
-			case formatJSONL, formatCSV, formatJSON, formatTable:
-			default:
-				return usageErrorf("--format %q: want jsonl, csv, json or table", clipText(opts.Format, 50))
+			if err := checkChoice("format", opts.Format, formatJSONL, formatCSV, formatJSON, formatTable); err != nil {
+				return err
 			}
 			if err := checkTimeout(opts.Timeout); err != nil {
 				return err

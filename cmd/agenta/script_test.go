@@ -13,7 +13,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -62,6 +64,7 @@ const testAPIKey = "s3cret-key-0123456789"
 //	DOWN_HOST         a port of 127.0.0.1 that refuses connections
 //	HTML_HOST         a web server answering 200 with an HTML page to everything
 //	HANG_HOST         a web server that accepts every request and never answers
+//	BROKEN_ENV_HOST   a server whose environment lookup answers the mid-2024 500
 //	SLOW_BODY_HOST    one that starts a 200 answer and never ends it
 //	CUT_BODY_HOST     one that cuts the connection in the middle of a 200 answer
 //	FAKE_PORT         a free port for agenta fake
@@ -102,6 +105,9 @@ func TestScripts(t *testing.T) {
 			"peakrss":         cmdPeakRSS,
 			"csvrecords":      cmdCSVRecords,
 			"jsonvalues":      cmdJSONValues,
+			"evalexports":     cmdEvalExports,
+			"processgone":     cmdProcessGone,
+			"workflowstep":    cmdWorkflowStep,
 		},
 	})
 }
@@ -251,6 +257,12 @@ func setupScript(env *testscript.Env) error {
 	}))
 	env.Defer(func() { close(stop); hang.Close(); slowBody.Close(); cutBody.Close() })
 
+	// A server of mid-2024, whose environment lookup answers every call
+	// with the same 500.
+	brokenEnv := agentatest.NewServer(agentatest.WithBrokenEnvironmentLookup())
+	env.Defer(brokenEnv.Close)
+	agentatest.SeedDemo(brokenEnv)
+
 	// A large evaluation, written row by row as it is sent.
 	big := httptest.NewServer(scenarioServer(func(w io.Writer) error { return writeBenchScenarios(w, bigRows) }))
 	env.Defer(big.Close)
@@ -279,6 +291,7 @@ func setupScript(env *testscript.Env) error {
 		{"STUCK_HOST", stuck.URL()}, {"STUCK_EVALUATION_ID", stuckEvaluation[0].ID},
 		{"BIG_HOST", big.URL + "/api"}, {"BIG_EVALUATION_ID", benchEvaluationID},
 		{"DOWN_HOST", "http://" + down + "/api"}, {"HTML_HOST", html.URL + "/api"}, {"HANG_HOST", hang.URL + "/api"},
+		{"BROKEN_ENV_HOST", brokenEnv.URL()},
 		{"SLOW_BODY_HOST", slowBody.URL + "/api"}, {"CUT_BODY_HOST", cutBody.URL + "/api"}, {"FAKE_PORT", fakePort},
 		{"FLAKY_APP", flaky.app}, {"FLAKY_TESTSET", flaky.testset}, {"FLAKY_GOOD", flaky.variants["good"]},
 		{"FLAKY_BROKEN", flaky.variants["broken"]}, {"FLAKY_PROD", flaky.variants["prod"]},
@@ -738,5 +751,92 @@ func cmdJSONValues(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if len(values) != n {
 		ts.Fatalf("stdout holds %d JSON values, want %d", len(values), n)
+	}
+}
+
+// stoppedProcess is what agenta fake stop says when it has stopped a fake.
+var stoppedProcess = regexp.MustCompile(`stopped process (\d+)`)
+
+// cmdWorkflowStep writes the script of a step of a GitHub Actions workflow,
+// the "run: |" block of the step with that name, to a file, unindented.
+//
+//	workflowstep release-gate.yml 'Release gate' gate.sh
+func cmdWorkflowStep(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: workflowstep WORKFLOW STEP_NAME FILE")
+	}
+	script, err := workflowStep(ts.ReadFile(args[0]), args[1])
+	if err != nil {
+		ts.Fatalf("workflowstep: %v", err)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(script), 0o644))
+}
+
+// cmdEvalExports sets, in the script's environment, the variables of the
+// export lines on stdout, as a shell's eval "$(agenta fake --background)"
+// would. A fake whose AGENTA_FAKE_PID it sets is killed when the script
+// ends, should the script fail before it stops the fake.
+//
+//	evalexports
+func cmdEvalExports(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: evalexports")
+	}
+	n := 0
+	for _, line := range strings.Split(ts.ReadFile("stdout"), "\n") {
+		assignment, ok := strings.CutPrefix(line, "export ")
+		if !ok {
+			continue
+		}
+		name, value, ok := strings.Cut(assignment, "=")
+		if !ok {
+			ts.Fatalf("evalexports: %q is not NAME=VALUE", line)
+		}
+		if strings.HasPrefix(value, "'") {
+			ts.Fatalf("evalexports: %q is quoted; the fake's values need no quotes", line)
+		}
+		ts.Setenv(name, value)
+		n++
+		if name == "AGENTA_FAKE_PID" {
+			pid, err := strconv.Atoi(value)
+			ts.Check(err)
+			ts.Defer(func() {
+				if state, err := inspectProcess(pid); err == nil && state == processFake {
+					kill(pid)
+				}
+			})
+		}
+	}
+	if n == 0 {
+		ts.Fatalf("evalexports: stdout has no export lines")
+	}
+}
+
+// cmdProcessGone checks that process PID, or the one whose id FILE holds
+// (@FILE: the file's text, or the N of its last "stopped process N"), has
+// ended: it is a guard against a fake left behind.
+//
+//	processgone $AGENTA_FAKE_PID
+//	processgone @fake.pid
+//	processgone @stderr
+func cmdProcessGone(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: [!] processgone PID|@FILE")
+	}
+	text := args[0]
+	if file, ok := strings.CutPrefix(text, "@"); ok {
+		text = strings.TrimSpace(ts.ReadFile(file))
+		if m := stoppedProcess.FindAllStringSubmatch(text, -1); m != nil {
+			text = m[len(m)-1][1]
+		}
+	}
+	pid, err := strconv.Atoi(text)
+	if err != nil || pid <= 1 {
+		ts.Fatalf("processgone: %q is not a process id", text)
+	}
+	state, err := inspectProcess(pid)
+	ts.Check(err)
+	if gone := state == processGone; gone == neg {
+		ts.Fatalf("process %d: gone %v, want %v", pid, gone, !neg)
 	}
 }

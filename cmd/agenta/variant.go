@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,7 +55,7 @@ func NewCmdVariantGet(f *Factory, runF func(*VariantGetOptions) error) *cobra.Co
 			})
 		},
 	}
-	addOutputFlag(cmd, &opts.Output)
+	addOutputFlagWithID(cmd, &opts.Output)
 	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
@@ -79,7 +81,9 @@ func NewCmdVariantEnv(f *Factory, runF func(*VariantEnvOptions) error) *cobra.Co
 or production.
 
 Servers of mid-2024 answer this operation 500 whatever the arguments,
-because of a bug in the service; later ones answer it as documented.`,
+because of a bug in the service (the error then says so): there, pass the
+variant's id instead, to 'agenta variant get' or to 'agenta eval run
+--variant'. Later servers answer it as documented.`,
 		Example: `  agenta variant env production --app "$AGENTA_APP_ID"`,
 		Args:    exactArgs("ENVIRONMENT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -90,16 +94,36 @@ because of a bug in the service; later ones answer it as documented.`,
 			return dispatch(cmd, f, opts, opts.Output, opts.Timeout, runF, func(ctx context.Context, client *agenta.Client) error {
 				v, err := client.GetVariantByEnvironment(ctx, opts.AppID, opts.Environment)
 				if err != nil {
-					return err
+					return environmentLookupHint(err, opts.Environment)
 				}
 				return printVariant(opts.IO.Out, opts.Output, v)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&opts.AppID, "app", "", "the app's id (required)")
-	addOutputFlag(cmd, &opts.Output)
+	addOutputFlagWithID(cmd, &opts.Output)
 	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
+}
+
+// brokenEnvironmentLookup is the whole message of the 500 that servers of
+// mid-2024 answer to every GetVariantByEnvironment, whatever the app and
+// the environment: the route calls a function that their db_manager no
+// longer has (see ../shared/contract/README.md).
+const brokenEnvironmentLookup = "module 'agenta_backend.services.db_manager' has no attribute 'get_app_variant_by_app_name_and_environment'"
+
+// environmentLookupHint says what to pass instead when the server cannot
+// look a variant up by environment. It recognises that answer as the SDK's
+// not-found table does: by operation, status and whole message.
+func environmentLookupHint(err error, environment string) error {
+	var apiErr *agenta.APIError
+	if errors.As(err, &apiErr) && apiErr.Operation == "GetVariantByEnvironment" &&
+		apiErr.StatusCode == http.StatusInternalServerError && apiErr.Message == brokenEnvironmentLookup {
+		return fmt.Errorf("%w; this server (Agenta of mid-2024) cannot look up a variant by environment: "+
+			"pass the %s variant's id instead, as in 'agenta variant get VARIANT_ID' or 'agenta eval run --variant VARIANT_ID'",
+			err, clipText(environment, 50))
+	}
+	return err
 }
 
 // VariantForkOptions are the inputs of agenta variant fork.
@@ -133,7 +157,8 @@ The parameters start empty, or as those of the variant named by --from, and
 each --set KEY=VALUE sets one: VALUE is read as JSON when it is valid JSON
 (0.2, true, ["a"], {"k": 1}, "quoted") and as a string otherwise.`,
 		Example: `  agenta variant fork "$BASE_ID" --name precise --from "$VARIANT_ID" --set temperature=0
-  agenta variant fork "$BASE_ID" --name short --set 'prompt_system=Answer in one word.'`,
+  agenta variant fork "$BASE_ID" --name short --set 'prompt_system=Answer in one word.'
+  candidate=$(agenta variant fork "$AGENTA_BASE_ID" --name "ci-$RUN" --from "$AGENTA_PRODUCTION_VARIANT_ID" -o id)`,
 		Args: exactArgs("BASE_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.BaseID = args[0]
@@ -157,7 +182,7 @@ each --set KEY=VALUE sets one: VALUE is read as JSON when it is valid JSON
 	cmd.Flags().StringVar(&opts.VariantName, "variant-name", "", "the new_variant_name the service requires but does not use (default: --name)")
 	cmd.Flags().StringVar(&opts.From, "from", "", "start from this variant's parameters")
 	cmd.Flags().StringArrayVar(&opts.set, "set", nil, "set a parameter, KEY=VALUE (repeatable)")
-	addOutputFlag(cmd, &opts.Output)
+	addOutputFlagWithID(cmd, &opts.Output)
 	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
 }
@@ -217,10 +242,14 @@ func decodeSetting(value string) (any, error) {
 	return v, nil
 }
 
-// printVariant writes a variant as a table of fields or as JSON.
+// printVariant writes a variant as a table of fields, as JSON, or its id.
 func printVariant(w io.Writer, output string, v *models.AppVariantResponse) error {
-	if output == outputJSON {
+	switch output {
+	case outputJSON:
 		return writeJSON(w, v)
+	case outputID:
+		_, err := fmt.Fprintln(w, cell(v.VariantID))
+		return err
 	}
 	t := newTable(w)
 	t.row("variant", v.VariantName)

@@ -147,32 +147,19 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 	if err != nil {
 		return fmt.Errorf("fork: %w", err)
 	}
-	evaluations, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+	// Create the evaluation, wait for both runs (their status changes go to
+	// progress) and read their scenarios, in one call.
+	names := []string{production.VariantName, candidate.VariantName}
+	runs, err := evals.EvaluateWith(ctx, client, models.NewEvaluation{
 		AppID: *appID, VariantIDs: []string{production.VariantID, candidate.VariantID},
 		EvaluatorConfigIDs: ids, TestsetID: *testsetID, RateLimit: models.DefaultRateLimit(),
+	}, evals.EvaluateOptions[*agenta.WaitOptions]{
+		Wait: func(i int, _ models.Evaluation) *agenta.WaitOptions {
+			return &agenta.WaitOptions{Interval: poll, OnStatus: func(s models.Result) { fmt.Fprintf(progress, "%s: %s\n", names[i], s) }}
+		},
 	})
 	if err != nil {
-		return fmt.Errorf("create evaluation: %w", err)
-	}
-	if len(evaluations) != 2 {
-		return fmt.Errorf("create evaluation: want one evaluation per variant, got %d", len(evaluations))
-	}
-
-	// Wait for both runs; the status changes go to progress.
-	var runs [2]evals.Run
-	for i, variant := range []string{production.VariantName, candidate.VariantName} {
-		finished, err := client.WaitEvaluation(ctx, evaluations[i].ID, &agenta.WaitOptions{
-			Interval: poll,
-			OnStatus: func(s models.Result) { fmt.Fprintf(progress, "%s: %s\n", variant, s) },
-		})
-		if err != nil {
-			return fmt.Errorf("evaluation of %s: %w", variant, err)
-		}
-		scenarios, err := client.FetchEvaluationScenarios(ctx, finished.ID)
-		if err != nil {
-			return fmt.Errorf("scenarios of %s: %w", variant, err)
-		}
-		runs[i] = evals.Run{Evaluation: *finished, Scenarios: scenarios}
+		return err // a *evals.RunError names the run and what failed
 	}
 
 	// Judge, then report, whatever the verdict.

@@ -1,0 +1,291 @@
+package evals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// Service is what Evaluate needs of the evaluation service: to create an
+// evaluation, wait for each run, and stream each run's scenarios.
+// *agenta.Client satisfies Service[*agenta.WaitOptions]; W is the type of
+// the wait's options, a type parameter so that evals imports no HTTP code
+// and a test can pass a fake of its own, with options of any type.
+type Service[W any] interface {
+	CreateEvaluation(ctx context.Context, ev models.NewEvaluation) ([]models.Evaluation, error)
+	WaitEvaluation(ctx context.Context, evaluationID string, opts W) (*models.Evaluation, error)
+	StreamEvaluationScenarios(ctx context.Context, evaluationID string) iter.Seq2[models.EvaluationScenario, error]
+}
+
+// Stopper is a Service that can stop a run it started. Evaluate stops, with
+// it, the runs it gives up on. Neither the published interface nor the
+// mid-2024 service has a route that stops a run (that service's DELETE
+// /evaluations/ deletes the records, and its worker runs on), so
+// *agenta.Client is not a Stopper; a Service for a server that can stop a
+// run (today's Agenta has POST /simple/evaluations/{id}/stop) may be.
+type Stopper interface {
+	StopEvaluation(ctx context.Context, evaluationID string) error
+}
+
+// EvaluateOptions tunes EvaluateWith. The zero value waits with the zero W
+// (nil for *agenta.WaitOptions: the client's defaults) and keeps every
+// scenario.
+type EvaluateOptions[W any] struct {
+	// Wait, if set, returns the options of one run's wait, given the run's
+	// index in the request's VariantIDs and its evaluation as created: to
+	// show each run's progress apart, for example.
+	Wait func(run int, created models.Evaluation) W
+	// Created, if set, is called once with the evaluations as created, in
+	// the order of the request's VariantIDs, before any wait.
+	Created func(created []models.Evaluation)
+	// Waited, if set, is called when a run's wait ends, with what
+	// WaitEvaluation returned (the evaluation may be nil on error).
+	Waited func(run int, finished *models.Evaluation, err error)
+	// Scenarios, if set, takes each finished run's scenarios as they stream
+	// from the service, in place of EvaluateWith keeping them: the runs
+	// returned then have no Scenarios, and memory stays flat however many
+	// rows there are (feed an Accumulator or a Comparer). It must range
+	// over scenarios to read them; an error it returns, or one the stream
+	// yielded, ends EvaluateWith with a *RunError naming the run.
+	Scenarios func(run int, finished models.Evaluation, scenarios iter.Seq2[models.EvaluationScenario, error]) error
+}
+
+// stopTimeout bounds each StopEvaluation call made after ctx ended.
+const stopTimeout = 10 * time.Second
+
+// Evaluate runs an evaluation to the end in one call: it creates it (one
+// run per variant of req.VariantIDs), waits for each run with
+// svc.WaitEvaluation and opts (for *agenta.Client, *agenta.WaitOptions:
+// the status interval and the OnStatus progress callback; nil for the
+// defaults), reads each finished run's scenarios by streaming, and returns
+// the runs in the order of req.VariantIDs, ready for NewReport:
+//
+//	runs, err := evals.Evaluate(ctx, client, req, nil)
+//	if err != nil { ... }
+//	report := evals.NewReport(runs[0], runs[1]) // production first
+//
+// A failure to create is returned as the service's error, with no runs;
+// the service may still have started the runs of the variants before the
+// one it refused (see agenta.Client.CreateEvaluation). A failure after
+// that is a *RunError naming the run, returned with the runs as far as
+// they got (a failed run's Evaluation carries the service's reason, which
+// NewReport shows): errors.Is(err, agenta.ErrEvaluationFailed) tells a run
+// that failed on the service, errors.Is(err, context.DeadlineExceeded) a
+// wait that ctx ended. Evaluate then stops the runs it started and did not
+// see end, where svc can (a Stopper); *agenta.Client cannot, since the
+// service has no route for it, so RunError.Unfinished lists the runs that
+// may still be running there. Bound the whole call with ctx.
+func Evaluate[W any](ctx context.Context, svc Service[W], req models.NewEvaluation, opts W) ([]Run, error) {
+	return EvaluateWith(ctx, svc, req, EvaluateOptions[W]{
+		Wait: func(int, models.Evaluation) W { return opts },
+	})
+}
+
+// EvaluateWith is Evaluate with hooks: per-run wait options, callbacks when
+// the runs are created and when each wait ends, and a consumer of each
+// run's scenarios as they stream, for runs too large to hold. Runs are
+// waited for and read in the order of req.VariantIDs, each run's scenarios
+// read as soon as its wait ends, while the service goes on with the others.
+func EvaluateWith[W any](ctx context.Context, svc Service[W], req models.NewEvaluation, opts EvaluateOptions[W]) ([]Run, error) {
+	if ctx == nil {
+		return nil, errors.New("evals: Evaluate: ctx is nil")
+	}
+	if svc == nil {
+		return nil, errors.New("evals: Evaluate: the service is nil")
+	}
+	created, err := svc.CreateEvaluation(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	ordered, err := byVariant(created, req.VariantIDs)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]Run, len(ordered))
+	for i, ev := range ordered {
+		runs[i].Evaluation = ev
+	}
+	if opts.Created != nil {
+		opts.Created(slices.Clone(ordered))
+	}
+	for i := range runs {
+		var waitOpts W
+		if opts.Wait != nil {
+			waitOpts = opts.Wait(i, runs[i].Evaluation)
+		}
+		finished, err := svc.WaitEvaluation(ctx, runs[i].Evaluation.ID, waitOpts)
+		ended := finished != nil && finished.Status.EvaluationStatus().Terminal()
+		if finished != nil {
+			runs[i].Evaluation = *finished
+		}
+		if opts.Waited != nil {
+			opts.Waited(i, finished, err)
+		}
+		if err != nil {
+			first := i
+			if ended {
+				first = i + 1
+			}
+			return runs, giveUp(ctx, svc, runs, i, first, StepWait, err)
+		}
+		if err := readScenarios(ctx, svc, &runs[i], i, opts.Scenarios); err != nil {
+			return runs, giveUp(ctx, svc, runs, i, i+1, StepScenarios, err)
+		}
+	}
+	return runs, nil
+}
+
+// readScenarios streams a finished run's scenarios into run, or hands them
+// to consume.
+func readScenarios[W any](ctx context.Context, svc Service[W], run *Run, i int, consume func(int, models.Evaluation, iter.Seq2[models.EvaluationScenario, error]) error) error {
+	stream := svc.StreamEvaluationScenarios(ctx, run.Evaluation.ID)
+	if consume == nil {
+		for s, err := range stream {
+			if err != nil {
+				run.Scenarios = nil // an answer cut short is no shorter list
+				return err
+			}
+			run.Scenarios = append(run.Scenarios, s)
+		}
+		return nil
+	}
+	// The stream's error counts even when the consumer drops it.
+	var streamErr error
+	watched := func(yield func(models.EvaluationScenario, error) bool) {
+		for s, err := range stream {
+			if err != nil && streamErr == nil {
+				streamErr = err
+			}
+			if !yield(s, err) {
+				return
+			}
+		}
+	}
+	if err := consume(i, run.Evaluation, watched); err != nil {
+		return err
+	}
+	return streamErr
+}
+
+// giveUp builds the error of run i, after stopping, where svc can, the runs
+// from first on, which Evaluate started and did not see end.
+func giveUp[W any](ctx context.Context, svc Service[W], runs []Run, i, first int, step string, err error) error {
+	e := &RunError{Run: i, Runs: len(runs), EvaluationID: runs[i].Evaluation.ID, Variant: runs[i].Variant(), Step: step, Err: err}
+	stopper, canStop := svc.(Stopper)
+	for _, run := range runs[first:] {
+		id := run.Evaluation.ID
+		if canStop {
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+			stopErr := stopper.StopEvaluation(stopCtx, id)
+			cancel()
+			if stopErr == nil {
+				e.Stopped = append(e.Stopped, id)
+				continue
+			}
+			e.StopErr = errors.Join(e.StopErr, fmt.Errorf("stop evaluation %s: %w", bound(id, 80), stopErr))
+		}
+		e.Unfinished = append(e.Unfinished, id)
+	}
+	return e
+}
+
+// The steps of a run that a RunError names.
+const (
+	StepWait      = "wait"               // waiting for the run to end
+	StepScenarios = "read the scenarios" // reading (or consuming) its scenarios
+)
+
+// RunError is a run of Evaluate that did not end well: its wait failed (the
+// run failed on the service, ctx ended, the service answered an error) or
+// its scenarios could not be read. It wraps the cause, so errors.Is and
+// errors.As see the SDK's errors through it.
+type RunError struct {
+	// Run is the run's index in the request's VariantIDs, and Runs their
+	// number.
+	Run, Runs int
+	// EvaluationID is the run's evaluation, and Variant its variant's name
+	// (or id).
+	EvaluationID, Variant string
+	// Step is what failed: StepWait or StepScenarios.
+	Step string
+	// Err is the failure, as the service (or the Scenarios hook) returned it.
+	Err error
+	// Stopped lists the evaluations Evaluate stopped when it gave up.
+	Stopped []string
+	// Unfinished lists the evaluations Evaluate started, did not see end
+	// and could not stop: they may still be running on the service.
+	Unfinished []string
+	// StopErr holds the failures to stop, if any.
+	StopErr error
+}
+
+// Error names the run and says what failed, and what may still be running.
+func (e *RunError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "evals: evaluation %s (%s, run %d of %d): %s: %v", bound(e.EvaluationID, 80), bound(e.Variant, 120), e.Run+1, e.Runs, e.Step, e.Err)
+	if len(e.Stopped) > 0 {
+		fmt.Fprintf(&b, "; stopped %s", idList(e.Stopped))
+	}
+	if len(e.Unfinished) > 0 {
+		fmt.Fprintf(&b, "; %s may still be running on the service", idList(e.Unfinished))
+	}
+	if e.StopErr != nil {
+		fmt.Fprintf(&b, " (%s)", oneLine(e.StopErr.Error()))
+	}
+	return b.String()
+}
+
+// Unwrap returns what failed.
+func (e *RunError) Unwrap() error { return e.Err }
+
+// idList names evaluations in a message.
+func idList(ids []string) string {
+	quoted := make([]string, len(ids))
+	for i, id := range ids {
+		quoted[i] = bound(id, 80)
+	}
+	if len(ids) == 1 {
+		return "evaluation " + quoted[0]
+	}
+	return "evaluations " + strings.Join(quoted, ", ")
+}
+
+// byVariant orders the created evaluations as the variants were given; an
+// evaluation that names no variant keeps the service's order.
+func byVariant(created []models.Evaluation, variantIDs []string) ([]models.Evaluation, error) {
+	if len(created) != len(variantIDs) {
+		ids := make([]string, len(created))
+		for i, ev := range created {
+			ids[i] = bound(ev.ID, 80)
+		}
+		return nil, fmt.Errorf("evals: the service created %d evaluations for %d variants: %s", len(created), len(variantIDs), bound(strings.Join(ids, ", "), 400))
+	}
+	out := make([]models.Evaluation, len(variantIDs))
+	used := make([]bool, len(created))
+	for i, id := range variantIDs {
+		for j, ev := range created {
+			if !used[j] && len(ev.VariantIDs) > 0 && ev.VariantIDs[0] == id {
+				out[i], used[j] = ev, true
+				break
+			}
+		}
+	}
+	for i := range out {
+		if out[i].ID != "" {
+			continue
+		}
+		for j := range created {
+			if !used[j] {
+				out[i], used[j] = created[j], true
+				break
+			}
+		}
+	}
+	return out, nil
+}
