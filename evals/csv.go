@@ -22,7 +22,10 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	var inputs []string
 	haveInput := map[string]bool{}
 	for _, run := range runs {
-		for _, s := range run.Scenarios {
+		for s, err := range run.scenarios() {
+			if err != nil {
+				return err
+			}
 			for _, in := range s.Inputs {
 				if !haveInput[in.Name] {
 					haveInput[in.Name] = true
@@ -45,7 +48,11 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	}
 	record := make([]string, len(header))
 	for _, run := range runs {
-		for i, s := range run.Scenarios {
+		i := 0
+		for s, err := range run.scenarios() {
+			if err != nil {
+				return err
+			}
 			record = record[:0]
 			record = append(record, run.name, strconv.Itoa(i+1))
 			for _, name := range inputs {
@@ -65,6 +72,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			if err := cw.Write(inert(record)); err != nil {
 				return err
 			}
+			i++
 		}
 	}
 	cw.Flush()

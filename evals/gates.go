@@ -105,7 +105,7 @@ func (op Op) holds(measured, limit float64) bool {
 // read from configuration through encoding.TextUnmarshaler.
 //
 // Absence of evidence is never success. A gate fails, saying why, when the
-// candidate run has no scenarios, when a comparison measure has no
+// candidate run has no rows (scenarios), when a comparison measure has no
 // baseline (or an empty one), when the evaluator has no values. Rows
 // without a value (an errored or missing result, an app call that failed,
 // a row without partner in the baseline) count against the candidate: a
@@ -252,7 +252,10 @@ var allowingSuffix = regexp.MustCompile(`(?i)\s+allowing\s+(\d{1,9})\s+failed\s+
 //	                        app errors against the baseline's
 //
 // NAME is an evaluator config's name or id; OP is one of >=, >, <=, <, with
-// or without spaces around it; NUMBER may end in % ("80%" is 0.8). The bare
+// or without spaces around it; NUMBER may end in % ("80%" is 0.8) where
+// the measure is a rate: a mean or a regression_p, never a count of rows
+// (worse, errors, app_errors) or a cost or latency, where it is an error
+// rather than a fraction of one row or one second. The bare
 // names of run measures take precedence: write mean(cost.mean) for an
 // evaluator of that name. A name may hold parentheses ("Score (v2)"); only
 // mean, errors, worse and regression_p open the function form. Any gate
@@ -307,19 +310,23 @@ func ParseGate(text string) (Gate, error) {
 			default:
 				return fail("want baseline, baseline + NUMBER or baseline - NUMBER after the operator")
 			}
-			offset, err := parseLimit(strings.TrimSpace(rest[1:]))
+			offset, percent, err := parseLimit(strings.TrimSpace(rest[1:]))
 			if err != nil {
 				return fail("%v", err)
+			}
+			if percent {
+				return fail("%s", percentRefused(MeasureAppErrors, ""))
 			}
 			g.Limit = sign * offset
 		}
 		return g, nil
 	}
-	limit, err := parseLimit(right)
+	limit, percent, err := parseLimit(right)
 	if err != nil {
 		return fail("%v", err)
 	}
 	g.Limit = limit
+	g.Measure, g.Evaluator = MeasureMean, left
 	if open := strings.IndexByte(left, '('); open > 0 && strings.HasSuffix(left, ")") {
 		// Only a known measure opens the function form, so that a name
 		// such as "Score (v2)" stays a name.
@@ -328,14 +335,14 @@ func ParseGate(text string) (Gate, error) {
 			if g.Evaluator == "" {
 				return fail("no evaluator name inside %s()", m)
 			}
-			return g, nil
 		}
 	}
 	if runMeasures[Measure(left)] {
-		g.Measure = Measure(left)
-		return g, nil
+		g.Measure, g.Evaluator = Measure(left), ""
 	}
-	g.Measure, g.Evaluator = MeasureMean, left
+	if reason := percentRefused(g.Measure, g.Evaluator); percent && reason != "" {
+		return fail("%s", reason)
+	}
 	return g, nil
 }
 
@@ -352,19 +359,39 @@ func cutWord(s, word string) (string, bool) {
 	return rest, true
 }
 
-func parseLimit(s string) (float64, error) {
+// parseLimit reads a gate's limit, a number that may end in %, and
+// reports whether it did.
+func parseLimit(s string) (x float64, percent bool, err error) {
 	if s == "" {
-		return 0, errors.New("no number after the operator")
+		return 0, false, errors.New("no number after the operator")
 	}
 	scale := 1.0
 	if rest, ok := strings.CutSuffix(s, "%"); ok {
-		s, scale = strings.TrimSpace(rest), 0.01
+		s, scale, percent = strings.TrimSpace(rest), 0.01, true
 	}
-	x, err := strconv.ParseFloat(s, 64)
+	x, err = strconv.ParseFloat(s, 64)
 	if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
-		return 0, fmt.Errorf("limit %q is not a finite number", bound(s, 40))
+		return 0, false, fmt.Errorf("limit %q is not a finite number", bound(s, 40))
 	}
-	return x * scale, nil
+	return x * scale, percent, nil
+}
+
+// percentRefused says why a limit in % does not fit a measure, or "" when
+// it does: % is for a rate (a pass rate, a score on [0, 1], a p-value),
+// and a count of rows or a cost or latency is none. "worse(X) <= 80%"
+// would otherwise read as 0.8 rows.
+func percentRefused(m Measure, evaluator string) string {
+	switch {
+	case m == MeasureWorseRows, m == MeasureErrors:
+		return fmt.Sprintf("%s(%s) counts rows, and a limit in %% would be a fraction of one row: write a number of rows, such as 4", m, bound(evaluator, 80))
+	case m == MeasureAppErrors:
+		return "app_errors counts rows, and a limit in % would be a fraction of one row: write a number of rows, such as 4"
+	case strings.HasPrefix(string(m), "cost."):
+		return fmt.Sprintf("%s is a cost, not a rate: write the limit without %%", m)
+	case strings.HasPrefix(string(m), "latency."):
+		return fmt.Sprintf("%s is in seconds, not a rate: write the limit without %%", m)
+	}
+	return ""
 }
 
 // GateResult is the outcome of one gate.
@@ -542,20 +569,21 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 	var ev Evaluator
 	if evaluatorMeasures[m] {
 		var ok bool
-		if ev, ok = cat.find(g.Evaluator); !ok {
+		if ev, ok = cat.find(g.Evaluator); !ok && candidate.Rows > 0 {
 			return invalid("%s", unknownEvaluator(g.Evaluator, cat))
 		}
 	}
-	// The gate is well formed: now the runs.
+	// The gate is well formed: now the runs. Without rows, the service
+	// names no evaluator, so an unknown name says nothing of the gate.
 	if candidate.Rows == 0 {
-		return fail("the candidate run has no scenarios")
+		return fail("the candidate run has no rows")
 	}
 	if g.comparesWithBaseline() {
 		switch {
 		case comparison == nil:
 			return fail("needs a baseline to compare with")
 		case comparison.BaselineRows == 0:
-			return fail("the baseline run has no scenarios")
+			return fail("the baseline run has no rows")
 		}
 	}
 	if runMeasures[m] {

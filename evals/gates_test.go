@@ -34,6 +34,9 @@ func TestParseGate(t *testing.T) {
 		{"latency.p95 <= 3  ALLOWING 5 FAILED ROWS ", Gate{Measure: MeasureLatencyP95, Op: AtMost, Limit: 3, AllowFailedRows: 5}},
 		{"allowing >= 0.5", Gate{Measure: MeasureMean, Evaluator: "allowing", Op: AtLeast, Limit: 0.5}},
 		{"baseline >= 0.5", Gate{Measure: MeasureMean, Evaluator: "baseline", Op: AtLeast, Limit: 0.5}},
+		// % where the measure is a rate: a mean, a p-value.
+		{"mean(Similarity) >= 75%", Gate{Measure: MeasureMean, Evaluator: "Similarity", Op: AtLeast, Limit: 0.75}},
+		{"regression_p(Exact match) >= 5%", Gate{Measure: MeasureRegressionP, Evaluator: "Exact match", Op: AtLeast, Limit: 0.05}},
 	}
 	for _, tt := range tests {
 		got, err := ParseGate(tt.text)
@@ -60,6 +63,14 @@ func TestParseGate(t *testing.T) {
 		{"Exact match >= baseline", "only app_errors takes a limit relative to the baseline"},
 		{"app_errors <= baseline * 2", "want baseline, baseline + NUMBER or baseline - NUMBER"},
 		{"app_errors <= baselines", "not a finite number"},
+		// % on a count of rows would be a fraction of one row, and on a
+		// cost or a latency means nothing.
+		{"worse(Exact match) <= 80%", "worse(Exact match) counts rows, and a limit in % would be a fraction of one row: write a number of rows"},
+		{"errors(Exact match) < 10 %", "errors(Exact match) counts rows"},
+		{"app_errors <= 5%", "app_errors counts rows"},
+		{"app_errors <= baseline + 10%", "app_errors counts rows"},
+		{"latency.p95 <= 50%", "latency.p95 is in seconds, not a rate"},
+		{"cost.total < 1% allowing 2 failed rows", "cost.total is a cost, not a rate"},
 	}
 	for _, tt := range bad {
 		_, err := ParseGate(tt.text)

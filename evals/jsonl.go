@@ -42,8 +42,13 @@ func (r *Report) WriteJSONLines(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	for _, run := range r.runs() {
-		for i, s := range run.Scenarios {
-			if err := enc.Encode(newJSONLine(run.name, i+1, s, cat)); err != nil {
+		i := 0
+		for s, err := range run.scenarios() {
+			if err != nil {
+				return err
+			}
+			i++
+			if err := enc.Encode(newJSONLine(run.name, i, s, cat)); err != nil {
 				return err
 			}
 		}

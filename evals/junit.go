@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,38 +53,40 @@ type (
 // variant's suite has one passed test case per scenario (its time is the
 // app's latency), its inputs, expected answer, output, app error and each
 // evaluator's result in system-out: a row that an evaluator judged false
-// is data for the gates, not a failure of the report.
+// is data for the gates, not a failure of the report. The rows are
+// written one at a time, so that memory stays flat however many there
+// are: a first pass over them counts them for the suites' attributes.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	cat := r.catalog()
+	runs := r.runs()
 	doc := junitSuites{Name: "agenta evaluation"}
+	var head []junitSuite // the suites before the runs'
 	if failure := r.failure(); failure != nil {
-		doc.Suites = append(doc.Suites, junitSuite{Name: "evaluation", Tests: 1, Failures: 1, Cases: []junitCase{{
+		head = append(head, junitSuite{Name: "evaluation", Tests: 1, Failures: 1, Cases: []junitCase{{
 			Name:      bound("evaluation of "+r.Candidate.Variant(), 200),
 			Classname: "evaluation",
 			Failure:   &junitFailure{Message: bound(oneLine(failure.Error()), 1000), Type: "evaluation", Text: bound(failure.Error(), 4000)},
 		}}})
 	}
-	for _, run := range r.runs() {
-		suite := junitSuite{Name: run.name}
+	// The runs' suites, without their cases: counted here, written below.
+	suites := make([]junitSuite, len(runs))
+	for i, run := range runs {
+		suites[i].Name = run.name
 		total := 0.0
-		for i, s := range run.Scenarios {
-			c := junitCase{
-				Name:      bound(fmt.Sprintf("row %d: %s", i+1, oneLine(s.InputsText())), 200),
-				Classname: bound(run.name, 120),
-				SystemOut: scenarioText(s, cat),
+		for s, err := range run.scenarios() {
+			if err != nil {
+				return err
 			}
+			suites[i].Tests++
 			if l, ok := s.Latency(); ok && l >= 0 {
-				c.Time = strconv.FormatFloat(l, 'f', 3, 64)
 				total += l
 			}
-			suite.Cases = append(suite.Cases, c)
 		}
 		if total > 0 {
-			suite.Time = strconv.FormatFloat(total, 'f', 3, 64)
+			suites[i].Time = strconv.FormatFloat(total, 'f', 3, 64)
 		}
-		suite.Tests = len(suite.Cases)
-		doc.Suites = append(doc.Suites, suite)
 	}
+	var tail []junitSuite
 	if len(r.Gates) > 0 {
 		suite := junitSuite{Name: "gates"}
 		for _, g := range r.Gates {
@@ -95,18 +98,86 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			suite.Cases = append(suite.Cases, c)
 		}
 		suite.Tests = len(suite.Cases)
-		doc.Suites = append(doc.Suites, suite)
+		tail = append(tail, suite)
 	}
-	for _, s := range doc.Suites {
+	for _, s := range slices.Concat(head, suites, tail) {
 		doc.Tests += s.Tests
 		doc.Failures += s.Failures
 	}
+
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	root := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
+		{Name: xml.Name{Local: "name"}, Value: doc.Name},
+		{Name: xml.Name{Local: "tests"}, Value: strconv.Itoa(doc.Tests)},
+		{Name: xml.Name{Local: "failures"}, Value: strconv.Itoa(doc.Failures)},
+		{Name: xml.Name{Local: "errors"}, Value: strconv.Itoa(doc.Errors)},
+	}}
+	suiteElement := xml.StartElement{Name: xml.Name{Local: "testsuite"}}
+	caseElement := xml.StartElement{Name: xml.Name{Local: "testcase"}}
+	if err := enc.EncodeToken(root); err != nil {
+		return err
+	}
+	for _, s := range head {
+		if err := enc.EncodeElement(s, suiteElement); err != nil {
+			return err
+		}
+	}
+	for i, run := range runs {
+		suite := suites[i]
+		start := suiteElement
+		start.Attr = []xml.Attr{
+			{Name: xml.Name{Local: "name"}, Value: suite.Name},
+			{Name: xml.Name{Local: "tests"}, Value: strconv.Itoa(suite.Tests)},
+			{Name: xml.Name{Local: "failures"}, Value: "0"},
+			{Name: xml.Name{Local: "errors"}, Value: "0"},
+			{Name: xml.Name{Local: "skipped"}, Value: "0"},
+		}
+		if suite.Time != "" {
+			start.Attr = append(start.Attr, xml.Attr{Name: xml.Name{Local: "time"}, Value: suite.Time})
+		}
+		if err := enc.EncodeToken(start); err != nil {
+			return err
+		}
+		row := 0
+		for s, err := range run.scenarios() {
+			if err != nil {
+				return err
+			}
+			if row++; row > suite.Tests {
+				return fmt.Errorf("evals: the rows of %s changed between two passes: more than %d", bound(run.name, 120), suite.Tests)
+			}
+			c := junitCase{
+				Name:      bound(fmt.Sprintf("row %d: %s", row, oneLine(s.InputsText())), 200),
+				Classname: bound(run.name, 120),
+				SystemOut: scenarioText(s, cat),
+			}
+			if l, ok := s.Latency(); ok && l >= 0 {
+				c.Time = strconv.FormatFloat(l, 'f', 3, 64)
+			}
+			if err := enc.EncodeElement(c, caseElement); err != nil {
+				return err
+			}
+		}
+		if row != suite.Tests {
+			return fmt.Errorf("evals: the rows of %s changed between two passes: %d, then %d", bound(run.name, 120), suite.Tests, row)
+		}
+		if err := enc.EncodeToken(start.End()); err != nil {
+			return err
+		}
+	}
+	for _, s := range tail {
+		if err := enc.EncodeElement(s, suiteElement); err != nil {
+			return err
+		}
+	}
+	if err := enc.EncodeToken(root.End()); err != nil {
+		return err
+	}
+	if err := enc.Flush(); err != nil {
 		return err
 	}
 	_, err := io.WriteString(w, "\n")

@@ -3,6 +3,7 @@ package evals
 import (
 	"errors"
 	"fmt"
+	"iter"
 
 	"github.com/agenta-go/agenta/models"
 )
@@ -13,6 +14,28 @@ type Run struct {
 	// evaluator configs; it may be zero.
 	Evaluation models.Evaluation
 	Scenarios  []models.EvaluationScenario
+	// Rows, when set, gives the run's scenarios instead of Scenarios, for
+	// a run too large for memory: each call starts a new pass over them,
+	// such as a read of the file they were kept in while they streamed.
+	// The writers make one or two passes (WriteCSV and WriteJUnit count
+	// first) and end with the first error a pass yields; NewReport
+	// summarises and compares from it in flat memory.
+	Rows func() iter.Seq2[models.EvaluationScenario, error]
+}
+
+// scenarios returns a pass over the run's scenarios: Rows when set, else
+// Scenarios.
+func (r Run) scenarios() iter.Seq2[models.EvaluationScenario, error] {
+	if r.Rows != nil {
+		return r.Rows()
+	}
+	return func(yield func(models.EvaluationScenario, error) bool) {
+		for _, s := range r.Scenarios {
+			if !yield(s, nil) {
+				return
+			}
+		}
+	}
 }
 
 // Variant returns the name of the run's variant: its variant name, else its
@@ -28,7 +51,7 @@ func (r Run) Variant() string {
 }
 
 func (r Run) empty() bool {
-	return r.Evaluation.ID == "" && len(r.Scenarios) == 0
+	return r.Evaluation.ID == "" && len(r.Scenarios) == 0 && r.Rows == nil
 }
 
 // Report gathers what a release decision needs: the candidate's summary,
@@ -38,8 +61,10 @@ func (r Run) empty() bool {
 //
 // NewReport fills it from two runs in memory. For runs too large for
 // memory, fill CandidateSummary (and BaselineSummary and Comparison) from
-// an Accumulator and a Comparer, and leave the runs' Scenarios empty: every
-// writer then writes what it has.
+// an Accumulator and a Comparer while the scenarios stream, and give the
+// writers the rows through Run.Rows (read back from where they were kept)
+// or not at all: with neither Rows nor Scenarios, every writer writes
+// what it has.
 type Report struct {
 	// Evaluators names the evaluator configs and says which way each
 	// improves. Evaluators seen in results but missing here show by id,
@@ -69,18 +94,39 @@ type Report struct {
 // run; pass a zero Run as baseline to report on the candidate alone. The
 // evaluator names and directions come from both runs' evaluations (see
 // EvaluatorsOf); add or change them in Report.Evaluators or with
-// SetDirection before checking gates.
+// SetDirection before checking gates. A run given by Run.Rows is read
+// as a stream (see Accumulator and CompareStream); an error reading it
+// becomes the report's Failure.
 func NewReport(baseline, candidate Run) *Report {
 	r := &Report{
-		Evaluators:       EvaluatorsOf(candidate.Evaluation, baseline.Evaluation),
-		Baseline:         baseline,
-		Candidate:        candidate,
-		CandidateSummary: Summarize(candidate.Scenarios),
+		Evaluators: EvaluatorsOf(candidate.Evaluation, baseline.Evaluation),
+		Baseline:   baseline,
+		Candidate:  candidate,
 	}
+	var errs []error
+	summarize := func(run Run) Summary {
+		if run.Rows == nil {
+			return Summarize(run.Scenarios)
+		}
+		s, err := SummarizeStream(run.scenarios())
+		if err != nil {
+			errs = append(errs, fmt.Errorf("evals: reading the scenarios of %s: %w", run.Variant(), err))
+		}
+		return s
+	}
+	r.CandidateSummary = summarize(candidate)
 	if !baseline.empty() {
-		r.BaselineSummary = Summarize(baseline.Scenarios)
-		cmp := Compare(baseline.Scenarios, candidate.Scenarios)
+		r.BaselineSummary = summarize(baseline)
+		var cmp Comparison
+		if baseline.Rows == nil && candidate.Rows == nil {
+			cmp = Compare(baseline.Scenarios, candidate.Scenarios)
+		} else {
+			cmp, _ = CompareStream(baseline.scenarios(), candidate.scenarios()) // its errors are those above
+		}
 		r.Comparison = &cmp
+	}
+	if len(errs) > 0 {
+		r.Failure = errors.Join(errs...)
 	}
 	return r
 }

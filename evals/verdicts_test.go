@@ -134,8 +134,20 @@ func TestEmptyRunFailsEveryGate(t *testing.T) {
 		t.Fatalf("Check of an empty candidate = %v, want 4 failures", err)
 	}
 	for _, g := range r.Gates {
-		if g.Reason != "the candidate run has no scenarios" {
+		if g.Reason != "the candidate run has no rows" {
 			t.Errorf("%s: reason %q, want the empty run named", g.Gate, g.Reason)
+		}
+	}
+	// Without rows the service names no evaluator: a gate naming one by
+	// name fails on the empty run, not as an unknown evaluator.
+	r = NewReport(Run{}, empty)
+	err = r.Check(MinMean("Exact match", 0.5), MaxWorseRows("Exact match", 0))
+	if errors.Is(err, ErrInvalidGate) || !errors.Is(err, ErrGateFailed) {
+		t.Errorf("Check by name on an empty run = %v, want a gate failure, not an invalid gate", err)
+	}
+	for _, g := range r.Gates {
+		if g.Invalid || g.Reason != "the candidate run has no rows" {
+			t.Errorf("%s on an empty run without evaluator names = %+v, want the empty run named", g.Gate, g)
 		}
 	}
 	// An empty baseline fails the gates that compare with it.
@@ -143,7 +155,7 @@ func TestEmptyRunFailsEveryGate(t *testing.T) {
 	r = NewReport(empty, candidate)
 	_ = r.Check(MaxWorseRows("Exact match", 8), NoMoreAppErrorsThanBaseline().AllowingFailedRows(0))
 	for _, g := range r.Gates {
-		if g.Passed || g.Reason != "the baseline run has no scenarios" {
+		if g.Passed || g.Reason != "the baseline run has no rows" {
 			t.Errorf("%s against an empty baseline = %s, want a failure naming the empty baseline", g.Gate, g)
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -47,12 +46,6 @@ type EvalRunOptions struct {
 	// flags are the command's flags, to tell a flag left out from one
 	// given an empty value.
 	flags *pflag.FlagSet
-
-	// report is what runEval had built when it ended: the reports are
-	// written from it whatever the outcome; judged says its gates were
-	// checked on complete runs.
-	report *evals.Report
-	judged bool
 }
 
 // NewCmdEvalRun returns agenta eval run.
@@ -71,10 +64,22 @@ the means, the rows where the variant did better and worse, the rows without
 a value on each side, and a two-sided p-value (exact McNemar for pass/fail,
 Wilcoxon signed-rank for scores). Progress goes to stderr.
 
+Every variant's run is waited on, together, until --timeout: server
+trouble (5xx, 429, a restart, an answer cut short) is ridden out with a
+line on stderr per failed read. Each run that finished is read at once as
+a stream, summarised and kept in a temporary file as its rows arrive, in
+memory that does not grow with the run; the comparisons and the reports
+read the rows back from there. A
+variant that failed (its evaluation, its wait or its read) is shown in
+its place with the cause, the others are summarised, and the failure
+fails every gate and sets the exit code.
+
 Gates (--gate, repeatable) apply to the last variant:
   NAME OP NUMBER           the mean of evaluator NAME (its name or id);
                            OP is >=, >, <= or <, spaces optional;
-                           NUMBER may end in % ('Exact match>=90%')
+                           NUMBER may end in % where the measure is a
+                           rate ('Exact match>=90%'), not on a count
+                           of rows, a cost or a latency
   worse(NAME) OP N         rows where it did worse than the baseline
   regression_p(NAME) OP P  one-sided p-value of a regression against the
                            baseline, in the evaluator's worse direction
@@ -96,9 +101,14 @@ sends the key held in the environment variable NAME (such as OPENAI_API_KEY);
 the key itself is never a flag value.
 
 Reports (--junit, --csv, --json, --markdown) cover the baseline and the last
-variant, or the one variant, and are written whatever the outcome, each to
-a temporary file renamed into place: a gate that failed, an evaluation that
-failed or a service error shows in them with its reason. In JUnit, the
+variant, or the one variant. Their paths are checked before any evaluation
+is created (an existing directory that can be written, not a directory, one
+file each, not empty); - is standard output, for one report, and the tables
+then go to stderr. They are written whatever the outcome, each on its own,
+to a temporary file renamed into place: a gate that failed, an evaluation
+that failed, a service error or an interruption shows in them with its
+reason, and a report that cannot be written is removed, not left stale.
+The rows are kept in $TMPDIR, in a file removed as soon as it is created. In JUnit, the
 gates are the test cases that can fail (and a failed run, as one failing
 case with its cause); each scenario is a passed case with its values in
 system-out, so the report is green exactly when every gate holds. The CSV has one record per scenario per
@@ -115,19 +125,29 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
     --gate 'regression_p(Exact match) >= 0.05' --junit report.xml`,
 		Args: exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := opts.check(); err != nil {
+			run := &evalRun{opts: opts}
+			err := opts.check()
+			// The report paths are checked before any evaluation is
+			// created; those that can be written get the reports of a
+			// usage error too.
+			var reportErr error
+			run.targets, reportErr = opts.checkReports()
+			if err == nil {
+				err = reportErr
+			}
+			if err != nil {
 				if runF != nil {
 					return err
 				}
 				// A report left from an earlier run would read as this
 				// run's: write the usage error into it instead.
-				return opts.finishReports(err)
+				return run.finish(err)
 			}
 			if runF != nil {
 				return runF(opts)
 			}
-			err := runWithClient(f, func(client *agenta.Client) error { return runEval(cmd.Context(), client, opts) })
-			return opts.finishReports(err)
+			err = runWithClient(f, func(client *agenta.Client) error { return run.run(cmd.Context(), client) })
+			return run.finish(err)
 		},
 	}
 	// It checks its flags' values itself, so that a report asked for says
@@ -151,7 +171,8 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	return cmd
 }
 
-// check refuses missing or malformed flags, and parses the gates.
+// check refuses missing or malformed flags, and parses the gates. Spaces
+// around an id are dropped: "--variant 'a, b'" names two variants.
 func (o *EvalRunOptions) check() error {
 	// A flag given an empty value counts as given: its check below says so.
 	given := func(name string) bool { return o.flags != nil && o.flags.Changed(name) }
@@ -162,6 +183,12 @@ func (o *EvalRunOptions) check() error {
 		required{"--evaluator", len(o.EvaluatorIDs) > 0 || given("evaluator")},
 	); err != nil {
 		return err
+	}
+	o.AppID, o.TestsetID = strings.TrimSpace(o.AppID), strings.TrimSpace(o.TestsetID)
+	for _, ids := range [][]string{o.VariantIDs, o.EvaluatorIDs} {
+		for i := range ids {
+			ids[i] = strings.TrimSpace(ids[i])
+		}
 	}
 	// Checked here so that the message names the flag, not the SDK's field.
 	for _, ids := range []struct {
@@ -234,143 +261,6 @@ func providerKeysFromEnv(names []string, getenv func(string) string) (models.Pro
 		keys[name] = value
 	}
 	return models.NewProviderKeys(keys), nil
-}
-
-// runEval creates the evaluation, waits for each variant's run, prints the
-// summaries and comparisons and checks the gates; opts.report keeps what
-// was built, for finishReports.
-func runEval(ctx context.Context, client *agenta.Client, opts *EvalRunOptions) error {
-	// --timeout bounds the whole run, every variant's wait included.
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	defer cancel()
-	created, err := client.CreateEvaluation(ctx, models.NewEvaluation{
-		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
-		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(), LMProvidersKeys: opts.ProviderKeys,
-	})
-	if err != nil {
-		return err
-	}
-	ordered, err := byVariant(created, opts.VariantIDs)
-	if err != nil {
-		return err
-	}
-	labels := make([]string, len(ordered))
-	for i, ev := range ordered {
-		labels[i] = "evaluation " + cell(ev.ID) + " (" + cell(evals.Run{Evaluation: ev}.Variant()) + ")"
-		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", labels[i])
-	}
-	runs := make([]evals.Run, len(ordered))
-	for i, ev := range ordered {
-		runs[i] = evals.Run{Evaluation: ev}
-	}
-	for i, ev := range ordered {
-		finished, err := waitEvaluation(ctx, opts.IO, client, ev.ID, labels[i], opts.Interval)
-		if finished != nil {
-			runs[i].Evaluation = *finished
-		}
-		if err != nil {
-			opts.report = gatedReport(runs, opts.EvaluatorIDs)
-			return err
-		}
-		scenarios, err := client.FetchEvaluationScenarios(ctx, ev.ID)
-		if err != nil {
-			opts.report = gatedReport(runs, opts.EvaluatorIDs)
-			return err
-		}
-		runs[i].Scenarios = scenarios
-	}
-
-	// Standard output is scrubbed of the keys by run; the reports are
-	// scrubbed as they are written.
-	var gated *evals.Report
-	out := opts.IO.Out
-	for i, run := range runs {
-		var baseline evals.Run
-		if i > 0 {
-			baseline = runs[0]
-		}
-		report := newReport(baseline, run, opts.EvaluatorIDs)
-		if err := printSummary(out, report, i == 0 && len(runs) > 1); err != nil {
-			return localError(err)
-		}
-		if report.Comparison != nil {
-			if err := printComparison(out, report); err != nil {
-				return localError(err)
-			}
-		}
-		gated = report
-	}
-	opts.report, opts.judged = gated, true
-	gateErr := gated.Check(opts.Gates...)
-	if err := printGates(out, gated.Gates); err != nil {
-		return localError(err)
-	}
-	if errors.Is(gateErr, evals.ErrInvalidGate) {
-		// The user's typo, not the candidate's fault.
-		var ge *evals.GateError
-		errors.As(gateErr, &ge)
-		var parts []string
-		for _, r := range ge.Invalid() {
-			parts = append(parts, fmt.Sprintf("--gate %q: %s", text.Clip(r.Gate.String(), 100), r.Reason))
-		}
-		return usageErrorf("%s", strings.Join(parts, "; "))
-	}
-	return gateErr
-}
-
-// newReport builds the report of a run against a baseline (a zero Run for
-// none), knowing the requested evaluator configs by id even when they
-// have no value anywhere, so that a gate naming one by id fails on the
-// missing values rather than as an unknown evaluator.
-func newReport(baseline, candidate evals.Run, evaluatorIDs []string) *evals.Report {
-	report := evals.NewReport(baseline, candidate)
-	for _, id := range evaluatorIDs {
-		if !slices.ContainsFunc(report.Evaluators, func(e evals.Evaluator) bool { return e.ID == id }) {
-			report.Evaluators = append(report.Evaluators, evals.Evaluator{ID: id})
-		}
-	}
-	return report
-}
-
-// gatedReport is the report of the runs as far as they got: the last
-// variant against the first.
-func gatedReport(runs []evals.Run, evaluatorIDs []string) *evals.Report {
-	var baseline evals.Run
-	if len(runs) > 1 {
-		baseline = runs[0]
-	}
-	return newReport(baseline, runs[len(runs)-1], evaluatorIDs)
-}
-
-// finishReports writes the reports asked for whatever the outcome err of
-// the command: for a run that could not be judged (a usage error, a
-// failed evaluation, a service error), the reports say why and every gate
-// fails. A report that cannot be written makes the command exit 5, unless
-// it already fails for a reason of its own, which the exit code keeps.
-func (o *EvalRunOptions) finishReports(err error) error {
-	if o.JUnit == "" && o.CSV == "" && o.JSON == "" && o.Markdown == "" {
-		return err
-	}
-	report := o.report
-	if report == nil {
-		report = evals.NewReport(evals.Run{}, evals.Run{})
-	}
-	if !o.judged {
-		if err != nil {
-			report.Failure = errors.New(errorLine(err))
-		}
-		_ = report.Check(o.Gates...)
-	}
-	werr := writeReports(o.IO.ErrOut, report, o, o.Factory.secrets())
-	switch code := exitCode(err); {
-	case werr == nil:
-		return err
-	case code == exitOK || code == exitGateFailed:
-		return werr
-	default:
-		fmt.Fprintln(o.IO.ErrOut, errorLine(werr))
-		return err
-	}
 }
 
 // byVariant orders the created evaluations as the variants were given.
@@ -539,42 +429,6 @@ func diffText(d float64, rate bool) string {
 		return strconv.FormatFloat(100*d, 'f', 1, 64) + " pts"
 	}
 	return number(d)
-}
-
-// writeReports writes the report files asked for, scrubbed of secrets,
-// server text in the JUnit and Markdown reports with its control characters
-// and bidirectional overrides escaped (the CSV's cells are, the JSON Lines
-// keep the exact text), and says so on log.
-func writeReports(log io.Writer, report *evals.Report, opts *EvalRunOptions, secrets []string) error {
-	for _, file := range []struct {
-		path     string
-		write    func(io.Writer) error
-		document bool // a report read as a whole, whose controls are escaped
-	}{
-		{opts.JUnit, report.WriteJUnit, true},
-		{opts.CSV, report.WriteCSV, false}, // its cells are inert already
-		{opts.JSON, report.WriteJSONLines, false},
-		{opts.Markdown, report.WriteMarkdown, true},
-	} {
-		if file.path == "" {
-			continue
-		}
-		write := file.write
-		if file.document {
-			write = func(w io.Writer) error {
-				d := text.NewDocumentWriter(w)
-				if err := file.write(d); err != nil {
-					return err
-				}
-				return d.Flush()
-			}
-		}
-		if err := writeFile(file.path, func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }); err != nil {
-			return localError(fmt.Errorf("cannot write %s: %w", text.Clip(file.path, 200), errorReason(err)))
-		}
-		fmt.Fprintf(log, "wrote %s\n", text.Escape(file.path))
-	}
-	return nil
 }
 
 // writeFile writes a file through write, atomically: into a temporary

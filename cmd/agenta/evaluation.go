@@ -115,14 +115,19 @@ failed and 4 when --timeout passes first.`,
 // addWaitFlags adds --interval and --timeout to a command that waits for
 // evaluations.
 func addWaitFlags(cmd *cobra.Command, interval, timeout *time.Duration) {
-	cmd.Flags().DurationVar(interval, "interval", agenta.DefaultWaitInterval, "pause between status reads")
+	cmd.Flags().DurationVar(interval, "interval", agenta.DefaultWaitInterval, "pause between status reads (at least 100ms)")
 	cmd.Flags().DurationVar(timeout, "timeout", 30*time.Minute, "give up after this long (exit 4)")
 }
 
-// checkWaitFlags refuses intervals and timeouts that are not positive.
+// minInterval is the shortest --interval: each status read is a request
+// to the server, and a nanosecond made thousands a second.
+const minInterval = 100 * time.Millisecond
+
+// checkWaitFlags refuses an interval under minInterval and a timeout that
+// is not positive.
 func checkWaitFlags(interval, timeout time.Duration) error {
-	if interval <= 0 {
-		return usageErrorf("--interval %s: want a positive duration, such as 2s", interval)
+	if interval < minInterval {
+		return usageErrorf("--interval %s: want %s or more, such as 2s (each status read is a request to the server)", interval, minInterval)
 	}
 	return checkTimeout(timeout)
 }
@@ -142,10 +147,11 @@ func evaluationRunE(opts *EvaluationOptions, runF func(*EvaluationOptions) error
 }
 
 // waitEvaluation waits for an evaluation, until ctx ends, with a progress
-// display labelled label.
+// display labelled label: a line per status change, and one per failed
+// read that the wait rides out.
 func waitEvaluation(ctx context.Context, streams *IOStreams, client *agenta.Client, id, label string, interval time.Duration) (*models.Evaluation, error) {
 	p := startProgress(streams, label)
-	ev, err := client.WaitEvaluation(ctx, id, &agenta.WaitOptions{Interval: interval, OnStatus: p.OnStatus})
+	ev, err := client.WaitEvaluation(ctx, id, &agenta.WaitOptions{Interval: interval, OnStatus: p.OnStatus, OnRetry: p.OnRetry})
 	p.Stop()
 	return ev, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"syscall"
@@ -34,7 +35,61 @@ const exitCodesHelp = `Exit codes:
   4    service or network error: the server answered an error, refused the
        key, or could not be reached in time
   5    local error, such as a report file that cannot be written
-  130  interrupted by SIGINT or SIGTERM`
+  130  interrupted by SIGINT or SIGTERM
+When several apply (one variant failed, another timed out; a gate failed
+and a report could not be written), stderr has a line for each, and the
+exit code is the first of them in this order: 130, 2, 3, 4, 1, 5.`
+
+// exitOrder ranks the exit codes for a command that ends with several
+// outcomes: the first that applies is the exit code. An interruption
+// comes first (the rest is unfinished), then a usage error (the command
+// was wrong), then a failed evaluation (a verdict on the variant, which a
+// rerun will not change), then a service error (no verdict: a rerun may
+// give one), then a failed gate, and a local error last, so that a report
+// that could not be written never hides the verdict.
+var exitOrder = []int{exitInterrupted, exitUsage, exitEvalFailed, exitService, exitGateFailed, exitLocal}
+
+// worst returns the errors but one, in order, and that one: the error
+// whose exit code comes first in exitOrder (the earliest of those with
+// that code). nils are dropped, and so are repeats of one line.
+func worst(errs ...error) (others []error, first error) {
+	var kept []error
+	seen := map[string]bool{}
+	for _, err := range errs {
+		if err == nil || seen[err.Error()] {
+			continue
+		}
+		seen[err.Error()] = true
+		kept = append(kept, err)
+	}
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	rank := func(err error) int {
+		for i, code := range exitOrder {
+			if exitCode(err) == code {
+				return i
+			}
+		}
+		return len(exitOrder)
+	}
+	at := 0
+	for i, err := range kept {
+		if rank(err) < rank(kept[at]) {
+			at = i
+		}
+	}
+	return append(kept[:at:at], kept[at+1:]...), kept[at]
+}
+
+// printErrorLines prints errors on w as run prints the one a command
+// returns: one line each, scrubbed of the secrets.
+func printErrorLines(w io.Writer, secrets []string, errs ...error) {
+	known := text.NewSecrets(secrets...)
+	for _, err := range errs {
+		fmt.Fprintln(w, errorLine(errors.New(known.Text(err.Error(), -1))))
+	}
+}
 
 // maxErrorLine bounds the error line printed on stderr: server messages can
 // be long, and one line must stay readable.
@@ -90,7 +145,9 @@ func classify(err error, host string) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("invalid %s: %s", argErr.Field, argErr.Reason)}
 	case errors.Is(err, agenta.ErrInvalidArgument):
 		return &exitError{code: exitUsage, err: err}
-	case errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled) && !errors.Is(err, agenta.ErrAttemptTimeout) && !errors.Is(err, agenta.ErrAnswerCut):
+		// The SDK's own limits cancel an attempt too: those are not the
+		// user's interrupt.
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
 	}
 	return &exitError{code: exitService, err: describeServiceError(err, host)}
@@ -130,8 +187,21 @@ func describeServiceError(err error, host string) error {
 		return err
 	case errors.As(err, &waitErr):
 		return fmt.Errorf("%w; raise --timeout to wait longer", err)
+	case errors.Is(err, agenta.ErrIdleTimeout):
+		// The answer had begun, then stopped: not "no answer", and not
+		// --timeout, which bounds the whole command.
+		where := ""
+		if errors.As(err, &decodeErr) {
+			where = decodeErr.Method + " " + decodeErr.Path + ": "
+		}
+		return fmt.Errorf("agenta: %sthe answer from %s stalled: nothing arrived for %s, the longest silence the command waits out; the server or the network is stuck", where, host, idleTimeout)
+	case errors.Is(err, agenta.ErrAnswerCut):
+		return fmt.Errorf("agenta: the connection to %s broke in the middle of the answer: %s", host, sdkText(err))
+	case errors.Is(err, context.DeadlineExceeded) && errors.As(err, &decodeErr):
+		// The command's --timeout ended the call while the answer arrived.
+		return fmt.Errorf("agenta: --timeout passed while the answer from %s was still arriving: %s", host, sdkText(err))
 	case errors.Is(err, context.DeadlineExceeded):
-		// The command's --timeout ended the call, maybe mid-answer.
+		// The command's --timeout ended the call.
 		return fmt.Errorf("agenta: no answer from %s within --timeout: %s", host, sdkText(err))
 	case errors.Is(err, agenta.ErrAttemptTimeout), errors.As(err, &netErr) && netErr.Timeout():
 		return fmt.Errorf("agenta: no answer from %s in time: %s", host, sdkText(err))

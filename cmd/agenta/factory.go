@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/agenta-go/agenta"
@@ -23,6 +24,9 @@ type Factory struct {
 	// APIKeyFile is --api-key-file; empty means AGENTA_API_KEY. The key is
 	// never a flag value, which ps and shell history would show.
 	APIKeyFile string
+
+	// AttemptTimeout is the hidden --attempt-timeout: see idleTimeout.
+	AttemptTimeout time.Duration
 
 	// getenv reads the environment; tests may replace it.
 	getenv func(string) string
@@ -73,13 +77,28 @@ func (f *Factory) hostSetting() (host, from string) {
 	return strings.TrimSpace(host), from
 }
 
+// idleTimeout is the longest an answer may stay silent once it has begun,
+// and the longest an attempt waits for an answer's headers: a download
+// that keeps arriving is bounded only by --timeout, however long it takes,
+// and one that stalls ends after this. The hidden --attempt-timeout flag
+// sets it, for tests of stalls that must not take a minute; the messages
+// name its value.
+var idleTimeout = time.Minute
+
 // Client returns an SDK client for the configured server and key.
 func (f *Factory) Client() (*agenta.Client, error) {
 	base, err := f.hostURL()
 	if err != nil {
 		return nil, err
 	}
-	opts := []agenta.Option{agenta.WithBaseURL(base), agenta.WithUserAgent("agenta-cli/" + agenta.Version)}
+	if f.AttemptTimeout < 0 {
+		return nil, usageErrorf("--attempt-timeout %s: want a positive duration", f.AttemptTimeout)
+	}
+	if f.AttemptTimeout > 0 {
+		idleTimeout = f.AttemptTimeout
+	}
+	opts := []agenta.Option{agenta.WithBaseURL(base), agenta.WithUserAgent("agenta-cli/" + agenta.Version),
+		agenta.WithTimeout(idleTimeout), agenta.WithIdleTimeout(idleTimeout)}
 	if f.APIKeyFile != "" {
 		key, err := f.keyFromFile()
 		if err != nil {

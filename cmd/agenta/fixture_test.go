@@ -7,6 +7,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -138,4 +140,79 @@ func watchPeakRSS(pid int) func() int64 {
 		defer mu.Unlock()
 		return peak
 	}
+}
+
+// The size of HUGE_RUN_HOST's evaluations: 50,000 rows of about 6.7 KB,
+// 319 MiB of scenarios each, more than the SDK's 256 MiB limit on an
+// answer read whole.
+const (
+	hugeRows    = 50_000
+	hugePadding = 6000
+)
+
+// runServer is a service whose evaluations of any variants finish at once,
+// each with the fixture evaluation's rows (see appendBenchScenario),
+// written one at a time as they are sent, each row's note padded with
+// padding bytes: eval run on it reads runs of any size without the server
+// holding them.
+func runServer(rows, padding int) http.Handler {
+	const prefix = "/api/evaluations"
+	evaluation := func(id, variant string) string {
+		ev := strings.Replace(benchEvaluation, benchEvaluationID, id, 1)
+		ev = strings.Replace(ev, `"variant_ids":["v"]`, `"variant_ids":[`+strconv.Quote(variant)+`]`, 1)
+		return strings.Replace(ev, `"variant_names":["capitals.default"]`, `"variant_names":[`+strconv.Quote("capitals."+variant)+`]`, 1)
+	}
+	note := strings.Repeat("x", padding)
+	var variants sync.Map // evaluation id → variant id
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		rest, _ := strings.CutPrefix(r.URL.Path, prefix)
+		switch {
+		case r.Method == http.MethodPost && (rest == "" || rest == "/"):
+			var req struct {
+				VariantIDs []string `json:"variant_ids"`
+			}
+			if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+				http.Error(w, `{"detail":"bad request"}`, http.StatusBadRequest)
+				return
+			}
+			var created []string
+			for i, v := range req.VariantIDs {
+				id := fmt.Sprintf("0190b5a2-7c1e-7b52-a0a7-3c3f2b1d9f%02x", i)
+				variants.Store(id, v)
+				created = append(created, evaluation(id, v))
+			}
+			io.WriteString(w, "["+strings.Join(created, ",")+"]")
+		case strings.HasSuffix(rest, "/status"):
+			io.WriteString(w, `{"status":{"type":"status","value":"EVALUATION_FINISHED","error":null}}`)
+		case strings.HasSuffix(rest, "/evaluation_scenarios"):
+			bw := bufio.NewWriterSize(w, 64<<10)
+			bw.WriteByte('[')
+			row := make([]byte, 0, 1024+padding)
+			for i := range rows {
+				if i > 0 {
+					bw.WriteByte(',')
+				}
+				row = appendBenchScenario(row[:0], i)
+				if padding > 0 {
+					row = bytes.Replace(row, []byte(`"note":""`), []byte(`"note":"`+note+`"`), 1)
+				}
+				if _, err := bw.Write(row); err != nil {
+					return
+				}
+			}
+			bw.WriteByte(']')
+			bw.Flush()
+		case r.Method == http.MethodGet && strings.Count(rest, "/") == 1:
+			id := strings.TrimPrefix(rest, "/")
+			v, ok := variants.Load(id)
+			if !ok {
+				http.Error(w, `{"detail":"Not Found"}`, http.StatusNotFound)
+				return
+			}
+			io.WriteString(w, evaluation(id, v.(string)))
+		default:
+			http.Error(w, `{"detail":"Not Found"}`, http.StatusNotFound)
+		}
+	})
 }

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/internal/text"
 	"github.com/agenta-go/agenta/models"
 )
@@ -101,6 +106,53 @@ func (p *progress) OnStatus(status models.Result) {
 	} else {
 		p.draw()
 	}
+}
+
+// OnRetry takes a failed read that WaitEvaluation rides out, and says so
+// on a line of its own, on the live display too: the wait goes on until
+// --timeout, and a CI log shows why it takes long.
+func (p *progress) OnRetry(r agenta.WaitRetry) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line := fmt.Sprintf("%s: %s (%s in a row); reading again in %s, until --timeout",
+		p.label, retryReason(r.Err), plural(r.Failures, "failed read"), r.Wait.Round(10*time.Millisecond))
+	if p.live {
+		// Over the live line, which the next draw puts back below.
+		fmt.Fprintf(p.io.ErrOut, "\r\x1b[K%s\n", line)
+		return
+	}
+	p.printed = time.Now()
+	fmt.Fprintln(p.io.ErrOut, line)
+}
+
+// retryReason says in a few words why a read failed: the status the
+// server answered, or what happened to the connection. It holds no server
+// text, so a progress line never carries more than ids and statuses.
+func retryReason(err error) string {
+	var apiErr *agenta.APIError
+	switch {
+	case errors.As(err, &apiErr):
+		return fmt.Sprintf("the server answered %d %s", apiErr.StatusCode, http.StatusText(apiErr.StatusCode))
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the server refused the connection"
+	case errors.Is(err, agenta.ErrAnswerCut):
+		return "the answer was cut short"
+	case errors.Is(err, agenta.ErrIdleTimeout):
+		return "the answer stalled"
+	case errors.Is(err, agenta.ErrAttemptTimeout):
+		return "no answer in time"
+	case errors.Is(err, agenta.ErrNoResponse):
+		return "no answer: the connection broke"
+	}
+	return "a read failed"
+}
+
+// plural writes a count of things: "1 row", "2 rows".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }
 
 // line writes the plain display's line.

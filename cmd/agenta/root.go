@@ -78,6 +78,10 @@ Configuration:
 	}
 	root.PersistentFlags().StringVar(&f.Host, "host", "", "the server's URL, with or without /api (default $AGENTA_HOST)")
 	root.PersistentFlags().StringVar(&f.APIKeyFile, "api-key-file", "", "read the API key from this file (default $AGENTA_API_KEY)")
+	// Hidden: for tests of stalls and slow answers that must not take a
+	// minute each.
+	root.PersistentFlags().DurationVar(&f.AttemptTimeout, "attempt-timeout", 0, "each attempt's limit on the wait for an answer's headers and on each silence of its body (default 1m)")
+	_ = root.PersistentFlags().MarkHidden("attempt-timeout")
 	root.SetFlagErrorFunc(flagError)
 	// A flag given an empty value is refused before any command runs.
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
@@ -206,6 +210,10 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 			if err := checkText(commandName(cmd), names[i], arg); err != nil {
 				return err
 			}
+			// An id never holds spaces at its ends; a script that quoted
+			// a variable with a trailing one would get a 500 for it. cobra
+			// hands RunE the slice it checked here.
+			args[i] = strings.TrimSpace(arg)
 		}
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -107,14 +108,21 @@ func streamScenarios(ctx context.Context, client *agenta.Client, opts *Scenarios
 		}
 		w = cw
 	}
+	written := 0
 	for s, err := range client.StreamEvaluationScenarios(ctx, opts.EvaluationID) {
 		if err != nil {
 			out.Flush()
-			return err
+			if written == 0 {
+				return err
+			}
+			// Say how far the stream got: what was printed is not all.
+			return inContext(classify(err, opts.Factory.serverHost()),
+				fmt.Sprintf("scenarios of evaluation %s: %d written, then", cell(opts.EvaluationID), written))
 		}
 		if err := w.write(&s); err != nil {
 			return localError(err)
 		}
+		written++
 	}
 	if err := w.end(); err != nil {
 		return localError(err)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -74,12 +75,28 @@ const testAPIKey = "s3cret-key-0123456789"
 //	FLAKY_PROD FLAKY_SAME FLAKY_WORSE  variants failing on 2, the same 2, and 3 rows
 //	SPARSE_TESTSET    20 rows, 18 without an expected answer: edit distance errs on them
 //	EMPTY_TESTSET     a test set without rows
+//	FLAKY_MISMATCHED  a variant of it that takes the input "nation": its evaluation ends EVALUATION_FAILED
+//	MANUAL_HOST       a demo fake without a worker, driven by the ctl command (same demo ids)
+//	MANUAL_EVALUATION_ID a finished evaluation of PRODUCTION there
+//	BIG_RUN_HOST      a server whose evaluations of any variants finish at once with BIG_RUN_ROWS rows each
+//	HUGE_RUN_HOST     the same with HUGE_RUN_ROWS rows of about 6.7 KB: HUGE_RUN_MIB MiB of scenarios per evaluation
+//	BIG_EXACT         the id of their "Exact match" evaluator config
+//
+// The condition [race] holds under the race detector.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		Setup:               setupScript,
+		Condition: func(cond string) (bool, error) {
+			if cond == "race" {
+				return raceEnabled, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"ctl":             cmdCtl,
+			"follow":          cmdFollow,
 			"exits":           cmdExits,
 			"waitlisten":      cmdWaitListen,
 			"signal":          cmdSignal,
@@ -182,6 +199,36 @@ func setupScript(env *testscript.Env) error {
 	env.Values[stuckKey{}] = stuck
 	env.Values[signalledKey{}] = &signalled{}
 
+	// A server without a worker, driven by ctl: its evaluations move when
+	// the script says, its faults come when the script injects them.
+	manual := agentatest.NewServer(agentatest.WithManualEvaluations())
+	env.Defer(manual.Close)
+	agentatest.SeedDemo(manual)
+	manualClient, err := agenta.NewClient(manual.URL())
+	if err != nil {
+		return err
+	}
+	manualEvaluation, err := manualClient.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID: demo.AppID, VariantIDs: []string{demo.VariantID}, EvaluatorConfigIDs: demo.EvaluatorConfigIDs(),
+		TestsetID: demo.TestsetID, RateLimit: models.DefaultRateLimit(),
+	})
+	if err != nil {
+		return err
+	}
+	manual.AdvanceEvaluations(math.MaxInt)
+	manual.ResetRequests()
+	env.Values[manualKey{}] = manual
+
+	// Large runs, written row by row as they are sent.
+	bigRunRows := bigRows
+	if raceEnabled {
+		bigRunRows = bigRows / 10
+	}
+	bigRun := httptest.NewServer(runServer(bigRunRows, 0))
+	env.Defer(bigRun.Close)
+	hugeRun := httptest.NewServer(runServer(hugeRows, hugePadding))
+	env.Defer(hugeRun.Close)
+
 	// A web server that is not the service: a login page for every path.
 	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -256,7 +303,11 @@ func setupScript(env *testscript.Env) error {
 		{"FLAKY_APP", flaky.app}, {"FLAKY_TESTSET", flaky.testset}, {"FLAKY_GOOD", flaky.variants["good"]},
 		{"FLAKY_BROKEN", flaky.variants["broken"]}, {"FLAKY_PROD", flaky.variants["prod"]},
 		{"FLAKY_SAME", flaky.variants["same"]}, {"FLAKY_WORSE", flaky.variants["worse"]},
-		{"SPARSE_TESTSET", flaky.sparse}, {"EMPTY_TESTSET", flaky.empty},
+		{"SPARSE_TESTSET", flaky.sparse}, {"EMPTY_TESTSET", flaky.empty}, {"FLAKY_MISMATCHED", flaky.variants["mismatched"]},
+		{"MANUAL_HOST", manual.URL()}, {"MANUAL_EVALUATION_ID", manualEvaluation[0].ID},
+		{"BIG_RUN_HOST", bigRun.URL + "/api"}, {"BIG_RUN_ROWS", strconv.Itoa(bigRunRows)},
+		{"HUGE_RUN_HOST", hugeRun.URL + "/api"}, {"HUGE_RUN_ROWS", strconv.Itoa(hugeRows)},
+		{"HUGE_RUN_MIB", strconv.Itoa(hugeRows * (hugePadding + 700) >> 20)}, {"BIG_EXACT", benchEvaluators[0]},
 	} {
 		env.Setenv(kv[0], kv[1])
 	}
@@ -307,6 +358,11 @@ func seedFlaky(srv *agentatest.Server) flakyApp {
 		}
 		sparse = append(sparse, map[string]string{"country": country, "correct_answer": answer})
 	}
+	// A variant that reads a column the test sets do not have: the
+	// service's worker breaks on it, and its evaluation ends FAILED.
+	f.variants["mismatched"] = srv.AddVariant(agentatest.Variant{BaseID: base, ConfigName: "mismatched", Parameters: map[string]any{
+		"inputs": []any{map[string]any{"name": "nation"}},
+	}})
 	f.testset = srv.AddTestset(agentatest.Testset{AppID: app, Name: "twenty", Rows: rows})
 	f.sparse = srv.AddTestset(agentatest.Testset{AppID: app, Name: "sparse", Rows: sparse})
 	f.empty = srv.AddTestset(agentatest.Testset{AppID: app, Name: "empty", Rows: []map[string]string{}})
@@ -321,6 +377,119 @@ func freeAddr() (string, error) {
 	}
 	addr := l.Addr().String()
 	return addr, l.Close()
+}
+
+type manualKey struct{}
+
+// cmdCtl drives the MANUAL_HOST fake:
+//
+//	ctl advance [N]            make N steps of the worker, oldest evaluation first, all by
+//	                           default (agentatest.AdvanceEvaluations: 2 per row)
+//	ctl reads OP N             wait until OP (such as fetch_evaluation_status) has had N requests
+//	                           since the last ctl reads, then forget them
+//	ctl fault OP KEY=VALUE...  inject a fault in front of OP (any: every request):
+//	                           for=D (a window) or times=N (always by default), status=N,
+//	                           stall=D, drop, trickle=D, trickle-bytes=N, stall-after=N, cut-after=N
+//	ctl restart D              drop every connection and refuse new ones for D
+//	ctl clear                  remove every fault and forget the requests: before a command whose
+//	                           requests a ctl reads counts
+func cmdCtl(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: ctl advance|reads|fault|restart|clear ...")
+	}
+	srv := ts.Value(manualKey{}).(*agentatest.Server)
+	number := func(s string) int {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			ts.Fatalf("ctl %s: %q is not a number", args[0], s)
+		}
+		return n
+	}
+	duration := func(s string) time.Duration {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			ts.Fatalf("ctl %s: %v", args[0], err)
+		}
+		return d
+	}
+	operation := func(s string) agentatest.Operation {
+		if s == "any" {
+			return agentatest.AnyOperation
+		}
+		if !slices.Contains(agentatest.Operations(), agentatest.Operation(s)) {
+			ts.Fatalf("ctl %s: no operation %q", args[0], s)
+		}
+		return agentatest.Operation(s)
+	}
+	switch args[0] {
+	case "advance":
+		n := math.MaxInt
+		if len(args) == 2 {
+			n = number(args[1])
+		}
+		ts.Logf("ctl advance: %d steps", srv.AdvanceEvaluations(n))
+	case "reads":
+		if len(args) != 3 {
+			ts.Fatalf("usage: ctl reads OP N")
+		}
+		op, n := operation(args[1]), number(args[2])
+		deadline := time.Now().Add(30 * time.Second)
+		for len(srv.RequestsFor(op)) < n {
+			if time.Now().After(deadline) {
+				ts.Fatalf("the manual server got %d requests to %s in 30s, want %d", len(srv.RequestsFor(op)), op, n)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		srv.ResetRequests()
+	case "fault":
+		if len(args) < 3 {
+			ts.Fatalf("usage: ctl fault OP KEY=VALUE...")
+		}
+		op := operation(args[1])
+		var f agentatest.Fault
+		var window time.Duration
+		times := agentatest.Always
+		for _, kv := range args[2:] {
+			key, value, _ := strings.Cut(kv, "=")
+			switch key {
+			case "for":
+				window = duration(value)
+			case "times":
+				times = number(value)
+			case "status":
+				f.Status = number(value)
+			case "stall":
+				f.Stall = duration(value)
+			case "drop":
+				f.Drop = true
+			case "trickle":
+				f.Trickle = duration(value)
+			case "trickle-bytes":
+				f.TrickleBytes = number(value)
+			case "stall-after":
+				f.StallAfter = number(value)
+			case "cut-after":
+				f.CutAfter = number(value)
+			default:
+				ts.Fatalf("ctl fault: unknown setting %q", kv)
+			}
+		}
+		if window > 0 {
+			srv.InjectFaultFor(op, window, f)
+		} else {
+			srv.InjectFault(op, times, f)
+		}
+	case "restart":
+		if len(args) != 2 {
+			ts.Fatalf("usage: ctl restart DURATION")
+		}
+		srv.Restart(duration(args[1]))
+	case "clear":
+		srv.ClearFaults()
+		srv.ResetRequests()
+	default:
+		ts.Fatalf("ctl: unknown command %q", args[0])
+	}
 }
 
 // cmdWaitListen waits until something accepts connections on HOST:PORT.
@@ -376,6 +545,21 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	*ts.Value(signalledKey{}).(*signalled) = signalled{cmd: last, at: time.Now()}
 }
 
+// cmdFollow remembers the most recent background command, as signal does
+// without signalling it, for exitcode after wait.
+//
+//	follow
+func cmdFollow(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: follow")
+	}
+	cmds := ts.BackgroundCmds()
+	if len(cmds) == 0 {
+		ts.Fatalf("follow: no background command")
+	}
+	*ts.Value(signalledKey{}).(*signalled) = signalled{cmd: cmds[len(cmds)-1], at: time.Now()}
+}
+
 // cmdExitedIn checks, after wait, that the signalled command ended within
 // a bound of the signal: a guard against a hang, with a wide margin.
 //
@@ -398,7 +582,8 @@ func cmdExitedIn(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// cmdExitCode checks, after wait, the exit code of the signalled command.
+// cmdExitCode checks, after wait, the exit code of the signalled (or
+// followed) command.
 //
 //	exitcode 130
 func cmdExitCode(ts *testscript.TestScript, neg bool, args []string) {

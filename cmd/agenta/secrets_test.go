@@ -123,7 +123,7 @@ func TestEchoedProviderKeyNeverShown(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", echoKey)
 	reports := map[string]string{"--junit": "report.xml", "--csv": "report.csv", "--json": "report.jsonl", "--markdown": "report.md"}
 	args := []string{"eval", "run", "--app", app, "--testset", testset, "--variant", variant, "--evaluator", evaluator,
-		"--lm-provider-key", "OPENAI_API_KEY", "--interval", "5ms", "--gate", "Exact match >= 0"}
+		"--lm-provider-key", "OPENAI_API_KEY", "--interval", "100ms", "--gate", "Exact match >= 0"}
 	for flag, file := range reports {
 		args = append(args, flag, filepath.Join(dir, file))
 	}

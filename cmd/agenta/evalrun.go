@@ -1,0 +1,407 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/agenta-go/agenta"
+	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/internal/text"
+	"github.com/agenta-go/agenta/models"
+)
+
+// evalRun is one agenta eval run: its options, the reports asked for, and
+// what it learnt of each variant's run, kept until the reports are
+// written, whatever the outcome.
+type evalRun struct {
+	opts    *EvalRunOptions
+	targets []reportTarget
+	// out is where the tables go: standard output, or standard error when
+	// a report goes to standard output.
+	out  *guardedWriter
+	runs []*variantRun
+	// report is what the run had built when it ended; judged says its
+	// gates were checked on what the runs gave.
+	report *evals.Report
+	judged bool
+	// problems are the failures besides the error the run returns: the
+	// variants that could not be summarised, classified.
+	problems []error
+	// rowsErr is why the rows could not be kept for the reports that hold
+	// them.
+	rowsErr error
+}
+
+// variantRun is one variant's evaluation as eval run follows it.
+type variantRun struct {
+	label string    // "evaluation ID (variant)", for progress and messages
+	run   evals.Run // the evaluation as created, then as it ended
+	// err is why the run cannot be summarised: its wait or its read
+	// failed, or the evaluation failed; classified.
+	err        error
+	rowsRead   int // scenarios read
+	acc        evals.Accumulator
+	summary    evals.Summary
+	comparison *evals.Comparison // against the baseline, when both were read whole
+	rows       *rowFile          // its scenarios, kept for the reports; nil when none needs them
+}
+
+// run creates the evaluation, waits for every variant's run together,
+// reads the scenarios of those that finished together, summarising and
+// comparing them as they stream, prints the summaries and comparisons and
+// checks the gates. It returns the gates' failure; each variant that could
+// not be summarised is one of r.problems.
+func (r *evalRun) run(ctx context.Context, client *agenta.Client) error {
+	opts := r.opts
+	// A reader that closes standard output (| head -1) ends the printing,
+	// not the run: the default SIGPIPE would kill the command before its
+	// reports and its verdict. A write to a closed pipe fails instead.
+	signal.Ignore(syscall.SIGPIPE)
+	tables := opts.IO.Out
+	if toStdout(r.targets) {
+		tables = opts.IO.ErrOut
+	}
+	r.out = &guardedWriter{w: tables}
+	// --timeout bounds the whole run, every variant's wait and read included.
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	host := opts.Factory.serverHost()
+	created, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
+		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(), LMProvidersKeys: opts.ProviderKeys,
+	})
+	if err != nil {
+		return err
+	}
+	ordered, err := byVariant(created, opts.VariantIDs)
+	if err != nil {
+		return err
+	}
+	for _, ev := range ordered {
+		label := "evaluation " + cell(ev.ID) + " (" + cell(evals.Run{Evaluation: ev}.Variant()) + ")"
+		r.runs = append(r.runs, &variantRun{label: label, run: evals.Run{Evaluation: ev}})
+		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", label)
+	}
+	r.follow(ctx, client, host)
+	r.compare()
+	return r.judge()
+}
+
+// follow follows every variant's run at once: each is waited on until it
+// ends or ctx does, so that a variant that failed never keeps another
+// from being waited on, and a timeout names each one's last status; and
+// each run that finished is read as soon as it has, so that a run still
+// going at --timeout never costs the others their summary.
+func (r *evalRun) follow(ctx context.Context, client *agenta.Client, host string) {
+	streams := *r.opts.IO
+	streams.ErrOut = &lockedWriter{w: r.opts.IO.ErrOut}
+	if len(r.runs) > 1 {
+		// One live line per variant cannot share a terminal's line.
+		streams.errTTY = false
+	}
+	// The rows are kept for the reports that hold them (the baseline's
+	// and the last variant's) and for the comparisons with the baseline.
+	rowReports := slices.ContainsFunc(r.targets, func(t reportTarget) bool { return t.rows })
+	var wg sync.WaitGroup
+	var mu sync.Mutex // r.rowsErr
+	for i, v := range r.runs {
+		keep := len(r.runs) > 1 || rowReports && (i == 0 || i == len(r.runs)-1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ev, err := waitEvaluation(ctx, &streams, client, v.run.Evaluation.ID, v.label, r.opts.Interval)
+			if ev != nil {
+				v.run.Evaluation = *ev
+			}
+			if v.err = classify(err, host); v.err != nil {
+				return
+			}
+			if keep {
+				var err error
+				if v.rows, err = newRowFile(); err != nil {
+					mu.Lock()
+					r.rowsErr = cmp.Or(r.rowsErr, err)
+					mu.Unlock()
+				}
+			}
+			if err := v.read(ctx, client, host); err != nil {
+				mu.Lock()
+				r.rowsErr = cmp.Or(r.rowsErr, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// read streams a finished run's scenarios into its Accumulator and, when
+// kept, its rowFile: memory stays flat whatever the size of the run, and
+// no limit on the size of an answer applies. A failed read is v.err; a
+// row that could not be kept is the error returned.
+func (v *variantRun) read(ctx context.Context, client *agenta.Client, host string) error {
+	var keepErr error
+	for scenario, err := range client.StreamEvaluationScenarios(ctx, v.run.Evaluation.ID) {
+		if err != nil {
+			v.err = inContext(classify(err, host), fmt.Sprintf("%s: reading its scenarios, %d read, then", v.label, v.rowsRead))
+			return keepErr
+		}
+		v.rowsRead++
+		v.acc.Add(scenario)
+		if v.rows != nil && keepErr == nil {
+			keepErr = v.rows.add(&scenario)
+		}
+	}
+	v.summary = v.acc.Summary()
+	if v.rows != nil && keepErr == nil {
+		keepErr = v.rows.finish()
+	}
+	return keepErr
+}
+
+// compare compares each variant that was read whole with the baseline,
+// reading both from the files they were kept in, a row from each in turn:
+// the service lists the rows of runs of one test set in the same order,
+// so a row meets its partner at once and the Comparer holds next to
+// nothing.
+func (r *evalRun) compare() {
+	base := r.runs[0]
+	if base.err != nil || base.rows == nil || r.rowsErr != nil {
+		return
+	}
+	for _, v := range r.runs[1:] {
+		if v.err != nil || v.rows == nil {
+			continue
+		}
+		c, err := evals.CompareStream(base.rows.rows(), v.rows.rows())
+		if err != nil {
+			r.rowsErr = cmp.Or(r.rowsErr, err)
+			return
+		}
+		v.comparison = &c
+	}
+}
+
+// judge prints each variant's summary, or why it has none, and each
+// comparison with the baseline, builds the report of the baseline and the
+// last variant, checks the gates on it and prints them.
+func (r *evalRun) judge() error {
+	out, opts := r.out, r.opts
+	base, gated := r.runs[0], r.runs[len(r.runs)-1]
+	var failures []string
+	for i, v := range r.runs {
+		isBaseline := i == 0 && len(r.runs) > 1
+		if v.err != nil {
+			r.problems = append(r.problems, v.err)
+			failures = append(failures, errorLine(v.err))
+			printUnsummarised(out, v, isBaseline)
+			continue
+		}
+		report := &evals.Report{Evaluators: reportEvaluators(base.run, v.run, opts.EvaluatorIDs), Candidate: v.run, CandidateSummary: v.summary}
+		_ = printSummary(out, report, isBaseline)
+		if v.comparison != nil {
+			report.Baseline, report.BaselineSummary, report.Comparison = base.run, base.summary, v.comparison
+			_ = printComparison(out, report)
+		}
+	}
+
+	report := &evals.Report{Candidate: gated.run, CandidateSummary: gated.summary}
+	if len(r.runs) > 1 {
+		report.Baseline, report.BaselineSummary, report.Comparison = base.run, base.summary, gated.comparison
+	} else {
+		base = &variantRun{}
+	}
+	report.Evaluators = reportEvaluators(base.run, gated.run, opts.EvaluatorIDs)
+	// The reports read the rows back from the files they were kept in.
+	for _, side := range []struct {
+		v   *variantRun
+		run *evals.Run
+	}{{base, &report.Baseline}, {gated, &report.Candidate}} {
+		if side.v.rows != nil && side.v.err == nil {
+			side.run.Rows = side.v.rows.rows
+		}
+	}
+	if len(r.runs) > 1 && base.err == nil && gated.err == nil && gated.comparison == nil {
+		// Both ran, and the rows to compare could not be kept (a full
+		// disk): no verdict, and not the candidate's fault.
+		err := localError(fmt.Errorf("%s could not be compared with the baseline: the rows could not be kept in a temporary file: %w", gated.label, errorReason(r.rowsErr)))
+		r.problems = append(r.problems, err)
+		failures = append(failures, errorLine(err))
+	}
+	if len(failures) > 0 {
+		// Every variant that could not be summarised, in the order given.
+		report.Failure = errors.New(strings.Join(failures, "; "))
+	}
+	r.report, r.judged = report, true
+	gateErr := report.Check(opts.Gates...)
+	_ = printGates(out, report.Gates)
+	if errors.Is(gateErr, evals.ErrInvalidGate) {
+		// The user's typo, not the candidate's fault.
+		var ge *evals.GateError
+		errors.As(gateErr, &ge)
+		var parts []string
+		for _, res := range ge.Invalid() {
+			parts = append(parts, fmt.Sprintf("--gate %q: %s", text.Clip(res.Gate.String(), 100), res.Reason))
+		}
+		return usageErrorf("%s", strings.Join(parts, "; "))
+	}
+	if len(failures) > 0 {
+		// The gates failed for those reasons, which say more.
+		return nil
+	}
+	return gateErr
+}
+
+// printUnsummarised writes, in a variant's place among the summaries, why
+// it has none.
+func printUnsummarised(w io.Writer, v *variantRun, baseline bool) {
+	role := ""
+	if baseline {
+		role = ", baseline"
+	}
+	fmt.Fprintf(w, "%s (evaluation %s%s): no summary: %s\n\n", cell(v.run.Variant()), cell(v.run.Evaluation.ID), role,
+		strings.TrimPrefix(errorLine(v.err), "agenta: "))
+}
+
+// reportEvaluators names the evaluators of a report: those of the runs'
+// evaluations, and the requested evaluator configs by id even when they
+// have no value anywhere, so that a gate naming one by id fails on the
+// missing values rather than as an unknown evaluator.
+func reportEvaluators(baseline, candidate evals.Run, evaluatorIDs []string) []evals.Evaluator {
+	out := evals.EvaluatorsOf(candidate.Evaluation, baseline.Evaluation)
+	for _, id := range evaluatorIDs {
+		if !slices.ContainsFunc(out, func(e evals.Evaluator) bool { return e.ID == id }) {
+			out = append(out, evals.Evaluator{ID: id})
+		}
+	}
+	return out
+}
+
+// finish writes the reports asked for whatever the outcome err of the
+// command, each on its own: for a run that could not be judged (a usage
+// error, a failed evaluation, a service error, an interruption), the
+// reports say why and every gate fails. It prints a line for each problem
+// but the one that sets the exit code (see exitOrder), which it returns
+// for run to print last.
+func (r *evalRun) finish(err error) error {
+	defer r.close()
+	opts := r.opts
+	problems := slices.Clone(r.problems)
+	problems = append(problems, err)
+	if r.out != nil {
+		r.out.flush()
+		what := "the summary to standard output"
+		if toStdout(r.targets) {
+			what = "the summary to standard error"
+		}
+		problems = append(problems, r.out.problem(what))
+	}
+	if len(r.targets) > 0 {
+		report := r.report
+		if report == nil {
+			report = evals.NewReport(evals.Run{}, evals.Run{})
+		}
+		if !r.judged {
+			if err != nil {
+				report.Failure = errors.New(errorLine(err))
+			}
+			_ = report.Check(opts.Gates...)
+		}
+		problems = append(problems, r.writeReports(report, opts.Factory.secrets())...)
+	}
+	others, primary := worst(problems...)
+	printErrorLines(opts.IO.ErrOut, opts.Factory.secrets(), others...)
+	return primary
+}
+
+// writeReports writes each report asked for, scrubbed of secrets, on its
+// own: one that cannot be written is a problem returned, and the others
+// are written all the same. It says on stderr which files it wrote. The
+// reports are written one after the other: together they took no less
+// CPU, and their garbage together raised the peak RSS by half.
+func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
+	type outcome struct {
+		problems []error
+		wrote    bool
+	}
+	outcomes := make([]outcome, len(r.targets))
+	for i, t := range r.targets {
+		written := report
+		if t.rows && r.rowsErr != nil {
+			if t.flag != "--junit" {
+				outcomes[i].problems = append(outcomes[i].problems, reportError(t, fmt.Errorf("the rows could not be kept in a temporary file: %w", errorReason(r.rowsErr))))
+				continue
+			}
+			// The verdict still goes to CI: the gates and the failure,
+			// without the passed cases of the rows.
+			without := *report
+			without.Baseline.Rows, without.Candidate.Rows = nil, nil
+			written = &without
+			outcomes[i].problems = append(outcomes[i].problems, localError(fmt.Errorf("%s has no test case per row: they could not be kept in a temporary file: %w", t.fileDescription(), errorReason(r.rowsErr))))
+		}
+		write := t.write(written)
+		if t.document {
+			write = escapedDocument(write)
+		}
+		scrubbed := func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }
+		if t.stdout {
+			// Standard output is written here, alone, not beside the others.
+			out := &guardedWriter{w: r.opts.IO.Out}
+			if err := scrubbed(out); err != nil {
+				outcomes[i].problems = append(outcomes[i].problems, reportError(t, err))
+				continue
+			}
+			out.flush()
+			outcomes[i].problems = append(outcomes[i].problems, out.problem("the "+t.flag[2:]+" report to standard output"))
+			continue
+		}
+		if err := t.writeTo(scrubbed); err != nil {
+			outcomes[i].problems = append(outcomes[i].problems, reportError(t, err))
+			continue
+		}
+		outcomes[i].wrote = true
+	}
+	var problems []error
+	for i, o := range outcomes {
+		if o.wrote {
+			fmt.Fprintf(r.opts.IO.ErrOut, "wrote %s\n", text.Escape(r.targets[i].path))
+		}
+		problems = append(problems, o.problems...)
+	}
+	return problems
+}
+
+// close removes the files the rows were kept in.
+func (r *evalRun) close() {
+	for _, v := range r.runs {
+		if v.rows != nil {
+			v.rows.close()
+		}
+	}
+}
+
+// inContext puts context before a classified error's message, keeping its
+// exit code and what it wraps.
+func inContext(err error, context string) error {
+	var exit *exitError
+	if !errors.As(err, &exit) {
+		return err
+	}
+	return &exitError{code: exit.code, err: &contextError{text: "agenta: " + context + ": " + sdkText(exit.err), err: exit.err}}
+}
+
+// contextError is an error with more said before its message.
+type contextError struct {
+	text string
+	err  error
+}
+
+func (e *contextError) Error() string { return e.text }
+func (e *contextError) Unwrap() error { return e.err }

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/internal/text"
+)
+
+// reportTarget is a report eval run was asked for, its path checked
+// before any evaluation is created.
+type reportTarget struct {
+	flag string // --junit, --csv, --json or --markdown
+	path string // as given
+	// stdout says the path is "-": the report goes to standard output,
+	// and the tables to standard error.
+	stdout bool
+	// inPlace says the path is a device or a pipe (/dev/null,
+	// /dev/stdout), written as it is: a temporary file cannot be renamed
+	// over it.
+	inPlace bool
+	// rows says the report holds the scenarios, which must then be kept
+	// while they stream.
+	rows bool
+	// document says the report is read as a whole (JUnit, Markdown): the
+	// server text in it has its control characters and bidirectional
+	// overrides escaped. The CSV's cells are inert already, and the JSON
+	// Lines keep the exact text.
+	document bool
+	write    func(*evals.Report) func(io.Writer) error
+}
+
+// reportTargets returns eval run's reports that were asked for.
+func (o *EvalRunOptions) reportTargets() []reportTarget {
+	all := []reportTarget{
+		{flag: "--junit", path: o.JUnit, rows: true, document: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteJUnit }},
+		{flag: "--csv", path: o.CSV, rows: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteCSV }},
+		{flag: "--json", path: o.JSON, rows: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteJSONLines }},
+		{flag: "--markdown", path: o.Markdown, document: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteMarkdown }},
+	}
+	var out []reportTarget
+	for _, t := range all {
+		if t.path != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// checkReports checks the report paths before any evaluation is created,
+// so that a run of half an hour never ends on a path that could not be
+// written: each names a file (or "-" for standard output, once) in a
+// directory that exists and can be written, none is a directory, and no
+// two are the same file. (An empty path, as an unset CI variable gives,
+// is refused with the other empty flag values: see emptyFlagValues.) It
+// returns the targets that can be written, for the reports of a usage
+// error too, and the first problem.
+func (o *EvalRunOptions) checkReports() ([]reportTarget, error) {
+	var problems []error
+	var ok []reportTarget
+	for _, t := range o.reportTargets() {
+		if err := t.check(); err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		ok = append(ok, t)
+	}
+	// No two reports on one file: the second would replace the first.
+	clash := map[int]bool{}
+	for i := range ok {
+		for j := range i {
+			if same, err := ok[j].sameFile(ok[i]); same || err != nil {
+				clash[i], clash[j] = true, true
+				if err == nil {
+					err = usageErrorf("%s %s: the same file as %s %s: give each report its own", ok[i].flag, text.Clip(ok[i].path, 200), ok[j].flag, text.Clip(ok[j].path, 200))
+				}
+				problems = append(problems, err)
+			}
+		}
+	}
+	var distinct []reportTarget
+	for i, t := range ok {
+		if !clash[i] {
+			distinct = append(distinct, t)
+		}
+	}
+	if len(problems) > 0 {
+		return distinct, problems[0]
+	}
+	return distinct, nil
+}
+
+// check refuses a path that cannot take the report.
+func (t *reportTarget) check() error {
+	if t.path == "-" {
+		t.stdout = true
+		return nil
+	}
+	path := text.Clip(t.path, 200)
+	info, err := os.Stat(t.path)
+	switch {
+	case err == nil && info.IsDir():
+		return usageErrorf("%s %s: is a directory; give a file name", t.flag, path)
+	case err == nil && !info.Mode().IsRegular():
+		// A device or a pipe is written as it is.
+		t.inPlace = true
+		return nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return usageErrorf("%s %s: %v", t.flag, path, errorReason(err))
+	}
+	dir := filepath.Dir(t.path)
+	info, err = os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return usageErrorf("%s %s: the directory %s does not exist", t.flag, path, text.Clip(dir, 200))
+	case err != nil:
+		return usageErrorf("%s %s: %v", t.flag, path, errorReason(err))
+	case !info.IsDir():
+		return usageErrorf("%s %s: %s is not a directory", t.flag, path, text.Clip(dir, 200))
+	}
+	// The report is written to a temporary file beside it: try one now.
+	probe, err := os.CreateTemp(dir, "."+filepath.Base(t.path)+".*.tmp")
+	if err != nil {
+		return usageErrorf("%s %s: cannot write in %s: %v", t.flag, path, text.Clip(dir, 200), errorReason(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
+}
+
+// sameFile reports whether two targets are the same file: the same path,
+// or two names of one existing file (a link, a relative and an absolute
+// path).
+func (t reportTarget) sameFile(u reportTarget) (bool, error) {
+	if t.stdout || u.stdout {
+		if t.stdout && u.stdout {
+			return false, usageErrorf("%s - and %s -: only one report can go to standard output", u.flag, t.flag)
+		}
+		return false, nil
+	}
+	a, errA := filepath.Abs(t.path)
+	b, errB := filepath.Abs(u.path)
+	if errA == nil && errB == nil && a == b {
+		return true, nil
+	}
+	x, errX := os.Stat(t.path)
+	y, errY := os.Stat(u.path)
+	return errX == nil && errY == nil && os.SameFile(x, y), nil
+}
+
+// toStdout reports whether one of the targets is standard output.
+func toStdout(targets []reportTarget) bool {
+	for _, t := range targets {
+		if t.stdout {
+			return true
+		}
+	}
+	return false
+}
+
+// fileDescription names a target in a message.
+func (t reportTarget) fileDescription() string {
+	if t.stdout {
+		return "standard output"
+	}
+	return text.Clip(t.path, 200)
+}
+
+// writeTo writes a report file at path through write: atomically for a
+// regular file (see writeFile), as it is for a device or a pipe.
+func (t reportTarget) writeTo(write func(io.Writer) error) error {
+	if !t.inPlace {
+		return writeFile(t.path, write)
+	}
+	f, err := os.OpenFile(t.path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// reportError is a report that could not be written: a local error
+// (exit 5) naming the file.
+func reportError(t reportTarget, err error) error {
+	return localError(fmt.Errorf("cannot write %s: %w", t.fileDescription(), errorReason(err)))
+}
+
+// escapedDocument writes what write writes with the control characters and
+// bidirectional overrides of its text escaped.
+func escapedDocument(write func(io.Writer) error) func(io.Writer) error {
+	return func(w io.Writer) error {
+		d := text.NewDocumentWriter(w)
+		if err := write(d); err != nil {
+			return err
+		}
+		return d.Flush()
+	}
+}
