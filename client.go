@@ -32,7 +32,8 @@ type Client struct {
 	logger     *slog.Logger
 	secrets    []string // credential values to scrub from error bodies
 	limits     ResponseLimits
-	gzip       bool // ask for gzip and inflate it (see compression.go)
+	gzip       bool             // ask for gzip and inflate it (see compression.go)
+	generation *generationState // the server's API generation (generation.go)
 }
 
 // NewClient returns a Client for the service at baseURL, such as
@@ -74,6 +75,7 @@ func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 		waitMax:    s.waitMax,
 		logger:     s.logger,
 		limits:     s.limits.withDefaults(),
+		generation: &generationState{known: s.generation},
 	}
 	for name, values := range s.headers {
 		c.header[name] = append([]string(nil), values...)
