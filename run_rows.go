@@ -418,7 +418,7 @@ func (b *rowBuilder) output(cell *models.RunResult, s models.RunScenario, traces
 	value, ok := root.Outputs()
 	switch {
 	case ok:
-		out.Result = models.Result{Type: valueType(value, models.ResultTypeText), Value: value}
+		out.Result = models.Result{Type: valueType(value, "json"), Value: value}
 	default:
 		if message, failed := root.Failed(); failed {
 			out.Result = errorResult(b.c.text(message, 4*maxMessage))
