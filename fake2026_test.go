@@ -469,7 +469,9 @@ func TestRunLifecycle2026(t *testing.T) {
 		}
 	}
 	require.NotNil(t, global)
-	success := global.Data[run.Steps(models.StepAnnotation)[0].Key]["attributes.ag.data.outputs.success"]
+	stats, err := global.Stats()
+	require.NoError(t, err)
+	success := stats[run.Steps(models.StepAnnotation)[0].Key]["attributes.ag.data.outputs.success"]
 	assert.Equal(t, "binary", success.Type)
 	assert.Equal(t, 5, success.Count)
 	refreshed, err := c.RefreshMetrics(ctx, run.ID)

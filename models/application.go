@@ -12,6 +12,33 @@ import (
 // variant has numbered revisions, and a revision holds the configuration
 // (data.parameters) and where the application is served (data.url).
 
+// Flags are an object's named booleans, such as is_application or
+// has_url. Members that are not booleans, which the service's schema does
+// not rule out, are left out rather than refused.
+type Flags map[string]bool
+
+// UnmarshalJSON keeps the boolean members of a JSON object.
+func (f *Flags) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	if m == nil {
+		*f = nil
+		return nil
+	}
+	*f = make(Flags, len(m))
+	for k, v := range m {
+		switch string(v) {
+		case "true":
+			(*f)[k] = true
+		case "false":
+			(*f)[k] = false
+		}
+	}
+	return nil
+}
+
 // Reference names an object of the 2026 API by id, slug or version. A
 // version ("1", "2", …) counts within one variant, so it names a revision
 // only together with a variant or application reference.
@@ -54,7 +81,7 @@ type ApplicationRevision struct {
 	ApplicationSlug        string                   `json:"application_slug,omitempty"`
 	ApplicationVariantID   string                   `json:"application_variant_id,omitempty"`
 	ApplicationVariantSlug string                   `json:"application_variant_slug,omitempty"`
-	Flags                  map[string]bool          `json:"flags,omitempty"`
+	Flags                  Flags                    `json:"flags,omitempty"`
 	Tags                   map[string]any           `json:"tags,omitempty"`
 	Meta                   map[string]any           `json:"meta,omitempty"`
 	Data                   *ApplicationRevisionData `json:"data,omitempty"` // absent on a revision committed without data
@@ -110,19 +137,19 @@ func headerNames(h map[string]json.RawMessage) string {
 // ApplicationVariant is a named line of revisions of an application: the
 // service's ApplicationVariant, without data (read its revisions for that).
 type ApplicationVariant struct {
-	ID              string          `json:"id"`
-	Slug            string          `json:"slug,omitempty"`
-	Name            string          `json:"name,omitempty"`
-	Description     string          `json:"description,omitempty"`
-	ApplicationID   string          `json:"application_id,omitempty"`
-	ApplicationSlug string          `json:"application_slug,omitempty"`
-	Flags           map[string]bool `json:"flags,omitempty"`
-	Tags            map[string]any  `json:"tags,omitempty"`
-	Meta            map[string]any  `json:"meta,omitempty"`
-	CreatedAt       *Timestamp      `json:"created_at,omitempty"`
-	UpdatedAt       *Timestamp      `json:"updated_at,omitempty"`
-	CreatedByID     string          `json:"created_by_id,omitempty"`
-	UpdatedByID     string          `json:"updated_by_id,omitempty"`
+	ID              string         `json:"id"`
+	Slug            string         `json:"slug,omitempty"`
+	Name            string         `json:"name,omitempty"`
+	Description     string         `json:"description,omitempty"`
+	ApplicationID   string         `json:"application_id,omitempty"`
+	ApplicationSlug string         `json:"application_slug,omitempty"`
+	Flags           Flags          `json:"flags,omitempty"`
+	Tags            map[string]any `json:"tags,omitempty"`
+	Meta            map[string]any `json:"meta,omitempty"`
+	CreatedAt       *Timestamp     `json:"created_at,omitempty"`
+	UpdatedAt       *Timestamp     `json:"updated_at,omitempty"`
+	CreatedByID     string         `json:"created_by_id,omitempty"`
+	UpdatedByID     string         `json:"updated_by_id,omitempty"`
 }
 
 // ApplicationVariantFork is ForkApplicationVariant's request: a new variant

@@ -29,7 +29,7 @@ type EvaluatorRevision struct {
 	EvaluatorSlug        string                 `json:"evaluator_slug,omitempty"`
 	EvaluatorVariantID   string                 `json:"evaluator_variant_id,omitempty"`
 	EvaluatorVariantSlug string                 `json:"evaluator_variant_slug,omitempty"`
-	Flags                map[string]bool        `json:"flags,omitempty"`
+	Flags                Flags                  `json:"flags,omitempty"`
 	Tags                 map[string]any         `json:"tags,omitempty"`
 	Meta                 map[string]any         `json:"meta,omitempty"`
 	Data                 *EvaluatorRevisionData `json:"data,omitempty"`

@@ -308,19 +308,19 @@ func (r EvaluationRun) Steps(stepType string) []RunStep {
 // RunScenario is one row of a run: the service's EvaluationScenario. It does
 // not name its test case; the run's results do.
 type RunScenario struct {
-	ID          string          `json:"id"`
-	RunID       string          `json:"run_id"`
-	Status      RunStatus       `json:"status,omitempty"`
-	Version     string          `json:"version,omitempty"`
-	Interval    *int            `json:"interval,omitempty"`
-	Timestamp   *Timestamp      `json:"timestamp,omitempty"`
-	Flags       map[string]bool `json:"flags,omitempty"`
-	Tags        map[string]any  `json:"tags,omitempty"`
-	Meta        map[string]any  `json:"meta,omitempty"`
-	CreatedAt   *Timestamp      `json:"created_at,omitempty"` // created_at order is test-set order; id order is not
-	UpdatedAt   *Timestamp      `json:"updated_at,omitempty"`
-	CreatedByID string          `json:"created_by_id,omitempty"`
-	UpdatedByID string          `json:"updated_by_id,omitempty"`
+	ID          string         `json:"id"`
+	RunID       string         `json:"run_id"`
+	Status      RunStatus      `json:"status,omitempty"`
+	Version     string         `json:"version,omitempty"`
+	Interval    *int           `json:"interval,omitempty"`
+	Timestamp   *Timestamp     `json:"timestamp,omitempty"`
+	Flags       map[string]any `json:"flags,omitempty"`
+	Tags        map[string]any `json:"tags,omitempty"`
+	Meta        map[string]any `json:"meta,omitempty"`
+	CreatedAt   *Timestamp     `json:"created_at,omitempty"` // created_at order is test-set order; id order is not
+	UpdatedAt   *Timestamp     `json:"updated_at,omitempty"`
+	CreatedByID string         `json:"created_by_id,omitempty"`
+	UpdatedByID string         `json:"updated_by_id,omitempty"`
 }
 
 // RunResult is one cell of a run, scenario × step × repeat: the service's
@@ -336,22 +336,25 @@ type RunResult struct {
 	TestcaseID string    `json:"testcase_id,omitempty"`
 	// TraceID is a dashed UUID here and 32 hex digits in traces; compare
 	// them with NormalizeTraceID.
-	TraceID     string          `json:"trace_id,omitempty"`
-	HashID      string          `json:"hash_id,omitempty"`
-	Error       *RunError       `json:"error,omitempty"`
-	Version     string          `json:"version,omitempty"`
-	Interval    *int            `json:"interval,omitempty"`
-	Timestamp   *Timestamp      `json:"timestamp,omitempty"`
-	Flags       map[string]bool `json:"flags,omitempty"`
-	Tags        map[string]any  `json:"tags,omitempty"`
-	Meta        map[string]any  `json:"meta,omitempty"`
-	CreatedAt   *Timestamp      `json:"created_at,omitempty"`
-	UpdatedAt   *Timestamp      `json:"updated_at,omitempty"`
-	CreatedByID string          `json:"created_by_id,omitempty"`
-	UpdatedByID string          `json:"updated_by_id,omitempty"`
+	TraceID     string         `json:"trace_id,omitempty"`
+	HashID      string         `json:"hash_id,omitempty"`
+	Error       *RunError      `json:"error,omitempty"`
+	Version     string         `json:"version,omitempty"`
+	Interval    *int           `json:"interval,omitempty"`
+	Timestamp   *Timestamp     `json:"timestamp,omitempty"`
+	Flags       map[string]any `json:"flags,omitempty"`
+	Tags        map[string]any `json:"tags,omitempty"`
+	Meta        map[string]any `json:"meta,omitempty"`
+	CreatedAt   *Timestamp     `json:"created_at,omitempty"`
+	UpdatedAt   *Timestamp     `json:"updated_at,omitempty"`
+	CreatedByID string         `json:"created_by_id,omitempty"`
+	UpdatedByID string         `json:"updated_by_id,omitempty"`
 }
 
-// RunError is a failed cell's error: the workflow's status object.
+// RunError is a failed cell's error: the workflow's status object. The
+// service's schema lets it hold any JSON, so it decodes leniently (a
+// member of another type than expected is kept as its JSON text) and
+// marshals back to what it was decoded from.
 type RunError struct {
 	Code    int    `json:"code,omitempty"` // 500 when the application raised, 400 for an evaluator's schema errors
 	Type    string `json:"type,omitempty"` // a documentation URL naming the kind of error
@@ -359,6 +362,48 @@ type RunError struct {
 	// Stacktrace is a string or a list of strings (lines), kept as sent;
 	// StacktraceText joins it.
 	Stacktrace json.RawMessage `json:"stacktrace,omitempty"`
+
+	raw json.RawMessage // as decoded
+}
+
+// UnmarshalJSON reads the error object, whatever its members' types.
+func (e *RunError) UnmarshalJSON(data []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	text := func(raw json.RawMessage) string {
+		var s string
+		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+			return ""
+		}
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		var b bytes.Buffer
+		if json.Compact(&b, raw) != nil {
+			return string(raw)
+		}
+		return b.String()
+	}
+	*e = RunError{Type: text(m["type"]), Message: text(m["message"]), raw: append(json.RawMessage(nil), data...)}
+	var code float64
+	if json.Unmarshal(m["code"], &code) == nil && code == float64(int(code)) {
+		e.Code = int(code)
+	}
+	if st := m["stacktrace"]; len(st) > 0 && !bytes.Equal(st, []byte("null")) {
+		e.Stacktrace = st
+	}
+	return nil
+}
+
+// MarshalJSON writes the error as it was decoded, or its fields.
+func (e RunError) MarshalJSON() ([]byte, error) {
+	if e.raw != nil {
+		return e.raw, nil
+	}
+	type wire RunError
+	return json.Marshal(wire(e))
 }
 
 // StacktraceText returns the stack trace as one string: a list's lines
@@ -388,18 +433,32 @@ type RunMetrics struct {
 	ScenarioID string    `json:"scenario_id,omitempty"`
 	Status     RunStatus `json:"status,omitempty"`
 	// Data maps a step key to an attribute path (such as
-	// "attributes.ag.data.outputs.success") to its statistics.
-	Data        map[string]map[string]MetricStats `json:"data,omitempty"`
-	Version     string                            `json:"version,omitempty"`
-	Interval    *int                              `json:"interval,omitempty"`
-	Timestamp   *Timestamp                        `json:"timestamp,omitempty"`
-	Flags       map[string]bool                   `json:"flags,omitempty"`
-	Tags        map[string]any                    `json:"tags,omitempty"`
-	Meta        map[string]any                    `json:"meta,omitempty"`
-	CreatedAt   *Timestamp                        `json:"created_at,omitempty"`
-	UpdatedAt   *Timestamp                        `json:"updated_at,omitempty"`
-	CreatedByID string                            `json:"created_by_id,omitempty"`
-	UpdatedByID string                            `json:"updated_by_id,omitempty"`
+	// "attributes.ag.data.outputs.success") to its statistics, kept as
+	// sent: the service's schema allows any JSON there. Stats decodes it.
+	Data        json.RawMessage `json:"data,omitempty"`
+	Version     string          `json:"version,omitempty"`
+	Interval    *int            `json:"interval,omitempty"`
+	Timestamp   *Timestamp      `json:"timestamp,omitempty"`
+	Flags       map[string]any  `json:"flags,omitempty"`
+	Tags        map[string]any  `json:"tags,omitempty"`
+	Meta        map[string]any  `json:"meta,omitempty"`
+	CreatedAt   *Timestamp      `json:"created_at,omitempty"`
+	UpdatedAt   *Timestamp      `json:"updated_at,omitempty"`
+	CreatedByID string          `json:"created_by_id,omitempty"`
+	UpdatedByID string          `json:"updated_by_id,omitempty"`
+}
+
+// Stats decodes Data: step key → attribute path → statistics. An empty
+// or null Data is no statistics.
+func (m RunMetrics) Stats() (map[string]map[string]MetricStats, error) {
+	if len(bytes.TrimSpace(m.Data)) == 0 || bytes.Equal(bytes.TrimSpace(m.Data), []byte("null")) {
+		return nil, nil
+	}
+	var out map[string]map[string]MetricStats
+	if err := json.Unmarshal(m.Data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // MetricStats are the statistics of one attribute path: numeric ones

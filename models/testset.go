@@ -38,7 +38,7 @@ type TestsetRevision struct {
 	TestsetID        string               `json:"testset_id,omitempty"`
 	TestsetSlug      string               `json:"testset_slug,omitempty"`
 	TestsetVariantID string               `json:"testset_variant_id,omitempty"`
-	Flags            map[string]bool      `json:"flags,omitempty"`
+	Flags            Flags                `json:"flags,omitempty"`
 	Tags             map[string]any       `json:"tags,omitempty"`
 	Meta             map[string]any       `json:"meta,omitempty"`
 	Data             *TestsetRevisionData `json:"data,omitempty"`
@@ -66,14 +66,14 @@ type Testcase struct {
 	SetID string `json:"set_id,omitempty"`
 	// Data is the row: its inputs and expected answers, and the
 	// TestcaseDedupKey column, in the test set's column order.
-	Data        Columns         `json:"data"`
-	Flags       map[string]bool `json:"flags,omitempty"`
-	Tags        map[string]any  `json:"tags,omitempty"`
-	Meta        map[string]any  `json:"meta,omitempty"`
-	CreatedAt   *Timestamp      `json:"created_at,omitempty"`
-	UpdatedAt   *Timestamp      `json:"updated_at,omitempty"`
-	CreatedByID string          `json:"created_by_id,omitempty"`
-	UpdatedByID string          `json:"updated_by_id,omitempty"`
+	Data        Columns        `json:"data"`
+	Flags       map[string]any `json:"flags,omitempty"`
+	Tags        map[string]any `json:"tags,omitempty"`
+	Meta        map[string]any `json:"meta,omitempty"`
+	CreatedAt   *Timestamp     `json:"created_at,omitempty"`
+	UpdatedAt   *Timestamp     `json:"updated_at,omitempty"`
+	CreatedByID string         `json:"created_by_id,omitempty"`
+	UpdatedByID string         `json:"updated_by_id,omitempty"`
 }
 
 // Columns is a JSON object whose members keep the order the server sent
