@@ -25,8 +25,8 @@ import (
 	"iter"
 	"net/http"
 	"os"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 

@@ -28,7 +28,8 @@ type run26 struct {
 	noDispatch                             bool // data.status was sent: the caller runs the loop
 
 	tsRev      *tsRevision26
-	appRev     *revision26
+	appRev     *revision26   // the one the worker runs
+	appRevs    []*revision26 // every application step (two make a failure)
 	evRevs     []*evRevision26
 	evOrigins  []string
 	inputKey   string
@@ -98,6 +99,7 @@ func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
 	if !hasRepeats || repeats < 1 {
 		repeats = 1
 	}
+	orderSteps26(c.body, steps)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v26 := s.v26
@@ -118,7 +120,7 @@ func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
 	}
 	run := &run26{id: s.newID(), name: name, description: description, status: "pending", repeats: repeats,
 		split: flags.boolean("is_split", false), testsetSteps: steps["testset_steps"], appSteps: steps["application_steps"],
-		evaluatorSteps: steps["evaluator_steps"], tsRev: ts, appRev: apps[0], noDispatch: status != "",
+		evaluatorSteps: steps["evaluator_steps"], tsRev: ts, appRev: apps[0], appRevs: apps, noDispatch: status != "",
 		done: make(chan struct{})}
 	if concurrency != nil {
 		run.concurrency = map[string]any(concurrency)
@@ -215,6 +217,36 @@ func stepSet26(v any, loc []any, fails *[]fail26) [][2]string {
 	return nil
 }
 
+// orderSteps26 puts each map-form step set in the order the request gave
+// it, as the service (a Python dict) keeps it.
+func orderSteps26(body []byte, steps map[string][][2]string) {
+	var doc struct {
+		Evaluation struct {
+			Data map[string]json.RawMessage `json:"data"`
+		} `json:"evaluation"`
+	}
+	if json.Unmarshal(body, &doc) != nil {
+		return
+	}
+	for set, list := range steps {
+		raw := doc.Evaluation.Data[set]
+		if len(raw) == 0 || raw[0] != '{' {
+			continue
+		}
+		cols, err := orderedColumns(raw)
+		if err != nil {
+			continue
+		}
+		rank := map[string]int{}
+		for i, c := range cols {
+			if id, f := uuid26(c.name, nil); f == nil {
+				rank[id] = i
+			}
+		}
+		slices.SortStableFunc(list, func(a, b [2]string) int { return rank[a[0]] - rank[b[0]] })
+	}
+}
+
 // runFlags26 are a run's 14 flags.
 func runFlags26(run *run26) object {
 	return object{
@@ -282,9 +314,10 @@ func (s *Server) runWire26(run *run26) object {
 	}
 	steps := []any{object{{"key", run.inputKey}, {"type", "input"}, {"origin", origin(run.testsetSteps, 0)},
 		{"references", testsetReferences(ts)}}}
-	app := run.appRev
-	steps = append(steps, object{{"key", run.appKey}, {"type", "invocation"}, {"origin", origin(run.appSteps, 0)},
-		{"references", revisionReferences(app)}, {"inputs", []any{object{{"key", "__all_inputs__"}}}}})
+	for i, app := range run.appRevs {
+		steps = append(steps, object{{"key", "application-" + app.slug}, {"type", "invocation"}, {"origin", origin(run.appSteps, i)},
+			{"references", revisionReferences(app)}, {"inputs", []any{object{{"key", "__all_inputs__"}}}}})
+	}
 	for i, ev := range run.evRevs {
 		steps = append(steps, object{{"key", run.evalKeys[i]}, {"type", "annotation"}, {"origin", run.evOrigins[i]},
 			{"references", evaluatorReferences(ev)},
@@ -299,8 +332,10 @@ func (s *Server) runWire26(run *run26) object {
 			}
 		}
 	}
-	mappings = append(mappings, object{{"column", object{{"kind", "invocation"}, {"name", "outputs"}}},
-		{"step", object{{"key", run.appKey}, {"path", "attributes.ag.data.outputs"}}}})
+	for _, app := range run.appRevs {
+		mappings = append(mappings, object{{"column", object{{"kind", "invocation"}, {"name", "outputs"}}},
+			{"step", object{{"key", "application-" + app.slug}, {"path", "attributes.ag.data.outputs"}}}})
+	}
 	for i, ev := range run.evRevs {
 		for _, name := range outputNames26(ev.key) {
 			mappings = append(mappings, object{{"column", object{{"kind", "annotation"}, {"name", name}}},
