@@ -152,7 +152,10 @@ func idPages[T, A any, P interface {
 			}
 			next := cursor
 			for i := range rows {
-				rowID := strings.ToLower(id(&rows[i]))
+				rowID := id(&rows[i])
+				if strings.ContainsAny(rowID, "ABCDEF") {
+					rowID = strings.ToLower(rowID)
+				}
 				if rowID == "" || rowID <= cursor {
 					yield(zero, c.envelopeError(r, a, fmt.Errorf(
 						"row %d of the page after %q has the id %q, not one after it: the server does not page by id, and reading on could loop",

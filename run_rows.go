@@ -408,16 +408,15 @@ func (b *rowBuilder) output(cell *models.RunResult, s models.RunScenario, traces
 		return models.Output{Result: missingResult("output missing: trace " + b.c.text(cell.TraceID, maxMessage) + " has no root span")}
 	}
 	var out models.Output
-	if v, ok := root.DurationMillis(); ok {
-		seconds := v / 1000
+	data := root.Data()
+	if data.DurationMillis != nil {
+		seconds := *data.DurationMillis / 1000
 		out.Latency = &seconds
 	}
-	if v, ok := root.Cost(); ok {
-		out.Cost = &v
-	}
-	value, ok := root.Outputs()
+	out.Cost = data.Cost
+	value := data.Outputs
 	switch {
-	case ok:
+	case value != nil:
 		out.Result = models.Result{Type: valueType(value, "json"), Value: value}
 	default:
 		if message, failed := root.Failed(); failed {

@@ -114,29 +114,88 @@ func (c *Columns) UnmarshalJSON(data []byte) error {
 		*c = nil
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	if len(data) == 0 || data[0] != '{' || !json.Valid(data) {
 		return errors.New("models: columns must be a JSON object")
 	}
+	// Valid JSON: a plain scan finds the members. One copy holds every
+	// value, as UnmarshalJSON must not keep data.
+	data = bytes.Clone(data)
 	out := Columns{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
+	i := 1
+	for {
+		i = skipJSONSpace(data, i)
+		if data[i] == '}' {
+			break
 		}
-		name, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return err
+		end := jsonStringEnd(data, i)
+		var name string
+		if bytes.IndexByte(data[i:end], '\\') >= 0 {
+			if err := json.Unmarshal(data[i:end], &name); err != nil {
+				return err
+			}
+		} else {
+			name = string(data[i+1 : end-1])
 		}
-		out = append(out, Column{Name: name, Value: v})
+		i = skipJSONSpace(data, end) + 1 // the colon
+		i = skipJSONSpace(data, i)
+		vEnd := jsonValueEnd(data, i)
+		out = append(out, Column{Name: name, Value: json.RawMessage(data[i:vEnd:vEnd])})
+		i = skipJSONSpace(data, vEnd)
+		if data[i] == ',' {
+			i++
+		}
 	}
 	*c = out
 	return nil
+}
+
+func skipJSONSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jsonStringEnd returns the index after the string that starts at b[i].
+func jsonStringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
+}
+
+// jsonValueEnd returns the index after the valid JSON value at b[i].
+func jsonValueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return jsonStringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = jsonStringEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	return j
 }
 
 // MarshalJSON writes the columns as a JSON object, in order.

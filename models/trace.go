@@ -139,63 +139,77 @@ func (t Trace) Root() (*TraceSpan, bool) {
 	return only, n == 1
 }
 
-// spanAttributes are the attributes the SDK reads.
-type spanAttributes struct {
-	AG struct {
-		Data struct {
-			Outputs json.RawMessage `json:"outputs"`
-		} `json:"data"`
-		Metrics struct {
-			Duration struct {
-				Cumulative *float64 `json:"cumulative"`
-			} `json:"duration"`
-			Costs struct {
-				Cumulative struct {
-					Total *float64 `json:"total"`
-				} `json:"cumulative"`
-			} `json:"costs"`
-		} `json:"metrics"`
-	} `json:"ag"`
+// SpanData is what the SDK reads of a span's attributes, parsed in one
+// pass: the outputs, the duration and the cost.
+type SpanData struct {
+	// Outputs is attributes.ag.data.outputs: the application's answer, or
+	// an evaluator's verdict such as {"success":true}; nil when the span
+	// has none, as when the call failed.
+	Outputs json.RawMessage
+	// DurationMillis is attributes.ag.metrics.duration.cumulative, in ms.
+	DurationMillis *float64
+	// Cost is attributes.ag.metrics.costs.cumulative.total; nil when the
+	// span has none, as when costs is the empty object the service sends
+	// for an application that reports none.
+	Cost *float64
 }
 
-func (s TraceSpan) attributes() (spanAttributes, bool) {
-	var a spanAttributes
+// Data reads the span's outputs, duration and cost from its attributes,
+// in one pass.
+func (s TraceSpan) Data() SpanData {
+	var a struct {
+		AG struct {
+			Data struct {
+				Outputs json.RawMessage `json:"outputs"`
+			} `json:"data"`
+			Metrics struct {
+				Duration struct {
+					Cumulative *float64 `json:"cumulative"`
+				} `json:"duration"`
+				Costs struct {
+					Cumulative struct {
+						Total *float64 `json:"total"`
+					} `json:"cumulative"`
+				} `json:"costs"`
+			} `json:"metrics"`
+		} `json:"ag"`
+	}
 	if len(s.Attributes) == 0 || json.Unmarshal(s.Attributes, &a) != nil {
-		return a, false
+		return SpanData{}
 	}
-	return a, true
+	d := SpanData{DurationMillis: a.AG.Metrics.Duration.Cumulative, Cost: a.AG.Metrics.Costs.Cumulative.Total}
+	if len(a.AG.Data.Outputs) > 0 && !bytes.Equal(a.AG.Data.Outputs, []byte("null")) {
+		d.Outputs = a.AG.Data.Outputs
+	}
+	return d
 }
 
-// Outputs returns attributes.ag.data.outputs: the application's answer, or
-// an evaluator's verdict such as {"success":true}. It reports false when
-// the span has none, as when the call failed.
+// Outputs returns attributes.ag.data.outputs (see SpanData.Outputs). It
+// reports false when the span has none, as when the call failed.
 func (s TraceSpan) Outputs() (json.RawMessage, bool) {
-	a, ok := s.attributes()
-	if !ok || len(a.AG.Data.Outputs) == 0 || bytes.Equal(a.AG.Data.Outputs, []byte("null")) {
-		return nil, false
-	}
-	return a.AG.Data.Outputs, true
+	d := s.Data()
+	return d.Outputs, d.Outputs != nil
 }
 
 // DurationMillis returns attributes.ag.metrics.duration.cumulative, in
 // milliseconds.
 func (s TraceSpan) DurationMillis() (float64, bool) {
-	a, ok := s.attributes()
-	if !ok || a.AG.Metrics.Duration.Cumulative == nil {
+	d := s.Data()
+	if d.DurationMillis == nil {
 		return 0, false
 	}
-	return *a.AG.Metrics.Duration.Cumulative, true
+	return *d.DurationMillis, true
 }
 
 // Cost returns attributes.ag.metrics.costs.cumulative.total. It reports
 // false when the span has no cost, as when costs is the empty object the
 // service sends for an application that reports none.
 func (s TraceSpan) Cost() (float64, bool) {
-	a, ok := s.attributes()
-	if !ok || a.AG.Metrics.Costs.Cumulative.Total == nil {
+	d := s.Data()
+	if d.Cost == nil {
 		return 0, false
 	}
-	return *a.AG.Metrics.Costs.Cumulative.Total, true
+	return *d.Cost, true
 }
 
 // Failed reports a span whose status is STATUS_CODE_ERROR, with its status
