@@ -3,7 +3,6 @@ package agentatest
 import (
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -114,7 +113,6 @@ type state2026 struct {
 	workerDown  bool
 	tracingDown bool
 	queue       []*run26 // runs waiting for a worker
-	settled     *sync.Cond
 }
 
 func newState2026(with2024 bool) *state2026 {

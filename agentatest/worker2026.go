@@ -1,6 +1,7 @@
 package agentatest
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -49,10 +50,7 @@ func (s *Server) start2026(run *run26) {
 // over (success, errors or failure), or ctx ends. Runs waiting for a
 // worker (StopWorker) or on custom evaluators never end: it does not wait
 // for those.
-func (s *Server) WaitRuns2026(ctx interface {
-	Done() <-chan struct{}
-	Err() error
-}) error {
+func (s *Server) WaitRuns2026(ctx context.Context) error {
 	s.mu.Lock()
 	var waits []chan struct{}
 	if s.v26 != nil {
