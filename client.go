@@ -32,7 +32,8 @@ type Client struct {
 	logger     *slog.Logger
 	secrets    *clientSecrets // what it scrubs: credentials it sent (see redact.go)
 	limits     ResponseLimits
-	gzip       bool // ask for gzip and inflate it (see compression.go)
+	gzip       bool             // ask for gzip and inflate it (see compression.go)
+	generation *generationState // the server's API generation (generation.go)
 }
 
 // NewClient returns a Client for the service at baseURL, such as
@@ -75,6 +76,7 @@ func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 		logger:     s.logger,
 		limits:     s.limits.withDefaults(),
 		secrets:    &clientSecrets{},
+		generation: &generationState{known: s.generation},
 	}
 	var credentials []string
 	for name, values := range s.headers {

@@ -512,7 +512,14 @@ func contractViolations(header string) (request, response []string) {
 		Code     string
 		Message  string
 	}
-	if err := json.Unmarshal([]byte(header), &list); err != nil {
+	// Prism prefixes a long list with "Too many violations! " (the 2026
+	// slice's recursive span schema makes its own answers break it).
+	trimmed := strings.TrimPrefix(header, "Too many violations! ")
+	if err := json.Unmarshal([]byte(trimmed), &list); err != nil {
+		if trimmed != header && !strings.Contains(trimmed, `"location":["request"`) &&
+			!strings.Contains(trimmed, `"location":["path"`) && !strings.Contains(trimmed, `"location":["body"`) {
+			return nil, []string{"too many violations of prism's own answer"}
+		}
 		return []string{"unparsable sl-violations header: " + header}, nil
 	}
 	for _, v := range list {
@@ -536,6 +543,12 @@ type prismServer struct {
 // startPrism starts the pinned prism on a free 127.0.0.1 port, waits until
 // it listens, and stops it when the test ends.
 func startPrism(t *testing.T, dynamic bool) *prismServer {
+	t.Helper()
+	return startPrismFor(t, contractDocument, dynamic)
+}
+
+// startPrismFor is startPrism for another document, such as the 2026 slice.
+func startPrismFor(t *testing.T, contractDocument string, dynamic bool) *prismServer {
 	t.Helper()
 	// Read CI first, so that go test's result cache keys on it even when
 	// the test skips.

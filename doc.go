@@ -100,6 +100,22 @@
 // evaluation with its aggregated results; FetchEvaluationStatus reads the
 // status alone.
 //
+// # Today's Agenta (the 2026 API)
+//
+// Servers from Agenta v0.96 on no longer serve the routes above; they
+// speak a newer API of runs, scenarios, results, metrics and traces
+// (v0.103.4 on). Generation says which one a server speaks, set with
+// WithGeneration or detected once per Client. The 2026 operations have
+// their own methods: RetrieveApplicationRevision, ForkApplicationVariant,
+// CommitApplicationRevision, RetrieveTestsetRevision,
+// RetrieveEvaluatorRevision, CreateSimpleEvaluation, WaitRun, the paged
+// QueryScenarios, QueryResults and QueryMetrics, FetchTraces, and
+// StreamRunRows, which joins a run's cells, test cases and traces into
+// rows of the 2024 shape. Its "nothing" is 200 {"count":0}: a lookup
+// returns a *NotFoundError (ErrNotFound), a create a *NotCreatedError
+// (ErrNotCreated). docs/2026.md maps each 2024 concept to its 2026
+// counterpart.
+//
 // # Testing code that uses the SDK
 //
 // Package agentatest provides an in-memory fake of the service on a real
@@ -129,6 +145,11 @@
 //	compression.go     inflating gzip answers without waiting for the body's end
 //	variants.go, evaluations.go, wait.go, human_evaluations.go, observability.go
 //	                   the operations, one file per API area
+//	generation.go      which API the server speaks, set or detected once
+//	envelope.go        the 2026 envelope {"count":N,…}: lookups, creates, paging by id cursor
+//	applications.go, testsets.go, evaluators.go, runs.go, traces.go, wait_run.go
+//	                   the 2026 operations, one file per API area
+//	run_rows.go        a 2026 run's rows, joined from cells, test cases and traces
 //
 // Outside the root package: internal/text is the module's one treatment of
 // text (scrub, then cut; clip by runes; escape controls; neutralise CSV

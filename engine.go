@@ -31,11 +31,14 @@ type request struct {
 	// "Single" for one object, "List" for a list read whole; "" for a
 	// stream, which only its elements bound.
 	whole string
+	// read marks a POST that only reads, such as the 2026 API's queries
+	// and retrieves: it may be retried like a GET.
+	read bool
 }
 
 // idempotent reports whether a request may be sent twice without harm.
 func (r *request) idempotent() bool {
-	return r.method == http.MethodGet || r.method == http.MethodHead
+	return r.read || r.method == http.MethodGet || r.method == http.MethodHead
 }
 
 // call is the state of one operation call across its attempts. It rides in

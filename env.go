@@ -21,9 +21,13 @@ const (
 //     work; a URL with a path is used as it is.
 //   - AGENTA_API_KEY, when set and not empty, is sent as WithAPIKey sends it.
 //     When it is unset, no Authorization header is sent.
+//   - AGENTA_API_GENERATION, when set to 2024 or 2026, says which API the
+//     server speaks, as WithGeneration does; empty or "auto" detects it
+//     (see Client.Generation).
 //
-// Options given override both: WithBaseURL replaces AGENTA_HOST, and
-// WithAPIKey or WithHeader("Authorization", …) replaces AGENTA_API_KEY.
+// Options given override them: WithBaseURL replaces AGENTA_HOST,
+// WithAPIKey or WithHeader("Authorization", …) replaces AGENTA_API_KEY,
+// and WithGeneration replaces AGENTA_API_GENERATION.
 // Without AGENTA_HOST (and without WithBaseURL) it returns an error wrapping
 // ErrInvalidArgument that says to set it. Like NewClient, it does no network
 // I/O.
@@ -37,7 +41,9 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 			return invalid(envAPIKey, "contains CR, LF or another control character")
 		}
 		s.envAPIKey = key
-		return nil
+		g, err := parseGeneration(os.Getenv(envGeneration))
+		s.generation = g
+		return err
 	})
 	all = append(all, opts...)
 	return newClient(baseURLSetting{value: hostToBaseURL(host), name: envHost, fromEnv: true}, all)

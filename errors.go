@@ -99,6 +99,100 @@ type narrowerSentinel struct {
 func (e *narrowerSentinel) Error() string { return e.text }
 func (e *narrowerSentinel) Unwrap() error { return e.broader }
 
+// Errors of the 2026 API's envelope, {"count":N,"<member>":…}, whose
+// answer to "nothing" is 200 {"count":0}.
+
+// ErrNotCreated matches a 2026 create, fork or commit that the service
+// answered 200 {"count":0}: it caught an error and left the reason in its
+// log. errors.As to *NotCreatedError gives the answer.
+var ErrNotCreated = errors.New("agenta: the server could not create it")
+
+// NotFoundError is a 2026 lookup that the service answered 200
+// {"count":0}, its way of saying there is no such object; errors.Is(err,
+// ErrNotFound) holds, as for the 404s of the 2024 routes. The service
+// answers an internal error of its read routes the same way, so it proves
+// less than a 404 would.
+type NotFoundError struct {
+	// Operation is the Client method, such as "FetchRun".
+	Operation string
+	Method    string
+	// Path is the escaped path, with the base URL's prefix, without query.
+	Path string
+	// What names what was looked for, such as "run 0193…", cut to 200
+	// characters.
+	What string
+	// Body is the answer, such as {"count":0}.
+	Body []byte
+}
+
+// Error names the request, what was not found and the answer.
+func (e *NotFoundError) Error() string {
+	s := "agenta: " + e.Method + " " + e.Path + ": not found"
+	if e.What != "" {
+		s += ": no " + e.What
+	}
+	return s + " (the server answered " + text.Clip(string(e.Body), maxMessage) + ")"
+}
+
+// Is matches ErrNotFound.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// NotCreatedError is a 2026 create, fork or commit that the service
+// answered 200 {"count":0}; errors.Is(err, ErrNotCreated) holds. The
+// service says no more: Causes lists what usually makes it answer so.
+type NotCreatedError struct {
+	Operation string
+	Method    string
+	Path      string
+	// What names what could not be created, such as "the evaluation".
+	What string
+	// Causes says what usually makes the service refuse it.
+	Causes string
+	// Body is the answer, such as {"count":0}.
+	Body []byte
+}
+
+// Error says what the server could not create, its answer, and the usual
+// causes.
+func (e *NotCreatedError) Error() string {
+	s := "agenta: " + e.Method + " " + e.Path + ": the server could not create " + e.What +
+		" (it answered " + text.Clip(string(e.Body), maxMessage) + "; the reason is only in its log)"
+	if e.Causes != "" {
+		s += "; usual causes: " + e.Causes
+	}
+	return s
+}
+
+// Is matches ErrNotCreated.
+func (e *NotCreatedError) Is(target error) bool { return target == ErrNotCreated }
+
+// ErrNoWorker matches the error WaitRun returns for a run that stayed
+// running with no scenario past WaitRunOptions.NoWorkerAfter: nothing on
+// the server is consuming the evaluation queue. errors.As to
+// *NoWorkerError says how long it waited.
+var ErrNoWorker = errors.New("agenta: no worker is consuming the queue")
+
+// NoWorkerError is a run that stayed running without any scenario for
+// longer than WaitRunOptions.NoWorkerAfter. The run is left as it is: the
+// queue is durable, and a worker that starts later will run it.
+type NoWorkerError struct {
+	RunID string
+	// Status is the run's last status, usually "running".
+	Status models.RunStatus
+	// Waited is how long the wait saw the run without a scenario.
+	Waited time.Duration
+}
+
+// Error names the run and how long it had no scenario.
+func (e *NoWorkerError) Error() string {
+	return "agenta: run " + text.Clip(e.RunID, maxMessage) + " is " + text.Clip(string(e.Status), maxMessage) +
+		" with no scenario after " + e.Waited.Round(time.Millisecond).String() +
+		": no worker is consuming the evaluation queue (or it is busy with other runs); the run stays queued and may still run later"
+}
+
+// Is matches ErrNoWorker.
+func (e *NoWorkerError) Is(target error) bool { return target == ErrNoWorker }
+
 // maxErrorBody is how much of an error answer is kept: enough for any real
 // error document, bounded against a misbehaving server or proxy.
 const maxErrorBody = 1 << 20

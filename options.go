@@ -25,6 +25,7 @@ type settings struct {
 	waitMax    time.Duration
 	logger     *slog.Logger
 	limits     ResponseLimits
+	generation Generation // WithGeneration or AGENTA_API_GENERATION
 }
 
 // WithBaseURL replaces the base URL, such as "https://cloud.agenta.ai/api".

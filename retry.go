@@ -165,6 +165,12 @@ func transientWaitFailure(err error, seen bool) bool {
 	if errors.As(err, &apiErr) {
 		return transientAnswer(apiErr, seen)
 	}
+	var notFound *NotFoundError
+	if errors.As(err, &notFound) {
+		// A 2026 read answers its own internal errors with {"count":0}:
+		// after it has shown the run, that is trouble, not absence.
+		return seen
+	}
 	var decodeErr *DecodeError
 	if errors.As(err, &decodeErr) {
 		// An answer that broke off while being read, not one that is not

@@ -82,4 +82,11 @@
 // Requests records what each request carried. A client
 // that stops reading an answer holds up no other request, no seeding and
 // not Close.
+//
+// # Today's Agenta
+//
+// WithGeneration(Generation2026) serves the 2026 API as Agenta v0.113
+// does instead (GenerationBoth serves both); seed it with SeedDemo2026.
+// A differential test checks it against a real v0.113 server
+// (docs/2026.md).
 package agentatest

@@ -92,6 +92,8 @@ type route struct {
 	allow  string
 	id     string // the path's id, for the routes that have one
 	handle handler
+	gen26  bool // a route of the 2026 generation (gen2026.go)
+	public bool // served without credentials
 }
 
 // handler serves one operation. Every handler has this signature: it reads
@@ -124,6 +126,14 @@ func (s *Server) route(r *http.Request) route {
 	}
 	for _, seg := range segs {
 		if seg == "" {
+			return route{kind: routeNotFound}
+		}
+	}
+	if s.v26 != nil {
+		if rt, ok := s.route2026(r, segs); ok {
+			return rt
+		}
+		if !s.v26.with2024 {
 			return route{kind: routeNotFound}
 		}
 	}

@@ -50,6 +50,7 @@ type Server struct {
 	spans       map[string]*spanRecord
 	evaluations map[string]*evaluationRun
 	evalOrder   []string
+	v26         *state2026 // the 2026 generation, when served (gen2026.go)
 	faults      []*faultEntry
 
 	// logMu guards the request log. It is taken after mu, never before, so
@@ -291,7 +292,10 @@ func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request, rt route, bo
 
 // answer computes the whole answer to a request before anything is written.
 func (s *Server) answer(r *http.Request, rt route, body []byte) answer {
-	if s.apiKey != "" {
+	if refused, ok := s.authorize2026(r, rt); !ok {
+		return refused
+	}
+	if s.apiKey != "" && !rt.gen26 {
 		if refused, ok := s.authorize(r); !ok {
 			return refused
 		}

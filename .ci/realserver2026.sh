@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# The 2026 differential suite (issue 22): a private real Agenta v0.113
+# backend from ../shared/realserver-2026, on free shifted ports and its
+# own RS_WORK, stopped and removed on exit; then TestRealServer2026 against
+# it and against agentatest's 2026 fake. Fails when the test fails or
+# skips. Each step's time is printed (on 2 loaded cores: setup ~45 s,
+# fresh start ~90 s, the test ~30 s, stop ~15 s).
+#
+# Env: RS26_KIT (default ../shared/realserver-2026 beside the clone),
+#      RS26_BASE (the first port to try; default 19500).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kit=$(cd "${RS26_KIT:-../shared/realserver-2026}" 2>/dev/null && pwd) ||
+  { echo "realserver2026: ${RS26_KIT:-../shared/realserver-2026} is absent"; exit 1; }
+
+step() { # name command...: run, print the time it took
+  local name=$1 start=$SECONDS; shift
+  echo "-- $name"
+  "$@"
+  echo "-- $name: $((SECONDS - start)) s"
+}
+
+free() { ! ss -ltn "( sport = :$1 )" 2>/dev/null | grep -q LISTEN; }
+
+# Six ports the kit listens on, and three it only names: base + the
+# kit's own offsets (19000, 19090, 19080, 19032, 19079, 19081, 19067,
+# 19033, 19065).
+base=${RS26_BASE:-19500}
+for try in $(seq 0 9); do
+  b=$((base + 100 * try)); ok=1
+  for off in 0 90 80 32 79 81 67 33 65; do free $((b + off)) || { ok=0; break; }; done
+  [ "$ok" = 1 ] && break
+done
+[ "$ok" = 1 ] || { echo "realserver2026: no free port block from $base"; exit 1; }
+export RS_PORT=$b RS_SVC_PORT=$((b + 90)) RS_APP_PORT=$((b + 80)) RS_PG_PORT=$((b + 32))
+export RS_REDIS_V_PORT=$((b + 79)) RS_REDIS_D_PORT=$((b + 81)) RS_ST_PORT=$((b + 67))
+export RS_STORE_PORT=$((b + 33)) RS_RUNNER_PORT=$((b + 65))
+RS_WORK=$(mktemp -d "${TMPDIR:-/tmp}/agenta-rs26-ci.XXXXXX")
+export RS_WORK
+chmod 755 "$RS_WORK" # Postgres runs as its own user under it
+
+cleanup() {
+  local status=$?
+  echo "-- stop (RS_WORK=$RS_WORK)"
+  local start=$SECONDS
+  "$kit/stop.sh" >/dev/null 2>&1 || true
+  echo "-- stop: $((SECONDS - start)) s"
+  if [ "$status" != 0 ] && [ -d "$RS_WORK/logs" ]; then
+    for log in api worker-queues worker-streams services app; do
+      echo "---- tail of $log.log"; tail -n 30 "$RS_WORK/logs/$log.log" 2>/dev/null || true
+    done
+  fi
+  rm -rf "$RS_WORK"
+  exit "$status"
+}
+trap cleanup EXIT
+
+total=$SECONDS
+echo "realserver2026: RS_WORK=$RS_WORK, API on 127.0.0.1:$RS_PORT, app on $RS_APP_PORT"
+step setup "$kit/setup.sh"
+step start env RS_FRESH=1 "$kit/start.sh"
+api=http://127.0.0.1:$RS_PORT/api
+start=$SECONDS
+key=$(python3 "$kit/mkaccount.py" "$api" 2>/dev/null)
+[ -n "$key" ] || { echo "realserver2026: mkaccount.py gave no key"; exit 1; }
+python3 "$kit/seed.py" "$api" "$key" "http://127.0.0.1:$RS_APP_PORT" >"$RS_WORK/ids.json"
+echo "-- account and seed: $((SECONDS - start)) s"
+
+export AGENTA_RS26_URL=$api AGENTA_RS26_KEY=$key AGENTA_RS26_APP_URL=http://127.0.0.1:$RS_APP_PORT
+export AGENTA_RS26_IDS=$RS_WORK/ids.json
+log=$(mktemp)
+status=0
+start=$SECONDS
+go test -count=1 -v -run '^TestRealServer2026$' . >"$log" 2>&1 || status=$?
+echo "-- go test TestRealServer2026: $((SECONDS - start)) s"
+grep -E '^(=== RUN|--- |ok|FAIL|PASS)|realserver2026_test.go' "$log" | cut -c1-2000 || true
+if [ "$status" != 0 ] || grep -q -- '--- SKIP' "$log" || ! grep -q -- '--- PASS: TestRealServer2026' "$log"; then
+  tail -n 100 "$log"
+  echo "realserver2026: TestRealServer2026 failed or did not run"
+  rm -f "$log"
+  exit 1
+fi
+rm -f "$log"
+echo "realserver2026: passed; $((SECONDS - total)) s before stop"

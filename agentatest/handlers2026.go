@@ -1,0 +1,776 @@
+package agentatest
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The 2026 handlers for applications, environments, test sets, test cases
+// and evaluators. Each checks the request as v0.113 does (422 for its
+// shape, then 400 for what it cannot resolve), answers {"count":0} for
+// nothing found, and builds its whole answer under s.mu.
+
+func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
+	b, refused, ok := readBody26(c, true)
+	if !ok {
+		return refused
+	}
+	var fails []fail26
+	loc := []any{"body"}
+	appRef := b.ref("application_ref", loc, &fails)
+	varRef := b.ref("application_variant_ref", loc, &fails)
+	revRef := b.ref("application_revision_ref", loc, &fails)
+	envRef := b.ref("environment_ref", loc, &fails)
+	envVarRef := b.ref("environment_variant_ref", loc, &fails)
+	envRevRef := b.ref("environment_revision_ref", loc, &fails)
+	key := b.str("key", loc, &fails)
+	if len(fails) > 0 {
+		return refusal26(fails)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v26 := s.v26
+	envGiven := !envRef.empty() || !envVarRef.empty() || !envRevRef.empty()
+	if appRef.empty() && varRef.empty() && revRef.empty() && !envGiven {
+		return detailAnswer(http.StatusBadRequest, "Provide application refs or environment refs with key to retrieve an application revision.")
+	}
+	if envGiven {
+		const nothing = "Environment revision does not contain application references for the requested key."
+		if key == "" && !appRef.empty() {
+			switch {
+			case appRef.slug != "":
+				key = appRef.slug + ".revision"
+			default:
+				if app := v26.apps[appRef.id]; app != nil {
+					key = app.slug + ".revision"
+				}
+			}
+			if key == "" {
+				return detailAnswer(http.StatusNotFound, nothing)
+			}
+		}
+		if key == "" {
+			return detailAnswer(http.StatusBadRequest, "Environment-backed application retrieve requires key.")
+		}
+		s.environments26()
+		env := (*env26)(nil)
+		if envRef != nil {
+			env = v26.env(envRef.id, envRef.slug)
+		}
+		if env == nil {
+			return detailAnswer(http.StatusNotFound, nothing)
+		}
+		rev := v26.revisions[env.deployed[key]]
+		if rev == nil {
+			return detailAnswer(http.StatusNotFound, nothing)
+		}
+		refs := object{
+			{"environment", ref26(env.id, env.slug, "")},
+			{"environment_variant", ref26(env.variantID, env.variantSlug, "")},
+			{"environment_revision", ref26(env.revisionID, env.revisionSlug, strconv.Itoa(env.version))},
+		}
+		refs = append(refs, revisionReferences(rev)...)
+		return envelope1("application_revision", s.revisionWire26(rev),
+			field{"retrieval_info", object{{"references", refs}, {"selector", object{{"key", key}}}}})
+	}
+	if revRef != nil && revRef.id == "" && revRef.slug == "" && revRef.version != "" && varRef.empty() && appRef.empty() {
+		return detailAnswer(http.StatusBadRequest, "application_revision_ref.version is a per-variant sequence number and requires a application_variant_ref or application_ref to scope it. Provide either, or identify the revision by application_revision_ref.id or application_revision_ref.slug (both are project-unique).")
+	}
+	var rev *revision26
+	switch {
+	case revRef != nil && (revRef.id != "" || revRef.slug != ""):
+		if revRef.id != "" {
+			rev = v26.revisions[revRef.id]
+		} else {
+			rev = v26.revisionBySlug(revRef.slug)
+		}
+		if rev != nil && varRef != nil && varRef.id != "" && varRef.id != rev.variant.id {
+			return detailAnswer(http.StatusBadRequest, "workflow_variant_ref.id=UUID('"+varRef.id+"') does not match resolved revision's variant_id=UUID('"+rev.variant.id+"')")
+		}
+	case !varRef.empty() || !appRef.empty():
+		var v *variant26
+		if !varRef.empty() {
+			if varRef.id != "" {
+				v = v26.variants[varRef.id]
+			} else {
+				v = v26.variantBySlug(varRef.slug)
+			}
+		} else {
+			app := v26.apps[appRef.id]
+			if appRef.id == "" {
+				app = v26.appBySlug(appRef.slug)
+			}
+			if app != nil {
+				v = app.defaultVariant
+			}
+		}
+		if v != nil {
+			rev = v.latest()
+			if revRef != nil && revRef.version != "" {
+				n, _ := strconv.Atoi(revRef.version)
+				rev = v.at(n)
+			}
+		}
+	}
+	if rev == nil {
+		return count0()
+	}
+	return envelope1("application_revision", s.revisionWire26(rev),
+		field{"retrieval_info", object{{"references", revisionReferences(rev)}}})
+}
+
+func (s *Server) handleFetchApplicationRevision(c *call) answer {
+	id, refused, ok := pathUUID26(c.id, "application_revision_id")
+	if !ok {
+		return refused
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rev := s.v26.revisions[id]
+	if rev == nil {
+		return count0()
+	}
+	return envelope1("application_revision", s.revisionWire26(rev))
+}
+
+func (s *Server) handleFetchApplicationVariant(c *call) answer {
+	id, refused, ok := pathUUID26(c.id, "application_variant_id")
+	if !ok {
+		return refused
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.v26.variants[id]
+	if v == nil {
+		return count0()
+	}
+	return envelope1("application_variant", s.variantWire26(v, true))
+}
+
+func (s *Server) handleForkApplicationVariant(c *call) answer {
+	b, refused, ok := readBody26(c, true)
+	if !ok {
+		return refused
+	}
+	var fails []fail26
+	loc := []any{"body"}
+	spec := b.object("application_variant", loc, &fails)
+	if _, present := b["application_variant"]; !present {
+		fails = append(fails, missing26("body", "application_variant"))
+	}
+	if _, present := b["application_variant_ref"]; !present {
+		fails = append(fails, missing26("body", "application_variant_ref"))
+	}
+	src := b.ref("application_variant_ref", loc, &fails)
+	at := b.ref("application_revision_ref", loc, &fails)
+	slug := spec.str("slug", at2(loc, "application_variant"), &fails)
+	name := spec.str("name", at2(loc, "application_variant"), &fails)
+	description := spec.str("description", at2(loc, "application_variant"), &fails)
+	if len(fails) > 0 {
+		return refusal26(fails)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v26 := s.v26
+	var source *variant26
+	if src != nil {
+		if src.id != "" {
+			source = v26.variants[src.id]
+		} else if src.slug != "" {
+			source = v26.variantBySlug(src.slug)
+		}
+	}
+	if source == nil {
+		return detailAnswer(http.StatusBadRequest, "Fork source variant could not be resolved.")
+	}
+	upTo := source.latest()
+	if !at.empty() {
+		var r *revision26
+		switch {
+		case at.id != "":
+			r = v26.revisions[at.id]
+		case at.slug != "":
+			r = v26.revisionBySlug(at.slug)
+		default:
+			n, _ := strconv.Atoi(at.version)
+			r = source.at(n)
+		}
+		if r == nil || r.variant != source {
+			return detailAnswer(http.StatusBadRequest, "Fork source revision could not be resolved.")
+		}
+		upTo = r
+	}
+	if slug == "" || v26.variantBySlug(slug) != nil {
+		return count0()
+	}
+	if name == "" {
+		name = slug
+	}
+	now := s.now26()
+	v := &variant26{id: s.newID(), slug: slug, name: name, description: description, app: source.app, created: now}
+	suffix := strings.ReplaceAll(v.id, "-", "")
+	for _, r := range source.revisions {
+		if r.version > upTo.version {
+			break
+		}
+		copied := *r
+		copied.id, copied.variant, copied.date, copied.created = s.newID(), v, now, now
+		copied.slug = r.slug
+		if i := strings.IndexByte(copied.slug, '_'); i >= 0 {
+			copied.slug = copied.slug[:i]
+		}
+		copied.slug += "_" + suffix
+		copied.data = jsonCloneAny(r.data)
+		v.revisions = append(v.revisions, &copied)
+		v26.revisions[copied.id] = &copied
+	}
+	v26.variants[v.id] = v
+	return envelope1("application_variant", s.variantWire26(v, false))
+}
+
+func (s *Server) handleCommitApplicationRevision(c *call) answer {
+	b, refused, ok := readBody26(c, true)
+	if !ok {
+		return refused
+	}
+	var fails []fail26
+	loc := []any{"body"}
+	if _, present := b["application_revision"]; !present {
+		fails = append(fails, missing26("body", "application_revision"))
+	}
+	spec := b.object("application_revision", loc, &fails)
+	l := at2(loc, "application_revision")
+	variantID := spec.uuid("application_variant_id", l, &fails)
+	if variantID == "" {
+		variantID = spec.uuid("variant_id", l, &fails)
+	}
+	message := spec.str("message", l, &fails)
+	base := spec.uuid("base_revision_id", l, &fails)
+	data := spec.object("data", l, &fails)
+	delta := spec.object("delta", l, &fails)
+	if len(fails) > 0 {
+		return refusal26(fails)
+	}
+	s.mu.Lock()
+	v := s.v26.variants[variantID]
+	if v == nil {
+		s.mu.Unlock()
+		return count0()
+	}
+	latest := v.latest()
+	if base != "" && base != latest.id {
+		s.mu.Unlock()
+		return s.unexpected26("commit_application_revision")
+	}
+	defer s.mu.Unlock()
+	var next map[string]any
+	switch {
+	case data != nil:
+		next = jsonCloneAny(map[string]any(data))
+	case delta != nil:
+		next = jsonCloneAny(latest.data)
+		if next == nil {
+			next = map[string]any{}
+		}
+		if set, ok := delta["set"].(map[string]any); ok {
+			deepMerge(next, set)
+		}
+		if remove, ok := delta["remove"].([]any); ok {
+			for _, p := range remove {
+				if path, ok := p.(string); ok {
+					removePath(next, strings.Split(path, "."))
+				}
+			}
+		}
+	}
+	now := s.now26()
+	rev := &revision26{id: s.newID(), version: latest.version + 1, variant: v, message: message, data: next, date: now, created: now}
+	rev.slug = slug26(rev.id)
+	v.revisions = append(v.revisions, rev)
+	s.v26.revisions[rev.id] = rev
+	return envelope1("application_revision", s.revisionWire26(rev))
+}
+
+func (s *Server) handleDeployApplicationRevision(c *call) answer {
+	b, refused, ok := readBody26(c, true)
+	if !ok {
+		return refused
+	}
+	var fails []fail26
+	loc := []any{"body"}
+	revRef := b.ref("application_revision_ref", loc, &fails)
+	envRef := b.ref("environment_ref", loc, &fails)
+	key := b.str("key", loc, &fails)
+	if len(fails) > 0 {
+		return refusal26(fails)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.environments26()
+	var rev *revision26
+	if revRef != nil {
+		if revRef.id != "" {
+			rev = s.v26.revisions[revRef.id]
+		} else if revRef.slug != "" {
+			rev = s.v26.revisionBySlug(revRef.slug)
+		}
+	}
+	var env *env26
+	if envRef != nil {
+		env = s.v26.env(envRef.id, envRef.slug)
+	}
+	switch {
+	case env == nil:
+		return detailAnswer(http.StatusNotFound, "Environment revision not found.")
+	case rev == nil:
+		return detailAnswer(http.StatusNotFound, "Application revision not found.")
+	}
+	if key == "" {
+		key = rev.variant.app.slug + ".revision"
+	}
+	s.deploy26(rev, env, key)
+	return envelope1("application_revision", s.revisionWire26(rev))
+}
+
+func (s *Server) handleQueryEnvironments(c *call) answer {
+	if _, refused, ok := readBody26(c, false); !ok {
+		return refused
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var items []any
+	for _, e := range s.environments26() {
+		items = append(items, object{{"name", e.name}, {"created_at", time26(e.created)},
+			{"created_by_id", s.user.ID}, {"slug", e.slug}, {"id", e.id}})
+	}
+	return envelopeList("environments", items)
+}
+
+func (s *Server) handleRetrieveTestsetRevision(c *call) answer {
+	b, refused, ok := readBody26(c, true)
+	if !ok {
+		return refused
+	}
+	var fails []fail26
+	loc := []any{"body"}
+	tsRef := b.ref("testset_ref", loc, &fails)
+	varRef := b.ref("testset_variant_ref", loc, &fails)
+	revRef := b.ref("testset_revision_ref", loc, &fails)
+	ids := b.boolean("include_testcase_ids", true)
+	cases := b.boolean("include_testcases", true)
+	if len(fails) > 0 {
+		return refusal26(fails)
+	}
+	if revRef != nil && revRef.id == "" && revRef.slug == "" && revRef.version != "" && varRef.empty() && tsRef.empty() {
+		return detailAnswer(http.StatusBadRequest, "testset_revision_ref.version is a per-variant sequence number and requires a testset_variant_ref or testset_ref to scope it. Provide either, or identify the revision by testset_revision_ref.id or testset_revision_ref.slug (both are project-unique).")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rev := s.v26.testsetRevision(tsRef, varRef, revRef)
+	if rev == nil {
+		return count0()
+	}
+	return envelope1("testset_revision", s.testsetRevisionWire26(rev, ids, cases),
+		field{"retrieval_info", object{{"references", testsetReferences(rev)}}})
+}
+
+// testsetRevision resolves test-set references to a revision, or nil.
+func (v26 *state2026) testsetRevision(tsRef, varRef, revRef *refIn) *tsRevision26 {
+	switch {
+	case revRef != nil && revRef.id != "":
+		return v26.tsRevisions[revRef.id]
+	case revRef != nil && revRef.slug != "":
+		for _, r := range v26.tsRevisions {
+			if r.slug == revRef.slug {
+				return r
+			}
+		}
+		return nil
+	}
+	var ts *testset26
+	switch {
+	case varRef != nil && (varRef.id != "" || varRef.slug != ""):
+		for _, t := range v26.testsets {
+			if t.variantID == varRef.id || varRef.id == "" && t.variantSlug == varRef.slug {
+				ts = t
+			}
+		}
+	case tsRef != nil && tsRef.id != "":
+		ts = v26.testsets[tsRef.id]
+	case tsRef != nil && tsRef.slug != "":
+		ts = v26.testsetBySlug(tsRef.slug)
+	}
+	if ts == nil {
+		return nil
+	}
+	if revRef != nil && revRef.version != "" {
+		for _, r := range ts.revisions {
+			if strconv.Itoa(r.version) == revRef.version {
+				return r
+			}
+		}
+		return nil
+	}
+	return ts.revisions[len(ts.revisions)-1]
+}
+
+func (s *Server) handleRetrieveEvaluatorRevision(c *call) answer {
+	b, refused, ok := readBody26(c, true)
+	if !ok {
+		return refused
+	}
+	var fails []fail26
+	loc := []any{"body"}
+	evRef := b.ref("evaluator_ref", loc, &fails)
+	varRef := b.ref("evaluator_variant_ref", loc, &fails)
+	revRef := b.ref("evaluator_revision_ref", loc, &fails)
+	if len(fails) > 0 {
+		return refusal26(fails)
+	}
+	if evRef.empty() && varRef.empty() && revRef.empty() {
+		return detailAnswer(http.StatusBadRequest, "Provide evaluator refs or environment refs with key to retrieve an evaluator revision.")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var rev *evRevision26
+	switch {
+	case revRef != nil && revRef.id != "":
+		rev = s.v26.evRevisions[revRef.id]
+	case revRef != nil && revRef.slug != "":
+		for _, r := range s.v26.evRevisions {
+			if r.slug == revRef.slug {
+				rev = r
+			}
+		}
+	default:
+		var ev *evaluator26
+		switch {
+		case varRef != nil && !varRef.empty():
+			for _, e := range s.v26.evaluators {
+				if e.variantID == varRef.id || varRef.id == "" && e.variantSlug == varRef.slug {
+					ev = e
+				}
+			}
+		case evRef != nil && evRef.id != "":
+			ev = s.v26.evaluators[evRef.id]
+		case evRef != nil:
+			ev = s.v26.evaluatorBySlug(evRef.slug)
+		}
+		if ev != nil {
+			rev = ev.revisions[len(ev.revisions)-1]
+		}
+	}
+	if rev == nil {
+		return count0()
+	}
+	return envelope1("evaluator_revision", s.evaluatorRevisionWire26(rev),
+		field{"retrieval_info", object{{"references", evaluatorReferences(rev)}}})
+}
+
+func (s *Server) handleFetchTestcase(c *call) answer {
+	id, refused, ok := pathUUID26(c.id, "testcase_id")
+	if !ok {
+		return refused
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tc := s.v26.testcases[id]
+	if tc == nil {
+		return count0()
+	}
+	return envelope1("testcase", s.testcaseWire26(tc, true))
+}
+
+// handleQueryTestcases pages as v0.113 does: by the ids asked (or a test
+// set's bag) in created_at order, with a windowing to send back while the
+// page is full, an exact last page included; or by a revision's rows in
+// their order, with a windowing only while rows remain.
+func (s *Server) handleQueryTestcases(c *call) answer {
+	b, refused, ok := readBody26(c, false)
+	if !ok {
+		return refused
+	}
+	var fails []fail26
+	loc := []any{"body"}
+	ids := b.uuids("testcase_ids", loc, &fails)
+	testsetID := b.uuid("testset_id", loc, &fails)
+	tsRef := b.ref("testset_ref", loc, &fails)
+	varRef := b.ref("testset_variant_ref", loc, &fails)
+	revRef := b.ref("testset_revision_ref", loc, &fails)
+	w := b.object("windowing", loc, &fails)
+	limit, limited := w.integer("limit", at2(loc, "windowing"), &fails)
+	next := w.uuid("next", at2(loc, "windowing"), &fails)
+	if len(fails) > 0 {
+		return refusal26(fails)
+	}
+	if ids == nil && testsetID == "" && tsRef.empty() && varRef.empty() && revRef.empty() {
+		return detailAnswer(http.StatusBadRequest, "At least one filter is required: testcase_ids, testset_id, testset_ref/testset_variant_ref/testset_revision_ref.")
+	}
+	if limited && limit < 1 {
+		limit = 1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v26 := s.v26
+	var rows []*testcase26
+	byRevision := false
+	if ids == nil && testsetID == "" {
+		rev := v26.testsetRevision(tsRef, varRef, revRef)
+		if rev == nil {
+			return envelopeList("testcases", nil)
+		}
+		byRevision = true
+		for _, id := range rev.testcaseIDs {
+			if tc := v26.testcases[id]; tc != nil {
+				rows = append(rows, tc)
+			}
+		}
+	} else {
+		for _, tc := range v26.testcases {
+			if ids != nil && !slices.Contains(ids, tc.id) || testsetID != "" && tc.testsetID != testsetID {
+				continue
+			}
+			rows = append(rows, tc)
+		}
+		slices.SortFunc(rows, func(x, y *testcase26) int {
+			if c := x.created.Compare(y.created); c != 0 {
+				return c
+			}
+			return strings.Compare(x.id, y.id)
+		})
+	}
+	if next != "" {
+		for i, tc := range rows {
+			if tc.id == next {
+				rows = rows[i+1:]
+				break
+			}
+		}
+	}
+	more := false
+	if limited && len(rows) > limit {
+		rows, more = rows[:limit], true
+	}
+	items := make([]any, len(rows))
+	for i, tc := range rows {
+		items[i] = s.testcaseWire26(tc, true)
+	}
+	if !limited || len(rows) == 0 || byRevision && !more || !byRevision && len(rows) < limit {
+		return envelopeList("testcases", items)
+	}
+	last := rows[len(rows)-1]
+	window := object{}
+	if !byRevision {
+		window = append(window, field{"oldest", time26(last.created)})
+	}
+	window = append(window, field{"next", last.id}, field{"limit", limit})
+	return envelopeList("testcases", items, field{"windowing", window})
+}
+
+// handleCreateSimpleApplication is POST /simple/applications/: an
+// application, its default variant and revision "1".
+func (s *Server) handleCreateSimpleApplication(c *call) answer {
+	b, refused, ok := readBody26(c, true)
+	if !ok {
+		return refused
+	}
+	var fails []fail26
+	spec := b.object("application", []any{"body"}, &fails)
+	l := []any{"body", "application"}
+	slug, name, description := spec.str("slug", l, &fails), spec.str("name", l, &fails), spec.str("description", l, &fails)
+	data := spec.object("data", l, &fails)
+	if len(fails) > 0 {
+		return refusal26(fails)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slug == "" {
+		return count0()
+	}
+	app, ok := s.createApplication26(slug, name, description, jsonCloneAny(map[string]any(data)))
+	if !ok {
+		return conflict26(slug)
+	}
+	rev := app.defaultVariant.revisions[0]
+	o := object{{"flags", appFlags26(true, false, false, data["url"] != nil)}, {"name", app.name}}
+	if app.description != "" {
+		o = append(o, field{"description", app.description})
+	}
+	o = append(o, field{"created_at", time26(app.created)}, field{"created_by_id", s.user.ID},
+		field{"slug", app.slug}, field{"id", app.id})
+	if rev.data != nil {
+		o = append(o, field{"data", rev.data})
+	}
+	o = append(o, field{"variant_id", app.defaultVariant.id}, field{"revision_id", rev.id})
+	return envelope1("application", o)
+}
+
+// handleCreateSimpleTestset is POST /simple/testsets/.
+func (s *Server) handleCreateSimpleTestset(c *call) answer {
+	b, refused, ok := readBody26(c, true)
+	if !ok {
+		return refused
+	}
+	var fails []fail26
+	spec := b.object("testset", []any{"body"}, &fails)
+	l := []any{"body", "testset"}
+	slug, name, description := spec.str("slug", l, &fails), spec.str("name", l, &fails), spec.str("description", l, &fails)
+	data := spec.object("data", l, &fails)
+	if len(fails) > 0 {
+		return refusal26(fails)
+	}
+	rows, err := testcaseRows(c.body)
+	if err != nil {
+		return refusal26([]fail26{{typ: "model_attributes_type", msg: "Input should be a valid dictionary or object to extract fields from",
+			loc: []any{"body", "testset", "data", "testcases"}, input: data["testcases"]}})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slug == "" {
+		return count0()
+	}
+	ts, ok := s.createTestset26(slug, name, description, rows)
+	if !ok {
+		return conflict26(slug)
+	}
+	rev := ts.revisions[0]
+	o := object{{"name", ts.name}}
+	if ts.description != "" {
+		o = append(o, field{"description", ts.description})
+	}
+	o = append(o, field{"created_at", time26(ts.created)}, field{"created_by_id", s.user.ID},
+		field{"slug", ts.slug}, field{"id", ts.id})
+	if len(rev.testcaseIDs) > 0 {
+		o = append(o, field{"data", object{{"testcase_ids", rev.testcaseIDs}, {"testcases", s.testcasesWire26(rev.testcaseIDs, false)}}})
+	}
+	o = append(o, field{"revision_id", rev.id})
+	return envelope1("testset", o)
+}
+
+// testcaseRows reads testset.data.testcases[].data from a create body,
+// keeping each row's column order.
+func testcaseRows(body []byte) ([][]column, error) {
+	var doc struct {
+		Testset struct {
+			Data struct {
+				Testcases []struct {
+					Data json.RawMessage `json:"data"`
+				} `json:"testcases"`
+			} `json:"data"`
+		} `json:"testset"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, err
+	}
+	rows := make([][]column, 0, len(doc.Testset.Data.Testcases))
+	for _, tc := range doc.Testset.Data.Testcases {
+		cols, err := orderedColumns(tc.Data)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, cols)
+	}
+	return rows, nil
+}
+
+// orderedColumns reads a JSON object's members in order.
+func orderedColumns(raw json.RawMessage) ([]column, error) {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var cols []column
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		cols = append(cols, column{name, v})
+	}
+	return cols, nil
+}
+
+// handleCreateSimpleEvaluator is POST /simple/evaluators/.
+func (s *Server) handleCreateSimpleEvaluator(c *call) answer {
+	b, refused, ok := readBody26(c, true)
+	if !ok {
+		return refused
+	}
+	var fails []fail26
+	spec := b.object("evaluator", []any{"body"}, &fails)
+	l := []any{"body", "evaluator"}
+	slug, name, description := spec.str("slug", l, &fails), spec.str("name", l, &fails), spec.str("description", l, &fails)
+	data := spec.object("data", l, &fails)
+	uri := data.str("uri", at2(l, "data"), &fails)
+	params := data.object("parameters", at2(l, "data"), &fails)
+	if len(fails) > 0 {
+		return refusal26(fails)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if slug == "" {
+		return count0()
+	}
+	if s.v26.evaluatorBySlug(slug) != nil {
+		return conflict26(slug)
+	}
+	ev, ok := s.createEvaluator26(slug, name, description, uri, jsonCloneAny(map[string]any(params)))
+	if !ok {
+		return s.unexpected26("create_simple_evaluator")
+	}
+	rev := ev.revisions[0]
+	o := object{{"flags", appFlags26(false, true, true, true)}, {"name", ev.name}}
+	if ev.description != "" {
+		o = append(o, field{"description", ev.description})
+	}
+	o = append(o, field{"created_at", time26(ev.created)}, field{"created_by_id", s.user.ID},
+		field{"slug", ev.slug}, field{"id", ev.id}, field{"data", evaluatorDataWire(rev)},
+		field{"variant_id", ev.variantID}, field{"revision_id", rev.id})
+	return envelope1("evaluator", o)
+}
+
+// at2 extends loc without sharing its backing array.
+func at2(loc []any, items ...any) []any { return at(loc, items...) }
+
+// jsonCloneAny deep-copies a JSON-like map; nil stays nil.
+func jsonCloneAny(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	return jsonClone(m)
+}
+
+// deepMerge merges src into dst: objects merge, scalars and lists replace.
+func deepMerge(dst, src map[string]any) {
+	for k, v := range src {
+		if sub, ok := v.(map[string]any); ok {
+			if into, ok := dst[k].(map[string]any); ok {
+				deepMerge(into, sub)
+				continue
+			}
+			dst[k] = jsonClone(sub)
+			continue
+		}
+		dst[k] = v
+	}
+}
+
+// removePath deletes a dotted path from m.
+func removePath(m map[string]any, path []string) {
+	for len(path) > 1 {
+		next, ok := m[path[0]].(map[string]any)
+		if !ok {
+			return
+		}
+		m, path = next, path[1:]
+	}
+	delete(m, path[0])
+}

@@ -1,0 +1,749 @@
+package agentatest
+
+import (
+	"cmp"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// The 2026 evaluation routes: create, read and stop a simple evaluation,
+// read its run, and query its scenarios, results and metrics; and the
+// trace reads.
+
+// run26 is one 2026 evaluation run.
+type run26 struct {
+	id, name, description string
+	created, updated      time.Time
+	status                string
+	active, closed, split bool
+	// origins of each step set, by revision id, as the create answer and
+	// the simple evaluation show them.
+	testsetSteps, appSteps, evaluatorSteps [][2]string
+	repeats                                int
+	concurrency                            map[string]any
+	hasCustom, hasHuman, hasAuto           bool
+	noDispatch                             bool // data.status was sent: the caller runs the loop
+
+	tsRev      *tsRevision26
+	appRev     *revision26   // the one the worker runs
+	appRevs    []*revision26 // every application step (two make a failure)
+	evRevs     []*evRevision26
+	evOrigins  []string
+	inputKey   string
+	appKey     string
+	evalKeys   []string
+	scenarios  []*scenario26
+	results    []*result26
+	metrics    []*metrics26
+	dispatched bool
+	done       chan struct{}
+}
+
+type scenario26 struct {
+	id, status       string
+	run              *run26
+	index            int // the row in the test set
+	testcaseID       string
+	created, updated time.Time
+}
+
+type result26 struct {
+	id                 string
+	run                *run26
+	scenario           *scenario26
+	stepKey            string
+	repeat             int
+	status, testcaseID string
+	traceID, hashID    string // traceID dashed
+	err                object
+	created, updated   time.Time
+}
+
+type metrics26 struct {
+	id               string
+	run              *run26
+	scenarioID       string
+	status           string
+	data             object
+	created, updated time.Time
+}
+
+func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
+	b, refused, ok := readBody26(c, true)
+	if !ok {
+		return refused
+	}
+	var fails []fail26
+	if _, present := b["evaluation"]; !present {
+		fails = append(fails, missing26("body", "evaluation"))
+	}
+	spec := b.object("evaluation", []any{"body"}, &fails)
+	l := []any{"body", "evaluation"}
+	name, description := spec.str("name", l, &fails), spec.str("description", l, &fails)
+	flags := spec.object("flags", l, &fails)
+	data := spec.object("data", l, &fails)
+	dl := at(l, "data")
+	steps := map[string][][2]string{}
+	for _, set := range []string{"testset_steps", "application_steps", "evaluator_steps", "query_steps"} {
+		steps[set] = stepSet26(data[set], at(dl, set), &fails)
+	}
+	repeats, hasRepeats := data.integer("repeats", dl, &fails)
+	status := data.str("status", dl, &fails)
+	concurrency := data.object("concurrency", dl, &fails)
+	if len(fails) > 0 {
+		return refusal26(fails)
+	}
+	if !hasRepeats || repeats < 1 {
+		repeats = 1
+	}
+	orderSteps26(c.body, steps)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v26 := s.v26
+	if data == nil || len(steps["testset_steps"]) != 1 || len(steps["application_steps"]) == 0 {
+		return count0()
+	}
+	ts := v26.tsRevisions[steps["testset_steps"][0][0]]
+	if ts == nil || len(ts.testcaseIDs) == 0 {
+		return count0()
+	}
+	var apps []*revision26
+	for _, st := range steps["application_steps"] {
+		rev := v26.revisions[st[0]]
+		if rev == nil {
+			return count0()
+		}
+		apps = append(apps, rev)
+	}
+	run := &run26{id: s.newID(), name: name, description: description, status: "pending", repeats: repeats,
+		split: flags.boolean("is_split", false), testsetSteps: steps["testset_steps"], appSteps: steps["application_steps"],
+		evaluatorSteps: steps["evaluator_steps"], tsRev: ts, appRev: apps[0], appRevs: apps, noDispatch: status != "",
+		done: make(chan struct{})}
+	if concurrency != nil {
+		run.concurrency = map[string]any(concurrency)
+	}
+	for _, st := range steps["evaluator_steps"] {
+		ev := v26.evRevisions[st[0]]
+		if ev == nil {
+			return count0()
+		}
+		run.evRevs = append(run.evRevs, ev)
+		run.evOrigins = append(run.evOrigins, st[1])
+	}
+	for _, set := range [][][2]string{run.testsetSteps, run.appSteps, run.evaluatorSteps} {
+		for _, st := range set {
+			switch st[1] {
+			case "custom":
+				run.hasCustom = true
+			case "human":
+				run.hasHuman = true
+			default:
+				run.hasAuto = true
+			}
+		}
+	}
+	run.inputKey = "testset-" + ts.slug
+	run.appKey = "application-" + run.appRev.slug
+	for _, ev := range run.evRevs {
+		run.evalKeys = append(run.evalKeys, "evaluator-"+ev.slug)
+	}
+	now := s.now26()
+	run.created, run.updated = now, now
+	v26.runs[run.id] = run
+	v26.runOrder = append(v26.runOrder, run)
+	if len(apps) > 1 {
+		// An unsupported shape: created, then marked failure and closed
+		// before create answers.
+		run.status, run.closed = "failure", true
+		close(run.done)
+		return envelope1("evaluation", s.simpleEvaluationWire26(run, true))
+	}
+	created := s.simpleEvaluationWire26(run, false)
+	if !run.noDispatch {
+		run.status, run.active = "running", true
+		s.dispatch26(run)
+	} else {
+		run.status = status
+	}
+	return envelope1("evaluation", created)
+}
+
+// stepSet26 reads a step set: a list of revision ids (origin custom) or a
+// map of revision id to origin, refusing what v0.113 refuses.
+func stepSet26(v any, loc []any, fails *[]fail26) [][2]string {
+	const dictArm = "dict[uuid,literal['custom','human','auto']]"
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case []any:
+		out := make([][2]string, 0, len(x))
+		for i, item := range x {
+			id, f := uuid26(item, at(loc, "list[uuid]", i))
+			if f != nil {
+				*fails = append(*fails, *f)
+				continue
+			}
+			out = append(out, [2]string{id, "custom"})
+		}
+		return out
+	case map[string]any:
+		var out [][2]string
+		var mine []fail26
+		for key, origin := range x {
+			id, f := uuid26(key, at(loc, dictArm, key, "[key]"))
+			if f != nil {
+				mine = append(mine, *f)
+			}
+			o, _ := origin.(string)
+			if o != "custom" && o != "human" && o != "auto" {
+				mine = append(mine, fail26{typ: "literal_error", msg: "Input should be 'custom', 'human' or 'auto'",
+					loc: at(loc, dictArm, key), input: origin, ctx: object{{"expected", "'custom', 'human' or 'auto'"}}})
+			}
+			out = append(out, [2]string{id, o})
+		}
+		if len(mine) > 0 {
+			*fails = append(*fails, fail26{typ: "list_type", msg: "Input should be a valid list", loc: at(loc, "list[uuid]"), input: v})
+			*fails = append(*fails, mine...)
+			return nil
+		}
+		slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+		return out
+	}
+	*fails = append(*fails, fail26{typ: "list_type", msg: "Input should be a valid list", loc: at(loc, "list[uuid]"), input: v},
+		fail26{typ: "dict_type", msg: "Input should be a valid dictionary", loc: at(loc, dictArm), input: v})
+	return nil
+}
+
+// orderSteps26 puts each map-form step set in the order the request gave
+// it, as the service (a Python dict) keeps it.
+func orderSteps26(body []byte, steps map[string][][2]string) {
+	var doc struct {
+		Evaluation struct {
+			Data map[string]json.RawMessage `json:"data"`
+		} `json:"evaluation"`
+	}
+	if json.Unmarshal(body, &doc) != nil {
+		return
+	}
+	for set, list := range steps {
+		raw := doc.Evaluation.Data[set]
+		if len(raw) == 0 || raw[0] != '{' {
+			continue
+		}
+		cols, err := orderedColumns(raw)
+		if err != nil {
+			continue
+		}
+		rank := map[string]int{}
+		for i, c := range cols {
+			if id, f := uuid26(c.name, nil); f == nil {
+				rank[id] = i
+			}
+		}
+		slices.SortStableFunc(list, func(a, b [2]string) int { return rank[a[0]] - rank[b[0]] })
+	}
+}
+
+// runFlags26 are a run's 14 flags.
+func runFlags26(run *run26) object {
+	return object{
+		{"is_live", false}, {"is_active", run.active}, {"is_closed", run.closed}, {"is_queue", false},
+		{"is_cached", false}, {"is_split", run.split}, {"has_queries", false}, {"has_testsets", true},
+		{"has_traces", false}, {"has_testcases", false}, {"has_evaluators", len(run.evRevs) > 0},
+		{"has_custom", run.hasCustom}, {"has_human", run.hasHuman}, {"has_auto", run.hasAuto},
+	}
+}
+
+func stepMap26(steps [][2]string) object {
+	o := object{}
+	for _, st := range steps {
+		o = append(o, field{st[0], st[1]})
+	}
+	return o
+}
+
+// simpleEvaluationWire26 is a run as the /simple/evaluations routes show
+// it; fresh is the create answer, without updated_at. Callers hold s.mu.
+func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
+	o := object{{"flags", runFlags26(run)}}
+	if run.name != "" {
+		o = append(o, field{"name", run.name})
+	}
+	if run.description != "" {
+		o = append(o, field{"description", run.description})
+	}
+	o = append(o, field{"created_at", time26(run.created)})
+	if updated {
+		o = append(o, field{"updated_at", time26(run.updated)})
+	}
+	o = append(o, field{"created_by_id", s.user.ID})
+	if updated {
+		o = append(o, field{"updated_by_id", s.user.ID})
+	}
+	data := object{{"status", run.status}, {"query_steps", object{}},
+		{"testset_steps", stepMap26(run.testsetSteps)}, {"application_steps", stepMap26(run.appSteps)},
+		{"evaluator_steps", stepMap26(run.evaluatorSteps)}, {"repeats", run.repeats}}
+	if run.concurrency != nil {
+		data = append(data, field{"concurrency", run.concurrency})
+	}
+	return append(o, field{"id", run.id}, field{"data", data})
+}
+
+// runWire26 is a run as GET /evaluations/runs/{id} shows it. Callers hold
+// s.mu.
+func (s *Server) runWire26(run *run26) object {
+	o := object{{"flags", runFlags26(run)}}
+	if run.name != "" {
+		o = append(o, field{"name", run.name})
+	}
+	if run.description != "" {
+		o = append(o, field{"description", run.description})
+	}
+	o = append(o, field{"created_at", time26(run.created)}, field{"updated_at", time26(run.updated)},
+		field{"created_by_id", s.user.ID}, field{"updated_by_id", s.user.ID},
+		field{"id", run.id}, field{"version", "2025-07-14"}, field{"status", run.status})
+	ts := run.tsRev
+	origin := func(steps [][2]string, i int) string {
+		if i < len(steps) {
+			return steps[i][1]
+		}
+		return "auto"
+	}
+	steps := []any{object{{"key", run.inputKey}, {"type", "input"}, {"origin", origin(run.testsetSteps, 0)},
+		{"references", testsetReferences(ts)}}}
+	for i, app := range run.appRevs {
+		steps = append(steps, object{{"key", "application-" + app.slug}, {"type", "invocation"}, {"origin", origin(run.appSteps, i)},
+			{"references", revisionReferences(app)}, {"inputs", []any{object{{"key", "__all_inputs__"}}}}})
+	}
+	for i, ev := range run.evRevs {
+		steps = append(steps, object{{"key", run.evalKeys[i]}, {"type", "annotation"}, {"origin", run.evOrigins[i]},
+			{"references", evaluatorReferences(ev)},
+			{"inputs", []any{object{{"key", "__all_invocations__"}}, object{{"key", "__all_inputs__"}}}}})
+	}
+	var mappings []any
+	if len(ts.testcaseIDs) > 0 {
+		if tc := s.v26.testcases[ts.testcaseIDs[0]]; tc != nil {
+			for _, col := range tc.data {
+				mappings = append(mappings, object{{"column", object{{"kind", "testset"}, {"name", col.name}}},
+					{"step", object{{"key", run.inputKey}, {"path", "data." + col.name}}}})
+			}
+		}
+	}
+	for _, app := range run.appRevs {
+		mappings = append(mappings, object{{"column", object{{"kind", "invocation"}, {"name", "outputs"}}},
+			{"step", object{{"key", "application-" + app.slug}, {"path", "attributes.ag.data.outputs"}}}})
+	}
+	for i, ev := range run.evRevs {
+		for _, name := range outputNames26(ev.key) {
+			mappings = append(mappings, object{{"column", object{{"kind", "annotation"}, {"name", name}}},
+				{"step", object{{"key", run.evalKeys[i]}, {"path", "attributes.ag.data.outputs." + name}}}})
+		}
+	}
+	data := object{{"steps", steps}, {"repeats", run.repeats}}
+	if run.concurrency != nil {
+		data = append(data, field{"concurrency", run.concurrency})
+	}
+	data = append(data, field{"mappings", mappings})
+	return append(o, field{"data", data})
+}
+
+func (s *Server) handleFetchSimpleEvaluation(c *call) answer {
+	id, refused, ok := pathUUID26(c.id, "evaluation_id")
+	if !ok {
+		return refused
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run := s.v26.runs[id]
+	if run == nil {
+		return count0()
+	}
+	return envelope1("evaluation", s.simpleEvaluationWire26(run, true))
+}
+
+// handleStopSimpleEvaluation marks a run inactive, and nothing more: as on
+// v0.113, the worker goes on and the run ends success or errors.
+func (s *Server) handleStopSimpleEvaluation(c *call) answer {
+	id, refused, ok := pathUUID26(c.id, "evaluation_id")
+	if !ok {
+		return refused
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run := s.v26.runs[id]
+	if run == nil {
+		return count0()
+	}
+	run.active = false
+	run.updated = s.now26()
+	return envelope1("evaluation", s.simpleEvaluationWire26(run, true))
+}
+
+func (s *Server) handleFetchRun(c *call) answer {
+	id, refused, ok := pathUUID26(c.id, "run_id")
+	if !ok {
+		return refused
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run := s.v26.runs[id]
+	if run == nil {
+		return count0()
+	}
+	return envelope1("run", s.runWire26(run))
+}
+
+// rowQuery26 is a scenarios, results or metrics query as the handlers read
+// it: its filters and windowing.
+type rowQuery26 struct {
+	filtered                 bool // the member is present and not empty
+	runIDs, ids, scenarioIDs []string
+	stepKeys, statuses       []string
+	repeats                  []int
+	windowed                 bool
+	next                     string
+	limit                    int
+	descending               bool
+}
+
+// readRowQuery26 reads {member: {...}, windowing: {...}}. defaultDescending
+// is the default order with windowing (metrics: descending).
+func readRowQuery26(c *call, member string, defaultDescending bool) (rowQuery26, answer, bool) {
+	b, refused, ok := readBody26(c, false)
+	if !ok {
+		return rowQuery26{}, refused, false
+	}
+	var fails []fail26
+	var q rowQuery26
+	f := b.object(member, []any{"body"}, &fails)
+	l := []any{"body", member}
+	if id := f.uuid("run_id", l, &fails); id != "" {
+		q.runIDs = append(q.runIDs, id)
+	}
+	q.runIDs = append(q.runIDs, f.uuids("run_ids", l, &fails)...)
+	q.ids = f.uuids("ids", l, &fails)
+	if id := f.uuid("scenario_id", l, &fails); id != "" {
+		q.scenarioIDs = append(q.scenarioIDs, id)
+	}
+	if _, isList := f["scenario_ids"].([]any); isList {
+		q.scenarioIDs = append(q.scenarioIDs, f.uuids("scenario_ids", l, &fails)...)
+	}
+	if k := f.str("step_key", l, &fails); k != "" {
+		q.stepKeys = append(q.stepKeys, k)
+	}
+	q.stepKeys = append(q.stepKeys, strings26(f["step_keys"])...)
+	if st := f.str("status", l, &fails); st != "" {
+		q.statuses = append(q.statuses, st)
+	}
+	q.statuses = append(q.statuses, strings26(f["statuses"])...)
+	if n, ok := f.integer("repeat_idx", l, &fails); ok {
+		q.repeats = append(q.repeats, n)
+	}
+	if list, ok := f["repeat_idxs"].([]any); ok {
+		for _, v := range list {
+			if n, ok := v.(json.Number); ok {
+				if i, err := n.Int64(); err == nil {
+					q.repeats = append(q.repeats, int(i))
+				}
+			}
+		}
+	}
+	q.filtered = len(q.runIDs)+len(q.ids)+len(q.scenarioIDs)+len(q.stepKeys)+len(q.statuses)+len(q.repeats) > 0
+	w := b.object("windowing", []any{"body"}, &fails)
+	if w != nil {
+		wl := []any{"body", "windowing"}
+		q.windowed = true
+		q.next = w.uuid("next", wl, &fails)
+		limit, limited := w.integer("limit", wl, &fails)
+		q.limit = -1
+		if limited {
+			q.limit = max(limit, 1)
+		}
+		q.descending = defaultDescending
+		switch w.str("order", wl, &fails) {
+		case "ascending":
+			q.descending = false
+		case "descending":
+			q.descending = true
+		}
+	}
+	if len(fails) > 0 {
+		return rowQuery26{}, refusal26(fails), false
+	}
+	return q, answer{}, true
+}
+
+func strings26(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, item := range list {
+		if s, ok := item.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// window applies a query's windowing to rows with their ids: id order,
+// the cursor, the limit; without windowing, an order the caller must not
+// rely on (v0.113 defines none).
+func window26[T any](rows []T, id func(T) string, q rowQuery26) []T {
+	if !q.windowed {
+		// No defined order: interleave from both ends, so that code relying
+		// on an order sees it break.
+		out := make([]T, 0, len(rows))
+		for i, j := 0, len(rows)-1; i <= j; i, j = i+1, j-1 {
+			out = append(out, rows[j])
+			if i != j {
+				out = append(out, rows[i])
+			}
+		}
+		return out
+	}
+	slices.SortFunc(rows, func(a, b T) int {
+		c := cmp.Compare(id(a), id(b))
+		if q.descending {
+			return -c
+		}
+		return c
+	})
+	if q.next != "" {
+		kept := rows[:0]
+		for _, r := range rows {
+			if !q.descending && id(r) > q.next || q.descending && id(r) < q.next {
+				kept = append(kept, r)
+			}
+		}
+		rows = kept
+	}
+	if q.limit > 0 && len(rows) > q.limit {
+		rows = rows[:q.limit]
+	}
+	return rows
+}
+
+// runsOf are the runs a query reads: those named, or every run of the
+// project when none is (as on v0.113).
+func (s *Server) runsOf(q rowQuery26) []*run26 {
+	if len(q.runIDs) == 0 {
+		return s.v26.runOrder
+	}
+	var out []*run26
+	for _, id := range q.runIDs {
+		if run := s.v26.runs[id]; run != nil {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
+func (s *Server) handleQueryScenarios(c *call) answer {
+	q, refused, ok := readRowQuery26(c, "scenario", false)
+	if !ok {
+		return refused
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var rows []*scenario26
+	for _, run := range s.runsOf(q) {
+		for _, sc := range run.scenarios {
+			if (q.ids == nil || slices.Contains(q.ids, sc.id)) && (q.statuses == nil || slices.Contains(q.statuses, sc.status)) {
+				rows = append(rows, sc)
+			}
+		}
+	}
+	rows = window26(rows, func(sc *scenario26) string { return sc.id }, q)
+	items := make([]any, len(rows))
+	for i, sc := range rows {
+		items[i] = s.scenarioWire26(sc)
+	}
+	return envelopeList("scenarios", items)
+}
+
+func (s *Server) handleQueryResults(c *call) answer {
+	q, refused, ok := readRowQuery26(c, "result", false)
+	if !ok {
+		return refused
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var rows []*result26
+	for _, run := range s.runsOf(q) {
+		for _, r := range run.results {
+			if (q.ids == nil || slices.Contains(q.ids, r.id)) &&
+				(q.scenarioIDs == nil || slices.Contains(q.scenarioIDs, r.scenario.id)) &&
+				(q.stepKeys == nil || slices.Contains(q.stepKeys, r.stepKey)) &&
+				(q.statuses == nil || slices.Contains(q.statuses, r.status)) &&
+				(q.repeats == nil || slices.Contains(q.repeats, r.repeat)) {
+				rows = append(rows, r)
+			}
+		}
+	}
+	rows = window26(rows, func(r *result26) string { return r.id }, q)
+	items := make([]any, len(rows))
+	for i, r := range rows {
+		items[i] = s.resultWire26(r)
+	}
+	return envelopeList("results", items)
+}
+
+func (s *Server) handleQueryMetrics(c *call) answer {
+	q, refused, ok := readRowQuery26(c, "metrics", true)
+	if !ok {
+		return refused
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var rows []*metrics26
+	for _, run := range s.runsOf(q) {
+		for _, m := range run.metrics {
+			if (q.ids == nil || slices.Contains(q.ids, m.id)) &&
+				(q.scenarioIDs == nil || slices.Contains(q.scenarioIDs, m.scenarioID)) &&
+				(q.statuses == nil || slices.Contains(q.statuses, m.status)) {
+				rows = append(rows, m)
+			}
+		}
+	}
+	rows = window26(rows, func(m *metrics26) string { return m.id }, q)
+	items := make([]any, len(rows))
+	for i, m := range rows {
+		items[i] = s.metricsWire26(m)
+	}
+	return envelopeList("metrics", items)
+}
+
+// handleRefreshMetrics computes a run's global metrics row again, from the
+// traces it can read; none when it can read none.
+func (s *Server) handleRefreshMetrics(c *call) answer {
+	q, refused, ok := readRowQuery26(c, "metrics", true)
+	if !ok {
+		return refused
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var items []any
+	for _, run := range s.runsOf(q) {
+		if len(q.runIDs) == 0 {
+			break // v0.113 refreshes a run it is told
+		}
+		if m := s.refreshGlobal26(run); m != nil {
+			items = append(items, s.metricsWire26(m))
+		}
+	}
+	return envelopeList("metrics", items)
+}
+
+func (s *Server) scenarioWire26(sc *scenario26) object {
+	return object{{"created_at", time26(sc.created)}, {"updated_at", time26(sc.updated)},
+		{"created_by_id", s.user.ID}, {"updated_by_id", s.user.ID}, {"id", sc.id},
+		{"version", "2025-07-14"}, {"status", sc.status}, {"run_id", sc.run.id}}
+}
+
+func (s *Server) resultWire26(r *result26) object {
+	o := object{{"created_at", time26(r.created)}, {"updated_at", time26(r.updated)},
+		{"created_by_id", s.user.ID}, {"updated_by_id", s.user.ID}, {"id", r.id}, {"version", "2025-07-14"}}
+	if r.hashID != "" {
+		o = append(o, field{"hash_id", r.hashID})
+	}
+	if r.traceID != "" {
+		o = append(o, field{"trace_id", r.traceID})
+	}
+	if r.testcaseID != "" {
+		o = append(o, field{"testcase_id", r.testcaseID})
+	}
+	if r.err != nil {
+		o = append(o, field{"error", r.err})
+	}
+	return append(o, field{"status", r.status}, field{"repeat_idx", r.repeat},
+		field{"step_key", r.stepKey}, field{"scenario_id", r.scenario.id}, field{"run_id", r.run.id})
+}
+
+func (s *Server) metricsWire26(m *metrics26) object {
+	o := object{{"created_at", time26(m.created)}, {"updated_at", time26(m.updated)},
+		{"created_by_id", s.user.ID}, {"updated_by_id", s.user.ID}, {"id", m.id},
+		{"version", "2025-07-14"}, {"status", m.status}, {"data", m.data}}
+	if m.scenarioID != "" {
+		o = append(o, field{"scenario_id", m.scenarioID})
+	}
+	return append(o, field{"run_id", m.run.id})
+}
+
+func (s *Server) handleFetchTrace(c *call) answer {
+	hex, ok := traceID26(c.id)
+	if !ok {
+		return detailAnswer(http.StatusBadRequest, "Invalid trace_id.")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.v26.traces[hex]
+	if t == nil {
+		return count0()
+	}
+	return envelope1("trace", s.traceWire26(t))
+}
+
+// handleFetchTraces is GET /traces/?trace_ids=a,b (or trace_id=a&trace_id=b):
+// the traces known, unknown ones left out.
+func (s *Server) handleFetchTraces(c *call) answer {
+	var ids []string
+	q := c.r.URL.Query()
+	for _, v := range append(q["trace_ids"], q["trace_id"]...) {
+		for _, id := range strings.Split(v, ",") {
+			if id = strings.TrimSpace(id); id != "" {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return detailAnswer(http.StatusBadRequest, "At least one trace_id query parameter is required.")
+	}
+	hexes := make([]string, len(ids))
+	for i, id := range ids {
+		hex, ok := traceID26(id)
+		if !ok {
+			return detailAnswer(http.StatusBadRequest, "Invalid trace_id.")
+		}
+		hexes[i] = hex
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var items []any
+	seen := map[string]bool{}
+	for _, hex := range hexes {
+		if t := s.v26.traces[hex]; t != nil && !seen[hex] {
+			seen[hex] = true
+			items = append(items, s.traceWire26(t))
+		}
+	}
+	return envelopeList("traces", items)
+}
+
+func (s *Server) handleFetchSpan(c *call) answer {
+	traceID, spanID, _ := strings.Cut(c.id, "/")
+	hex, ok := traceID26(traceID)
+	if !ok || !isHex(spanID, 16) {
+		return detailAnswer(http.StatusBadRequest, "")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.v26.traces[hex]
+	if t == nil || t.spanID != strings.ToLower(spanID) {
+		return count0()
+	}
+	return envelope1("span", s.spanWire26(t))
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range strings.ToLower(s) {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,232 @@
+package agentatest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// How v0.113 (FastAPI 0.139, Pydantic 2.13) refuses a 2026 request: a 422
+// whose detail items carry type, loc, msg, input and, for some types, ctx.
+// The fake checks what its handlers read: the body's shape, ids that must
+// be UUIDs, windowing, and the step maps of a create.
+
+// fail26 is one item of a 2026 422 answer.
+type fail26 struct {
+	typ, msg string
+	loc      []any
+	input    any
+	ctx      object
+}
+
+func (f fail26) wire() object {
+	o := object{{"type", f.typ}, {"loc", f.loc}, {"msg", f.msg}, {"input", f.input}}
+	if f.ctx != nil {
+		o = append(o, field{"ctx", f.ctx})
+	}
+	return o
+}
+
+// refusal26 is the 422 answer listing fails.
+func refusal26(fails []fail26) answer {
+	items := make([]any, len(fails))
+	for i, f := range fails {
+		items[i] = f.wire()
+	}
+	return jsonAnswer(http.StatusUnprocessableEntity, object{{"detail", items}})
+}
+
+func missing26(loc ...any) fail26 {
+	return fail26{typ: "missing", msg: "Field required", loc: loc}
+}
+
+// body26 is a parsed request body: a JSON object with numbers kept as
+// they came, or nil for no body.
+type body26 map[string]any
+
+// readBody26 parses a 2026 request body. An empty body is nil, or with
+// required a 422 missing; malformed JSON is FastAPI's json_invalid; a body
+// that is not an object is model_attributes_type.
+func readBody26(c *call, required bool) (body26, answer, bool) {
+	raw := bytes.TrimSpace(c.body)
+	if len(raw) == 0 {
+		if required {
+			return nil, refusal26([]fail26{missing26("body")}), false
+		}
+		return nil, answer{}, true
+	}
+	var v any
+	if err := decodeNumbers(raw, &v); err != nil {
+		pos, why := int64(0), "Expecting value"
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			pos = se.Offset - 1
+			if raw[0] == '{' && pos >= 1 && raw[pos] != '"' && raw[pos] != '}' {
+				why = "Expecting property name enclosed in double quotes"
+			}
+		}
+		return nil, refusal26([]fail26{{typ: "json_invalid", msg: "JSON decode error", loc: []any{"body", pos},
+			input: object{}, ctx: object{{"error", why}}}}), false
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		if v == nil && !required {
+			return nil, answer{}, true
+		}
+		return nil, refusal26([]fail26{{typ: "model_attributes_type",
+			msg: "Input should be a valid dictionary or object to extract fields from", loc: []any{"body"}, input: v}}), false
+	}
+	return body26(m), answer{}, true
+}
+
+// object returns the member named key as an object, nil when absent or
+// null; a member of another type is a fail.
+func (b body26) object(key string, loc []any, fails *[]fail26) body26 {
+	v, ok := b[key]
+	if !ok || v == nil {
+		return nil
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		*fails = append(*fails, fail26{typ: "model_attributes_type",
+			msg: "Input should be a valid dictionary or object to extract fields from", loc: at(loc, key), input: v})
+		return nil
+	}
+	return body26(m)
+}
+
+// str returns the member named key as a string; "" when absent or null.
+func (b body26) str(key string, loc []any, fails *[]fail26) string {
+	v, ok := b[key]
+	if !ok || v == nil {
+		return ""
+	}
+	s, isString := v.(string)
+	if !isString {
+		*fails = append(*fails, fail26{typ: "string_type", msg: "Input should be a valid string", loc: at(loc, key), input: v})
+	}
+	return s
+}
+
+// uuid returns the member named key as a UUID in its canonical form; ""
+// when absent or null; a fail when it is no UUID.
+func (b body26) uuid(key string, loc []any, fails *[]fail26) string {
+	v, ok := b[key]
+	if !ok || v == nil {
+		return ""
+	}
+	id, f := uuid26(v, at(loc, key))
+	if f != nil {
+		*fails = append(*fails, *f)
+	}
+	return id
+}
+
+// uuids returns the member named key as a list of UUIDs; nil when absent.
+func (b body26) uuids(key string, loc []any, fails *[]fail26) []string {
+	v, ok := b[key]
+	if !ok || v == nil {
+		return nil
+	}
+	items, isList := v.([]any)
+	if !isList {
+		*fails = append(*fails, fail26{typ: "list_type", msg: "Input should be a valid list", loc: at(loc, key), input: v})
+		return nil
+	}
+	out := make([]string, 0, len(items))
+	for i, item := range items {
+		id, f := uuid26(item, at(loc, key, i))
+		if f != nil {
+			*fails = append(*fails, *f)
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// integer returns the member named key as an int, ok false when absent.
+func (b body26) integer(key string, loc []any, fails *[]fail26) (int, bool) {
+	v, present := b[key]
+	if !present || v == nil {
+		return 0, false
+	}
+	n, isNumber := v.(json.Number)
+	if !isNumber {
+		*fails = append(*fails, fail26{typ: "int_type", msg: "Input should be a valid integer", loc: at(loc, key), input: v})
+		return 0, false
+	}
+	i, err := n.Int64()
+	if err != nil {
+		*fails = append(*fails, fail26{typ: "int_from_float", msg: "Input should be a valid integer, got a number with a fractional part", loc: at(loc, key), input: v})
+		return 0, false
+	}
+	return int(i), true
+}
+
+// boolean returns the member named key as a bool, def when absent.
+func (b body26) boolean(key string, def bool) bool {
+	if v, ok := b[key].(bool); ok {
+		return v
+	}
+	return def
+}
+
+// uuid26 reads a UUID as Pydantic does: a string of 32 hex digits, dashed
+// or not (braces and "urn:uuid:" allowed), returned in its canonical form.
+func uuid26(v any, loc []any) (string, *fail26) {
+	s, ok := v.(string)
+	if !ok {
+		return "", &fail26{typ: "uuid_type", msg: "UUID input should be a string, bytes or UUID object", loc: loc, input: v}
+	}
+	why := ""
+	for i, c := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF-", c) {
+			why = fmt.Sprintf("invalid character: found `%c` at %d", c, i+1)
+			break
+		}
+	}
+	if why == "" && !wellFormedUUID(s) {
+		if strings.Contains(s, "-") {
+			why = fmt.Sprintf("invalid group count: expected 5, found %d", strings.Count(s, "-")+1)
+		} else {
+			why = fmt.Sprintf("invalid length: expected length 32 for simple format, found %d", len(s))
+		}
+	}
+	if why != "" {
+		return "", &fail26{typ: "uuid_parsing", msg: "Input should be a valid UUID, " + why, loc: loc, input: s, ctx: object{{"error", why}}}
+	}
+	hex := strings.ToLower(uuidDigits(s))
+	return dashed(hex), nil
+}
+
+// pathUUID26 reads a path id, answering the 422 v0.113 gives for a
+// malformed one.
+func pathUUID26(id, name string) (string, answer, bool) {
+	canonical, f := uuid26(id, []any{"path", name})
+	if f != nil {
+		return "", refusal26([]fail26{*f}), false
+	}
+	return canonical, answer{}, true
+}
+
+// refIn is a Reference as a request names it.
+type refIn struct {
+	id, slug, version string
+}
+
+// ref reads the member named key as a Reference; nil when absent or null.
+func (b body26) ref(key string, loc []any, fails *[]fail26) *refIn {
+	o := b.object(key, loc, fails)
+	if o == nil {
+		return nil
+	}
+	l := at(loc, key)
+	return &refIn{id: o.uuid("id", l, fails), slug: o.str("slug", l, fails), version: o.str("version", l, fails)}
+}
+
+// empty reports a reference that names nothing.
+func (r *refIn) empty() bool { return r == nil || r.id == "" && r.slug == "" && r.version == "" }

@@ -1,0 +1,316 @@
+package agentatest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// The JSON the 2026 generation writes: members in v0.113's order, absent
+// rather than null (the service serializes with exclude_none), and
+// Pydantic 2's timestamps.
+
+// time26 writes a timestamp as v0.113 does: UTC with "Z", microseconds
+// unless they are zero.
+func time26(t time.Time) string { return naiveTime(t) + "Z" }
+
+// count0 is the 2026 answer for "nothing": 200 {"count":0}.
+func count0() answer { return jsonAnswer(http.StatusOK, object{{"count", 0}}) }
+
+// envelope1 is the 2026 envelope of one object.
+func envelope1(member string, v any, extra ...field) answer {
+	o := object{{"count", 1}, {member, v}}
+	return jsonAnswer(http.StatusOK, append(o, extra...))
+}
+
+// envelopeList is the 2026 envelope of a list.
+func envelopeList(member string, items []any, extra ...field) answer {
+	if items == nil {
+		items = []any{}
+	}
+	o := object{{"count", len(items)}, {member, items}}
+	return jsonAnswer(http.StatusOK, append(o, extra...))
+}
+
+// unexpected26 is v0.113's answer to an unhandled error: 500 with the
+// handler's operation id and a support id header.
+func (s *Server) unexpected26(operation string) answer {
+	a := jsonAnswer(http.StatusInternalServerError, object{{"detail", object{
+		{"message", "An unexpected error occurred. Please try again later or contact support."},
+		{"operation_id", operation},
+	}}})
+	now := time.Now()
+	a.header = http.Header{"X-Ag-Support-Id": {hexUUID26(now.String())}, "X-Ag-Support-Ts": {time26(now)}}
+	return a
+}
+
+// conflict26 is v0.113's 409 for a slug taken.
+func conflict26(slug string) answer {
+	return jsonAnswer(http.StatusConflict, object{{"detail", object{
+		{"message", fmt.Sprintf("A resource with slug '%s' already exists in this project.", slug)},
+		{"conflict", object{{"slug", slug}}},
+	}}})
+}
+
+// ref26 is a Reference: version, slug, id, each when set.
+func ref26(id, slug, version string) object {
+	o := object{}
+	if version != "" {
+		o = append(o, field{"version", version})
+	}
+	if slug != "" {
+		o = append(o, field{"slug", slug})
+	}
+	return append(o, field{"id", id})
+}
+
+// appFlags26 are the 17 flags of an application (or evaluator) revision.
+func appFlags26(application, evaluator, managed, hasURL bool) object {
+	return object{
+		{"is_application", application}, {"is_evaluator", evaluator}, {"is_snippet", false},
+		{"is_managed", managed}, {"is_custom", false}, {"is_llm", false}, {"is_hook", false},
+		{"is_code", false}, {"is_match", false}, {"is_feedback", false}, {"is_agent", false},
+		{"is_skill", false}, {"is_chat", false}, {"has_url", hasURL}, {"has_script", false},
+		{"has_handler", false}, {"is_static", false},
+	}
+}
+
+// revisionWire26 is an application revision. Callers hold s.mu.
+func (s *Server) revisionWire26(r *revision26) object {
+	v, app := r.variant, r.variant.app
+	o := object{
+		{"application_variant_slug", v.slug}, {"workflow_variant_slug", v.slug},
+		{"application_slug", app.slug}, {"workflow_slug", app.slug},
+		{"application_variant_id", v.id}, {"workflow_variant_id", v.id},
+		{"application_id", app.id}, {"workflow_id", app.id},
+		{"variant_slug", v.slug}, {"artifact_slug", app.slug},
+		{"variant_id", v.id}, {"artifact_id", app.id},
+		{"author", s.user.ID}, {"date", time26(r.date)},
+	}
+	if r.message != "" {
+		o = append(o, field{"message", r.message})
+	}
+	_, hasURL := r.data["url"]
+	o = append(o, field{"flags", appFlags26(true, false, false, hasURL)})
+	if r.name != "" {
+		o = append(o, field{"name", r.name})
+	}
+	if r.description != "" {
+		o = append(o, field{"description", r.description})
+	}
+	o = append(o,
+		field{"created_at", time26(r.created)}, field{"created_by_id", s.user.ID},
+		field{"version", itoa26(r.version)}, field{"slug", r.slug}, field{"id", r.id})
+	if r.data != nil {
+		o = append(o, field{"data", r.data})
+	}
+	return o
+}
+
+// revisionReferences are a revision's application, variant and revision
+// references, as retrieval_info lists them.
+func revisionReferences(r *revision26) object {
+	v, app := r.variant, r.variant.app
+	return object{
+		{"application", ref26(app.id, app.slug, "")},
+		{"application_variant", ref26(v.id, v.slug, "")},
+		{"application_revision", ref26(r.id, r.slug, itoa26(r.version))},
+	}
+}
+
+// variantWire26 is an application variant; full adds the slugs the read
+// sends and the fork answer leaves out. Callers hold s.mu.
+func (s *Server) variantWire26(v *variant26, full bool) object {
+	app := v.app
+	o := object{}
+	if full {
+		o = append(o, field{"application_slug", app.slug}, field{"workflow_slug", app.slug})
+	}
+	o = append(o, field{"application_id", app.id}, field{"workflow_id", app.id})
+	if full {
+		o = append(o, field{"artifact_slug", app.slug})
+	}
+	o = append(o, field{"artifact_id", app.id},
+		field{"flags", object{{"is_application", true}, {"is_evaluator", false}, {"is_snippet", false}}},
+		field{"name", v.name})
+	if v.description != "" {
+		o = append(o, field{"description", v.description})
+	}
+	return append(o, field{"created_at", time26(v.created)}, field{"created_by_id", s.user.ID},
+		field{"slug", v.slug}, field{"id", v.id})
+}
+
+// testcaseWire26 is a test case; set adds set_id, as the testcase routes do.
+// Callers hold s.mu.
+func (s *Server) testcaseWire26(tc *testcase26, set bool) object {
+	o := object{{"testset_id", tc.testsetID}}
+	if set {
+		o = append(o, field{"set_id", tc.testsetID})
+	}
+	return append(o, field{"created_at", time26(tc.created)}, field{"created_by_id", s.user.ID},
+		field{"id", tc.id}, field{"data", columnsWire(tc.data)})
+}
+
+// columnsWire is a row's data, its columns in order.
+func columnsWire(cols []column) object {
+	o := make(object, len(cols))
+	for i, c := range cols {
+		o[i] = field{c.name, c.value}
+	}
+	return o
+}
+
+// testsetRevisionWire26 is a test-set revision, with its ids and test cases
+// as asked. Callers hold s.mu.
+func (s *Server) testsetRevisionWire26(r *tsRevision26, ids, cases bool) object {
+	ts := r.testset
+	o := object{
+		{"testset_variant_slug", ts.variantSlug}, {"variant_slug", ts.variantSlug},
+		{"testset_slug", ts.slug}, {"artifact_slug", ts.slug},
+		{"testset_variant_id", ts.variantID}, {"testset_id", ts.id},
+		{"author", s.user.ID}, {"date", time26(r.date)}, {"name", ts.name},
+	}
+	if ts.description != "" {
+		o = append(o, field{"description", ts.description})
+	}
+	o = append(o, field{"created_at", time26(r.created)}, field{"created_by_id", s.user.ID},
+		field{"version", itoa26(r.version)}, field{"slug", r.slug}, field{"id", r.id})
+	if len(r.testcaseIDs) > 0 {
+		data := object{}
+		if ids {
+			data = append(data, field{"testcase_ids", r.testcaseIDs})
+		}
+		if cases {
+			data = append(data, field{"testcases", s.testcasesWire26(r.testcaseIDs, false)})
+		}
+		o = append(o, field{"data", data})
+	}
+	return o
+}
+
+func (s *Server) testcasesWire26(ids []string, set bool) []any {
+	out := make([]any, 0, len(ids))
+	for _, id := range ids {
+		if tc := s.v26.testcases[id]; tc != nil {
+			out = append(out, s.testcaseWire26(tc, set))
+		}
+	}
+	return out
+}
+
+func testsetReferences(r *tsRevision26) object {
+	ts := r.testset
+	return object{
+		{"testset", ref26(ts.id, ts.slug, "")},
+		{"testset_variant", ref26(ts.variantID, ts.variantSlug, "")},
+		{"testset_revision", ref26(r.id, r.slug, itoa26(r.version))},
+	}
+}
+
+// evaluatorRevisionWire26 is an evaluator revision. Callers hold s.mu.
+func (s *Server) evaluatorRevisionWire26(r *evRevision26) object {
+	ev := r.evaluator
+	o := object{
+		{"evaluator_variant_slug", ev.variantSlug}, {"workflow_variant_slug", ev.variantSlug},
+		{"evaluator_slug", ev.slug}, {"workflow_slug", ev.slug},
+		{"evaluator_variant_id", ev.variantID}, {"workflow_variant_id", ev.variantID},
+		{"evaluator_id", ev.id}, {"workflow_id", ev.id},
+		{"variant_slug", ev.variantSlug}, {"artifact_slug", ev.slug},
+		{"variant_id", ev.variantID}, {"artifact_id", ev.id},
+		{"author", s.user.ID}, {"date", time26(r.date)},
+		{"flags", appFlags26(false, true, true, true)},
+		{"name", ev.name},
+	}
+	if ev.description != "" {
+		o = append(o, field{"description", ev.description})
+	}
+	return append(o, field{"created_at", time26(r.created)}, field{"created_by_id", s.user.ID},
+		field{"version", itoa26(r.version)}, field{"slug", r.slug}, field{"id", r.id},
+		field{"data", evaluatorDataWire(r)})
+}
+
+func evaluatorDataWire(r *evRevision26) object {
+	schemas := evaluatorSchemas26[r.key]
+	params := r.parameters
+	if params == nil {
+		params = map[string]any{}
+	}
+	return object{
+		{"uri", r.uri}, {"url", r.url},
+		{"schemas", object{{"parameters", json.RawMessage(schemas.parameters)}, {"outputs", json.RawMessage(schemas.outputs)}}},
+		{"parameters", params},
+	}
+}
+
+func evaluatorReferences(r *evRevision26) object {
+	ev := r.evaluator
+	return object{
+		{"evaluator", ref26(ev.id, ev.slug, "")},
+		{"evaluator_variant", ref26(ev.variantID, ev.variantSlug, "")},
+		{"evaluator_revision", ref26(r.id, r.slug, itoa26(r.version))},
+	}
+}
+
+// evaluatorSchemas26 are the parameter and output schemas of the
+// built-ins the fake runs, as v0.113's services declare them.
+var evaluatorSchemas26 = map[string]struct{ parameters, outputs string }{
+	exactMatch26: {
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"correct_answer_key":{"type":"string","default":"correct_answer","x-ag-type":"text","x-ag-ui-advanced":true}},"additionalProperties":false}`,
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"success":{"type":"boolean"}},"required":["success"],"additionalProperties":false}`,
+	},
+	regexTest26: {
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"regex_pattern":{"type":"string","default":"","x-ag-type":"regex"},"regex_should_match":{"type":"boolean","default":true,"x-ag-type":"bool"}},"additionalProperties":false,"required":["regex_pattern"]}`,
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"success":{"type":"boolean"}},"required":["success"],"additionalProperties":false}`,
+	},
+	levenshtein26: {
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"threshold":{"type":"number","x-ag-type":"float"},"correct_answer_key":{"type":"string","default":"correct_answer","x-ag-type":"text","x-ag-ui-advanced":true}},"additionalProperties":false}`,
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"score":{"type":"number"},"success":{"type":"boolean"}},"required":[],"additionalProperties":false}`,
+	},
+	startsWith26: {
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"prefix":{"type":"string","x-ag-type":"text"},"case_sensitive":{"type":"boolean","default":true,"x-ag-type":"bool"}},"additionalProperties":false,"required":["prefix"]}`,
+		`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"success":{"type":"boolean"}},"required":["success"],"additionalProperties":false}`,
+	},
+}
+
+// outputNames26 are the members an evaluator's outputs schema declares, in
+// its order.
+func outputNames26(key string) []string {
+	switch key {
+	case levenshtein26:
+		return []string{"score", "success"}
+	case "":
+		return nil
+	}
+	return []string{"success"}
+}
+
+// decodeNumbers decodes JSON keeping numbers as json.Number, so that they
+// are written back as they came.
+func decodeNumbers(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// traceID26 accepts a trace id as v0.113 does, dashed or 32 hex digits in
+// either case, and returns its 32 lower-case hex digits.
+func traceID26(id string) (string, bool) {
+	hex := strings.ToLower(strings.ReplaceAll(id, "-", ""))
+	if len(hex) != 32 || strings.Count(id, "-") != 0 && strings.Count(id, "-") != 4 {
+		return "", false
+	}
+	for _, c := range hex {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return "", false
+		}
+	}
+	return hex, true
+}
+
+// dashed writes 32 hex digits as a dashed UUID.
+func dashed(hex string) string {
+	return hex[:8] + "-" + hex[8:12] + "-" + hex[12:16] + "-" + hex[16:20] + "-" + hex[20:]
+}

@@ -1,0 +1,167 @@
+package agenta
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/agenta-go/agenta/internal/text"
+	"net/http"
+	"sync"
+)
+
+// Generation names which API a server speaks: the mid-2024 routes of the
+// published interface (/evaluations/{id}, /variants/…, up to Agenta v0.95)
+// or today's (runs, scenarios, results, traces: v0.103.4 on, the same
+// slice from v0.111 to v0.113).
+type Generation int
+
+// The generations. GenerationUnknown is the zero value: not set, detect.
+const (
+	GenerationUnknown Generation = iota
+	Generation2024
+	Generation2026
+)
+
+// String returns "2024", "2026" or "unknown".
+func (g Generation) String() string {
+	switch g {
+	case Generation2024:
+		return "2024"
+	case Generation2026:
+		return "2026"
+	}
+	return "unknown"
+}
+
+// envGeneration is the environment variable NewClientFromEnv reads the
+// generation from.
+const envGeneration = "AGENTA_API_GENERATION"
+
+// WithGeneration tells the Client which API the server speaks, so that
+// Generation never probes it. GenerationUnknown means detect, the default.
+func WithGeneration(g Generation) Option {
+	return func(s *settings) error {
+		if g < GenerationUnknown || g > Generation2026 {
+			return invalid("WithGeneration", "%d is not a Generation: use Generation2024 or Generation2026", int(g))
+		}
+		s.generation = g
+		return nil
+	}
+}
+
+// parseGeneration reads AGENTA_API_GENERATION: "2024", "2026", or empty or
+// "auto" to detect.
+func parseGeneration(v string) (Generation, error) {
+	switch v {
+	case "", "auto":
+		return GenerationUnknown, nil
+	case "2024":
+		return Generation2024, nil
+	case "2026":
+		return Generation2026, nil
+	}
+	return GenerationUnknown, invalid(envGeneration, "is %q: set it to 2024, 2026 or auto (or leave it unset to detect)", text.Clip(v, maxMessage))
+}
+
+// zeroRunID is the run Generation asks for: no server has it.
+const zeroRunID = "00000000-0000-0000-0000-000000000000"
+
+// generationState is what a Client knows of its server's generation: the
+// answer once known, or the probe in flight that concurrent callers share.
+type generationState struct {
+	mu    sync.Mutex
+	known Generation
+	probe *generationProbe
+}
+
+// generationProbe is one detection in flight; done closes when it ends.
+type generationProbe struct {
+	done   chan struct{}
+	found  Generation
+	err    error
+	leader context.Context // the caller whose context the probe ran under
+}
+
+// Generation returns the API generation the server speaks, as set by
+// WithGeneration or AGENTA_API_GENERATION, or else detected once per
+// Client with one read that no server can answer with data:
+//
+//	GET {base}/evaluations/runs/00000000-0000-0000-0000-000000000000
+//
+// A 2026 server answers 200 {"count":0}; a 2024 server has no such route
+// and answers FastAPI's 404 {"detail":"Not Found"} (so does a base URL
+// without the service's prefix: its first operation then fails with
+// ErrRouteNotFound). Any other answer, a 401 included, or no answer, is
+// returned as an error and not remembered, so the next call probes again;
+// concurrent first calls share one probe. The probe is an ordinary read:
+// retried like any GET, bounded by ctx.
+func (c *Client) Generation(ctx context.Context) (Generation, error) {
+	if ctx == nil {
+		return GenerationUnknown, invalid("ctx", "is nil")
+	}
+	if c == nil || c.retry == nil || c.generation == nil {
+		return GenerationUnknown, invalid("Client", "is nil or not made by NewClient")
+	}
+	g := c.generation
+	for {
+		g.mu.Lock()
+		if g.known != GenerationUnknown {
+			known := g.known
+			g.mu.Unlock()
+			return known, nil
+		}
+		p := g.probe
+		lead := p == nil
+		if lead {
+			p = &generationProbe{done: make(chan struct{}), leader: ctx}
+			g.probe = p
+		}
+		g.mu.Unlock()
+
+		if lead {
+			p.found, p.err = c.probeGeneration(ctx)
+			g.mu.Lock()
+			if p.err == nil {
+				g.known = p.found
+			}
+			g.probe = nil
+			g.mu.Unlock()
+			close(p.done)
+			return p.found, p.err
+		}
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			return GenerationUnknown, fmt.Errorf("agenta: detecting the server's API generation: %w", ctx.Err())
+		}
+		if p.err == nil {
+			return p.found, nil
+		}
+		if p.leader.Err() == nil || ctx.Err() != nil {
+			return GenerationUnknown, p.err
+		}
+		// The probe ended with its caller's context, not with an answer:
+		// probe again under this caller's.
+	}
+}
+
+// probeGeneration sends the detection read and classifies its answer.
+func (c *Client) probeGeneration(ctx context.Context) (Generation, error) {
+	a, err := getOne[generationAnswer](ctx, c, &request{operation: "Generation", method: http.MethodGet,
+		path: "/evaluations/runs/" + zeroRunID})
+	var apiErr *APIError
+	switch {
+	case err == nil && a.Count != nil:
+		return Generation2026, nil
+	case err == nil:
+		err = errors.New(`a 2xx answer without "count", which neither generation sends`)
+	case errors.As(err, &apiErr) && apiErr.routeNotFound():
+		return Generation2024, nil
+	}
+	return GenerationUnknown, fmt.Errorf("agenta: detecting the server's API generation (GET %s/evaluations/runs/%s): %w; set it with WithGeneration or %s",
+		c.basePath, zeroRunID, err, envGeneration)
+}
+
+type generationAnswer struct {
+	Count *int `json:"count"`
+}
