@@ -465,8 +465,55 @@ func jsonb(v any) any {
 			out[i] = jsonb(x)
 		}
 		return out
+	case json.Number:
+		// An integer is exact whatever its size; anything else is a float.
+		if !strings.ContainsAny(string(t), ".eE") {
+			return json.Number(pythonNumber(t))
+		}
+		if f, err := strconv.ParseFloat(string(t), 64); err == nil {
+			return jsonb(f)
+		}
+	case float64:
+		// Python writes the float it read back: 1.0, 100.0, 1e-07; jsonb's
+		// numeric has no negative zero, so -0.0 comes back 0.0.
+		if !math.IsNaN(t) && !math.IsInf(t, 0) {
+			return pythonFloatValue(t + 0)
+		}
 	}
 	return v
+}
+
+// pythonFloats marks the floats of a decoded request body (float64, as
+// plain leaves them) as Python floats, so that a copy through JSON stores
+// 1.0 as a float, not as the integer 1: the service stores what Python
+// read, and answers it back so.
+func pythonFloats(m map[string]any) map[string]any {
+	var mark func(any) any
+	mark = func(v any) any {
+		switch t := v.(type) {
+		case map[string]any:
+			out := make(map[string]any, len(t))
+			for k, x := range t {
+				out[k] = mark(x)
+			}
+			return out
+		case []any:
+			out := make([]any, len(t))
+			for i, x := range t {
+				out[i] = mark(x)
+			}
+			return out
+		case float64:
+			if !math.IsNaN(t) && !math.IsInf(t, 0) {
+				return pythonFloatValue(t + 0) // jsonb's numeric has no -0
+			}
+		}
+		return v
+	}
+	if m == nil {
+		return nil
+	}
+	return mark(m).(map[string]any)
 }
 
 // pythonFloatValue is a number the service computes as a Python float,
