@@ -137,6 +137,24 @@ func TestRealServerVariantAsStored(t *testing.T) {
 		"a cloud app's base has no uri unless seeded with one")
 }
 
+// Numbers in stored parameters as Python writes what it read back from
+// jsonb: a float keeps its fraction or exponent (1.0, 100.0 for 1e2,
+// 1e-07), a negative zero is 0.0 (jsonb's numeric has none), an integer is
+// exact whatever its size. Evidence: POST /variants/from-base/ with this
+// body, then GET /variants/{id}/, on the real server (127.0.0.1:18000,
+// 2026-11-26), probe frombase_number_spellings of the differential suite.
+func TestRealServerParameterNumbers(t *testing.T) {
+	srv, ids := newCapitals(t)
+	body := `{"base_id":"` + ids["base_id"] + `","new_variant_name":"x","new_config_name":"numbers","parameters":` +
+		`{"temperature":1.0,"n":1,"x":1e2,"y":0.10,"z":-0.0,"big":12345678901234567890,"e":1E-7,"f":2.50,"zz":{"b":1.0,"a":[1.0,2]}}}`
+	const real = `{"e":1e-07,"f":2.5,"n":1,"x":100.0,"y":0.1,"z":0.0,"zz":{"a":[1.0,2],"b":1.0},"big":12345678901234567890,"temperature":1.0}`
+	r := post(t, srv.URL()+"/variants/from-base/", "application/json", body)
+	require.Equal(t, 200, r.status, "%s", r.body)
+	assert.Equal(t, real, rawField(t, r.body, "parameters"), "the fork's answer")
+	id := r.json(t).(map[string]any)["variant_id"].(string)
+	assert.Equal(t, real, rawField(t, get(t, http.DefaultClient, srv.URL()+"/variants/"+id+"/").body, "parameters"), "the variant read back")
+}
+
 // A human evaluation lists its variants' revisions (human_ok).
 func TestRealServerHumanEvaluationRevisions(t *testing.T) {
 	srv, ids := newCapitals(t)

@@ -144,7 +144,7 @@ func (s *Server) handleAddVariantFromBase(c *call) answer {
 	if previous == nil {
 		return detailAnswer(http.StatusInternalServerError, "Previous app variant not found")
 	}
-	params, err := copyParameters(parameters)
+	params, err := copyParameters(pythonFloats(parameters))
 	if err != nil {
 		return detailAnswer(http.StatusInternalServerError, err.Error())
 	}

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // member is one key and value of a decoded JSON object.
@@ -133,6 +134,87 @@ func normalise(v any) any {
 		return uuidPattern.ReplaceAllString(t, "<uuid>")
 	}
 	return v
+}
+
+// storageOrder puts in one order the lists the service reads back without
+// an ORDER BY: a run's scenarios, each scenario's results, and a run's
+// aggregated results (joined to their evaluator configs). Postgres answers
+// them in storage order, or in the order of whichever join its planner
+// picks for the tables' sizes: on a fresh server that is usually the order
+// they were written in, but on a shared or long-lived one a later row
+// fills an earlier gap and the plan changes as tables grow (the shared
+// server gave L8's scenarios, L7's results and eval_ok's aggregates in
+// other orders from one run to the next). Each such list is sorted by its
+// items' normalised JSON, leaving out the fields the allow-list lets
+// differ, so that both sides sort alike.
+func storageOrder(v any) any {
+	switch t := v.(type) {
+	case orderedObject:
+		out := make(orderedObject, len(t))
+		for i, m := range t {
+			out[i] = member{m.key, storageOrder(m.value)}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		scenarios, results := len(t) > 0, len(t) > 0
+		for i, x := range t {
+			out[i] = storageOrder(x)
+			o, _ := out[i].(orderedObject)
+			scenarios = scenarios && hasKeys(o, "inputs", "outputs", "results")
+			results = results && hasKeys(o, "evaluator_config", "result")
+		}
+		if scenarios || results {
+			sortBySortKey(out)
+		}
+		return out
+	}
+	return v
+}
+
+// hasKeys reports whether an object has every one of keys: a scenario has
+// inputs, outputs and results; a result, scenario's or aggregated, has an
+// evaluator_config and a result.
+func hasKeys(o orderedObject, keys ...string) bool {
+	for _, key := range keys {
+		if _, ok := lookup(o, key); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func sortBySortKey(list []any) {
+	slices.SortStableFunc(list, func(a, b any) int { return strings.Compare(sortKey(a), sortKey(b)) })
+}
+
+// sortKey is a value's JSON without the members the allow-list accepts as
+// different (costs, latencies, stack traces).
+func sortKey(v any) string {
+	var strip func(any) any
+	strip = func(v any) any {
+		switch t := v.(type) {
+		case orderedObject:
+			var out orderedObject
+			for _, m := range t {
+				switch m.key {
+				case "cost", "latency", "stacktrace":
+					continue
+				}
+				out = append(out, member{m.key, strip(m.value)})
+			}
+			return out
+		case []any:
+			out := make([]any, len(t))
+			for i, x := range t {
+				out[i] = strip(x)
+			}
+			return out
+		}
+		return v
+	}
+	b, _ := json.Marshal(strip(v))
+	return string(b)
 }
 
 func timestampShape(s string) string {
@@ -270,4 +352,42 @@ func equalJSON(a, b any) bool {
 	ab, _ := json.Marshal(a)
 	bb, _ := json.Marshal(b)
 	return bytes.Equal(ab, bb)
+}
+
+// The service reads a run's scenarios, each scenario's results and a
+// run's aggregated results with no ORDER BY: Postgres answers them in storage order, which on a server
+// with some history (space freed by deleted or rolled-back rows) is not the
+// order they were written in. The comparison must not fail on that, and
+// must still see a scenario that differs.
+func TestCompareUnorderedReads(t *testing.T) {
+	scenario := func(country, answer string, results ...string) string {
+		return `{"id":"0190b5a2-1234-7abc-8def-0123456789ab","inputs":[{"name":"country","type":"text","value":"` + country + `"}],` +
+			`"outputs":[{"result":{"type":"text","value":"` + answer + `","error":null},"cost":0.0001,"latency":0.01}],` +
+			`"results":[` + strings.Join(results, ",") + `]}`
+	}
+	exact := `{"evaluator_config":"0190b5a2-1234-7abc-8def-00000000000e","result":{"type":"bool","value":true,"error":null}}`
+	lev := `{"evaluator_config":"0190b5a2-1234-7abc-8def-00000000000f","result":{"type":"number","value":0,"error":null}}`
+	answer := func(body string) exchange {
+		return exchange{Status: 200, ContentType: "application/json", Body: decodeAnswer([]byte(body))}
+	}
+	written := answer(`[` + scenario("France", "Paris", exact, lev) + `,` + scenario("Japan", "Tokyo", exact, lev) + `]`)
+	stored := answer(`[` + scenario("Japan", "Tokyo", lev, exact) + `,` + scenario("France", "Paris", exact, lev) + `]`)
+	if diffs := compareExchange("scen", stored, written); len(diffs) != 0 {
+		t.Errorf("scenarios in another storage order: want no difference, got %v", diffs)
+	}
+	aggregated := func(results ...string) exchange {
+		return answer(`{"id":"0190b5a2-1234-7abc-8def-0123456789ab","aggregated_results":[` + strings.Join(results, ",") + `]}`)
+	}
+	exactMean := `{"evaluator_config":{"id":"0190b5a2-1234-7abc-8def-00000000000e","name":"Exact match"},"result":{"type":"number","value":1.0,"error":null}}`
+	levMean := `{"evaluator_config":{"id":"0190b5a2-1234-7abc-8def-00000000000f","name":"Edit distance"},"result":{"type":"number","value":0.0,"error":null}}`
+	if diffs := compareExchange("eval", aggregated(levMean, exactMean), aggregated(exactMean, levMean)); len(diffs) != 0 {
+		t.Errorf("aggregated results in another order: want no difference, got %v", diffs)
+	}
+	if diffs := compareExchange("eval", aggregated(levMean, exactMean), aggregated(exactMean, strings.Replace(levMean, "0.0", "0", 1))); len(diffs) == 0 {
+		t.Error("an aggregate spelt 0 against 0.0: want a difference, got none")
+	}
+	wrong := answer(`[` + scenario("Japan", "Kyoto", lev, exact) + `,` + scenario("France", "Paris", exact, lev) + `]`)
+	if diffs := compareExchange("scen", wrong, written); len(diffs) == 0 {
+		t.Error("a scenario with another answer: want a difference, got none")
+	}
 }

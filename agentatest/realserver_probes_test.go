@@ -391,6 +391,11 @@ func probes(ids map[string]string) []probe {
 		{name: "results_non_uuid", method: "GET", path: "/evaluations/nope/results/"},
 		{name: "results_noslash_unknown", method: "GET", path: "/evaluations/" + unknownID + "/results"},
 		{name: "results_wrong_method", method: "POST", path: "/evaluations/" + unknownID + "/results/", body: obj()},
+		// Numbers as the service stores and answers them: Python floats
+		// from jsonb (1.0, 100.0, 1e-07, 0.0 for -0.0), exact integers.
+		{name: "frombase_number_spellings", method: "POST", path: "/variants/from-base/", raw: `{"base_id":"` + ids["base_id"] +
+			`","new_variant_name":"x","new_config_name":"numbers","parameters":{"temperature":1.0,"n":1,"x":1e2,"y":0.10,"z":-0.0,` +
+			`"big":12345678901234567890,"e":1E-7,"f":2.50,"zz":{"b":1.0,"a":[1.0,2]}}}`},
 	}
 }
 

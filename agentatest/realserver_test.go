@@ -207,7 +207,7 @@ func compareExchange(path string, real, fake exchange) []difference {
 	if real.ContentType != fake.ContentType {
 		out = append(out, difference{path + ".ctype", "value", real.ContentType, fake.ContentType})
 	}
-	return append(out, compare(path+".body", normalise(real.Body), normalise(fake.Body))...)
+	return append(out, compare(path+".body", storageOrder(normalise(real.Body)), storageOrder(normalise(fake.Body)))...)
 }
 
 // allowance is one entry of the allow-list: a difference between the real

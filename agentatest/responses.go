@@ -469,6 +469,43 @@ func jsonb(v any) any {
 	return v
 }
 
+// pythonFloats marks the numbers of a decoded request body as Python read
+// them: a float (float64, as plain leaves it) as a Python float, so that a
+// copy through JSON stores 1.0 as a float, not as the integer 1, and an
+// integer (json.Number) as Python writes it back. The service stores what
+// Python read, and answers it back so. (Seeded parameters keep the text
+// the test gave them.)
+func pythonFloats(m map[string]any) map[string]any {
+	var mark func(any) any
+	mark = func(v any) any {
+		switch t := v.(type) {
+		case map[string]any:
+			out := make(map[string]any, len(t))
+			for k, x := range t {
+				out[k] = mark(x)
+			}
+			return out
+		case []any:
+			out := make([]any, len(t))
+			for i, x := range t {
+				out[i] = mark(x)
+			}
+			return out
+		case float64:
+			if !math.IsNaN(t) && !math.IsInf(t, 0) {
+				return pythonFloatValue(t + 0) // jsonb's numeric has no -0
+			}
+		case json.Number:
+			return json.Number(pythonNumber(t)) // an integer: -0 is 0
+		}
+		return v
+	}
+	if m == nil {
+		return nil
+	}
+	return mark(m).(map[string]any)
+}
+
 // pythonFloatValue is a number the service computes as a Python float,
 // such as an average or a cost, which Python's json module writes with a
 // fraction or an exponent: 1.0, not 1; 1e-05, not 0.00001.

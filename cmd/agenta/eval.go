@@ -176,36 +176,42 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 func (o *EvalRunOptions) check() error {
 	// A flag given an empty value counts as given: its check below says so.
 	given := func(name string) bool { return o.flags != nil && o.flags.Changed(name) }
-	if err := missingFlags(
-		required{"--app", o.AppID != "" || given("app")},
-		required{"--testset", o.TestsetID != "" || given("testset")},
-		required{"--variant", len(o.VariantIDs) > 0 || given("variant")},
-		required{"--evaluator", len(o.EvaluatorIDs) > 0 || given("evaluator")},
-	); err != nil {
-		return err
-	}
 	o.AppID, o.TestsetID = strings.TrimSpace(o.AppID), strings.TrimSpace(o.TestsetID)
 	for _, ids := range [][]string{o.VariantIDs, o.EvaluatorIDs} {
 		for i := range ids {
 			ids[i] = strings.TrimSpace(ids[i])
 		}
 	}
+	// Every bad or missing flag in one message, so that a script whose
+	// earlier steps all failed is fixed in one round, not one a flag.
 	// Checked here so that the message names the flag, not the SDK's field.
+	var problems []error
 	for _, ids := range []struct {
 		flag string
 		ids  []string
 		list bool
 	}{{"--app", []string{o.AppID}, false}, {"--testset", []string{o.TestsetID}, false}, {"--variant", o.VariantIDs, true}, {"--evaluator", o.EvaluatorIDs, true}} {
+		if !given(strings.TrimPrefix(ids.flag, "--")) && (ids.list && len(ids.ids) == 0 || !ids.list && ids.ids[0] == "") {
+			continue // missing: named below
+		}
 		for _, id := range ids.ids {
 			if err := checkID(ids.flag, id, ids.list); err != nil {
-				return err
+				problems = append(problems, err)
+				break
 			}
 		}
 	}
 	if o.flags != nil {
-		if err := emptyFlagValues(o.flags); err != nil {
-			return err
-		}
+		problems = append(problems, emptyFlagValues(o.flags, "app", "testset", "variant", "evaluator"))
+	}
+	problems = append(problems, missingFlags(
+		required{"--app", o.AppID != "" || given("app")},
+		required{"--testset", o.TestsetID != "" || given("testset")},
+		required{"--variant", len(o.VariantIDs) > 0 || given("variant")},
+		required{"--evaluator", len(o.EvaluatorIDs) > 0 || given("evaluator")},
+	))
+	if err := joinUsageErrors(problems...); err != nil {
+		return err
 	}
 	o.Gates = o.Gates[:0]
 	for _, spec := range o.gates {

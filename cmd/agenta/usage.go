@@ -188,11 +188,12 @@ func missingFlags(flags ...required) error {
 
 // emptyFlagValues refuses a flag given an empty value, such as --variant ""
 // from a script whose earlier step failed: dropping it would run something
-// other than what was asked.
-func emptyFlagValues(fs *pflag.FlagSet) error {
-	var err error
+// other than what was asked. It names every such flag but those in skip
+// (checked by the command itself) in one usage error.
+func emptyFlagValues(fs *pflag.FlagSet, skip ...string) error {
+	var errs []error
 	fs.Visit(func(f *pflag.Flag) {
-		if err != nil {
+		if slices.Contains(skip, f.Name) {
 			return
 		}
 		what := "the value"
@@ -208,12 +209,27 @@ func emptyFlagValues(fs *pflag.FlagSet) error {
 		}
 		for _, v := range values {
 			if strings.TrimSpace(v) == "" {
-				err = usageErrorf("--%s: %s is empty", f.Name, what)
+				errs = append(errs, usageErrorf("--%s: %s is empty", f.Name, what))
 				return
 			}
 		}
 	})
-	return err
+	return joinUsageErrors(errs...)
+}
+
+// joinUsageErrors makes one usage error of several, their messages joined
+// by "; ", skipping nils; nil when there are none.
+func joinUsageErrors(errs ...error) error {
+	var messages []string
+	for _, err := range errs {
+		if err != nil {
+			messages = append(messages, err.Error())
+		}
+	}
+	if len(messages) == 0 {
+		return nil
+	}
+	return usageErrorf("%s", strings.Join(messages, "; "))
 }
 
 // idList is the value of a flag that takes ids, repeated or

@@ -135,6 +135,10 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 	} else {
 		production, err = client.GetVariantByEnvironment(ctx, *appID, *environment)
 	}
+	if err != nil && *baselineID == "" && errors.Is(err, agenta.ErrServer) {
+		return fmt.Errorf("baseline variant: %w\nmid-2024 servers answer every lookup by environment with a 500 (a bug of that release): "+
+			"pass the id of the variant deployed to %s with -baseline ID", err, *environment)
+	}
 	if err != nil {
 		return fmt.Errorf("baseline variant: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/agentatest"
 	"github.com/agenta-go/agenta/evals"
 )
@@ -162,6 +163,24 @@ func TestEvaluateAgainstAHost(t *testing.T) {
 	}
 	if n := len(srv.Requests()) - before; n != 0 {
 		t.Errorf("a refused run sent %d requests, want none", n)
+	}
+}
+
+// On a mid-2024 server, which answers every lookup by environment with a
+// 500 (its bug), evaluate without -baseline says to pass one.
+func TestEvaluateOnAMid2024Server(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithBrokenEnvironmentLookup())
+	d := agentatest.SeedDemo(srv)
+	t.Setenv("AGENTA_HOST", srv.URL())
+	t.Setenv("AGENTA_API_KEY", "")
+	var out, progress bytes.Buffer
+	err := evaluate(context.Background(), []string{"-app", d.AppID, "-testset", d.TestsetID, "-evaluators", d.ExactMatchID,
+		"-gate", "Exact match >= 50%"}, &out, &progress)
+	if err == nil || !strings.Contains(err.Error(), "500") || !strings.Contains(err.Error(), "with -baseline ID") {
+		t.Fatalf("without -baseline: got %v, want the server's 500 and what to pass instead", err)
+	}
+	if !errors.Is(err, agenta.ErrServer) {
+		t.Errorf("the error %v must still match agenta.ErrServer", err)
 	}
 }
 
