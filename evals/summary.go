@@ -310,3 +310,19 @@ func compensatedAdd(sum, carry, x float64) (float64, float64) {
 	}
 	return t, carry
 }
+
+// withMissing returns the metric with n more rows without a result, such
+// as the rows of a baseline that the candidate has no row for: a pass
+// rate and its interval stay over every row.
+func (m Metric) withMissing(n int) Metric {
+	if n <= 0 {
+		return m
+	}
+	passed := m.Passed()
+	m.Missing += n
+	if m.Bool {
+		m.Mean = float64(passed) / float64(m.Rows())
+		m.Low, m.High = WilsonInterval(passed, m.Rows(), 0.95)
+	}
+	return m
+}
