@@ -161,3 +161,40 @@ func TestUnnamedEvaluatorIsNotATypo(t *testing.T) {
 		t.Errorf("an unknown name with every evaluator named = %v, want an invalid gate", err)
 	}
 }
+
+// The type-7 P95 of 19,000 values of 1 and 1,000 of 1,000 is 50.95: with
+// h = (n−1)·0.95 in floating point, the answer was 50.949999999273, and
+// "latency.p95 < 50.95" held.
+func TestPercentileExactAtTheLimit(t *testing.T) {
+	rows := make([]models.EvaluationScenario, 20_000)
+	for i := range rows {
+		latency := 1.0
+		if i%20 == 7 {
+			latency = 1000
+		}
+		rows[i] = answered(fmt.Sprint(i), "x", "x", 0, latency)
+	}
+	streamed, _ := SummarizeStream(seqOf(rows))
+	for _, s := range []Summary{Summarize(rows), streamed} {
+		if s.Latency.P95 != 50.95 {
+			t.Errorf("P95 = %.17g, want 50.95", s.Latency.P95)
+		}
+		if _, err := Check(s, nil, nil, Gate{Measure: MeasureLatencyP95, Op: Below, Limit: 50.95}); err == nil {
+			t.Error("latency.p95 < 50.95 held where the P95 is 50.95")
+		}
+	}
+	// n − 1 multiples of 20 and of 2 land on an order statistic.
+	for _, n := range []int{1, 2, 3, 21, 41, 101} {
+		var d distributionAccumulator
+		for i := range n {
+			d.add(float64(i))
+		}
+		got := d.distribution()
+		if want := 0.95 * float64(n-1); got.P95 != want && !closeTo(got.P95, want, 1e-12) {
+			t.Errorf("n=%d: P95 = %v, want %v", n, got.P95, want)
+		}
+		if want := 0.5 * float64(n-1); got.P50 != want {
+			t.Errorf("n=%d: P50 = %v, want %v", n, got.P50, want)
+		}
+	}
+}
