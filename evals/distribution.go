@@ -18,8 +18,11 @@ const exactValues = 1 << 17
 // of them, take 49 KiB.
 const (
 	histogramGrowth = 1.01
-	histogramMin    = 1e-12
-	histogramMax    = 1e15
+	// histogramError bounds the relative error of a percentile from the
+	// histogram: (γ−1)/(γ+1).
+	histogramError = (histogramGrowth - 1) / (histogramGrowth + 1)
+	histogramMin   = 1e-12
+	histogramMax   = 1e15
 )
 
 var (
@@ -86,6 +89,9 @@ func (d *distributionAccumulator) distribution() Distribution {
 		P50:   d.quantile(50),
 		P95:   d.quantile(95),
 		Max:   d.max,
+		// The percentiles are estimates once the values are in the
+		// histogram.
+		Approximate: d.buckets != nil,
 	}
 }
 

@@ -774,15 +774,37 @@ func measureRun(r GateResult, m Measure, s Summary, comparison *Comparison) Gate
 	case MeasureCostMean, MeasureLatencyMean:
 		r.Measured = d.Mean
 	case MeasureLatencyP50:
-		r.Measured = d.P50
+		r.Measured = estimated(&r, d, d.P50)
 	case MeasureCostP95, MeasureLatencyP95:
-		r.Measured = d.P95
+		r.Measured = estimated(&r, d, d.P95)
 	case MeasureCostMax, MeasureLatencyMax:
 		r.Measured = d.Max
 	case MeasureCostTotal:
 		r.Measured = d.Sum
 	}
 	return r
+}
+
+// estimated returns a percentile as a gate measures it: the value itself
+// when exact; for an estimate from the histogram (non-negative values,
+// within histogramError of the exact one), the end of its range that
+// counts against the candidate, so that the gate never passes on an
+// estimate where the exact value would fail it.
+func estimated(r *GateResult, d Distribution, p float64) float64 {
+	if !d.Approximate {
+		return p
+	}
+	low, high := p/(1+histogramError), min(p/(1-histogramError), d.Max)
+	measured, end := low, "lowest"
+	if r.Gate.Op == AtMost || r.Gate.Op == Below {
+		measured, end = high, "highest"
+	}
+	detail := fmt.Sprintf("a percentile of %d values estimated within 0.5%%, %s to %s: its %s counted", d.Count, formatNumber(low), formatNumber(high), end)
+	if r.Detail != "" {
+		detail = r.Detail + "; " + detail
+	}
+	r.Detail = detail
+	return measured
 }
 
 // allMeasures lists every measure's name, for suggestions.

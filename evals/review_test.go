@@ -198,3 +198,45 @@ func TestPercentileExactAtTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// Past exactValues, an Accumulator estimates percentiles within 0.5%: a
+// gate must not pass on the estimate when the exact value fails it. With
+// 190,000 latencies of 1 s and 10,000 of 2 s the type-7 P95 is 1.05; the
+// histogram's estimate was 1.045, and "latency.p95 <= 1.049" held.
+func TestEstimatedPercentileNeverPassesAFailingGate(t *testing.T) {
+	const n = 200_000
+	streamed, err := SummarizeStream(func(yield func(models.EvaluationScenario, error) bool) {
+		for i := range n {
+			latency := 1.0
+			if i%20 == 3 {
+				latency = 2
+			}
+			if !yield(answered(fmt.Sprint(i), "x", "x", 0, latency), nil) {
+				return
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !streamed.Latency.Approximate || !closeTo(streamed.Latency.P95, 1.05, 0.005) {
+		t.Fatalf("the streamed P95 of %d values = %v (approximate %v), want an estimate within 0.5%% of 1.05", n, streamed.Latency.P95, streamed.Latency.Approximate)
+	}
+	for _, c := range []struct {
+		gate Gate
+		pass bool
+	}{
+		{MaxP95Latency(1.049), false}, // the exact 1.05 fails it
+		{Gate{Measure: MeasureLatencyP95, Op: Below, Limit: 1.05}, false},
+		{MaxP95Latency(1.06), true}, // beyond the estimate's error
+		{Gate{Measure: MeasureLatencyP95, Op: AtLeast, Limit: 1.051}, false},
+		{Gate{Measure: MeasureLatencyP95, Op: AtLeast, Limit: 1.03}, true},
+	} {
+		results, _ := Check(streamed, nil, nil, c.gate)
+		if r := results[0]; r.Passed != c.pass {
+			t.Errorf("%s = %s, want passed %v", c.gate, r, c.pass)
+		} else if !strings.Contains(r.Detail, "estimated") {
+			t.Errorf("%s says %q, want it to say the percentile is estimated", c.gate, r)
+		}
+	}
+}

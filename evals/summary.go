@@ -81,6 +81,10 @@ func (m Metric) Passed() int {
 type Distribution struct {
 	Count                    int
 	Sum, Mean, P50, P95, Max float64
+	// Approximate reports that P50 and P95 are the histogram's estimates,
+	// within 0.5% of the exact values. A gate on them then measures the
+	// end of that range that counts against the candidate.
+	Approximate bool
 }
 
 // Accumulator builds a Summary one scenario at a time, in memory that does
