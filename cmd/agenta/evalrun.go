@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
 	"slices"
 	"strings"
@@ -337,6 +338,11 @@ func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
 		if t.rows && r.rowsErr != nil {
 			if t.flag != "--junit" {
 				outcomes[i].problems = append(outcomes[i].problems, reportError(t, fmt.Errorf("the rows could not be kept in a temporary file: %w", errorReason(r.rowsErr))))
+				if !t.stdout && !t.inPlace {
+					// Never leave an earlier run's report as if it were
+					// this run's.
+					_ = os.Remove(t.path)
+				}
 				continue
 			}
 			// The verdict still goes to CI: the gates and the failure,
