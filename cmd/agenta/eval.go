@@ -123,10 +123,15 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
     --variant "$PRODUCTION_VARIANT" --variant "$CANDIDATE_VARIANT" \
     --evaluator "$EXACT_MATCH" --gate 'Exact match >= 0.8' \
     --gate 'regression_p(Exact match) >= 0.05' --junit report.xml`,
-		Args: exactArgs(),
+		// The arguments are checked in RunE, so that the reports asked
+		// for say what was wrong with them too.
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run := &evalRun{opts: opts}
-			err := opts.check()
+			err := exactArgs()(cmd, args)
+			if err == nil {
+				err = opts.check()
+			}
 			// The report paths are checked before any evaluation is
 			// created; those that can be written get the reports of a
 			// usage error too.
@@ -153,6 +158,31 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	// It checks its flags' values itself, so that a report asked for says
 	// what was wrong with them.
 	cmd.Annotations = map[string]string{checksOwnFlags: "yes"}
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		err = flagError(c, err)
+		if runF != nil {
+			return err
+		}
+		// The flags could not be parsed, and those after the mistake were
+		// not read: read the report paths from the command line alone, so
+		// that no report from an earlier run is left to read as this one's.
+		reports := &EvalRunOptions{}
+		fs := pflag.NewFlagSet("reports", pflag.ContinueOnError)
+		fs.ParseErrorsWhitelist.UnknownFlags = true
+		fs.SetOutput(io.Discard)
+		fs.Usage = func() {}
+		fs.StringVar(&reports.JUnit, "junit", "", "")
+		fs.StringVar(&reports.CSV, "csv", "", "")
+		fs.StringVar(&reports.JSON, "json", "", "")
+		fs.StringVar(&reports.Markdown, "markdown", "", "")
+		if fs.Parse(f.args) != nil {
+			return err
+		}
+		run := &evalRun{opts: opts}
+		opts.JUnit, opts.CSV, opts.JSON, opts.Markdown = reports.JUnit, reports.CSV, reports.JSON, reports.Markdown
+		run.targets, _ = opts.checkReports()
+		return run.finish(err)
+	})
 	fl := cmd.Flags()
 	opts.flags = fl
 	fl.StringVar(&opts.AppID, "app", "", "the app's id (required)")
