@@ -240,3 +240,19 @@ func TestEstimatedPercentileNeverPassesAFailingGate(t *testing.T) {
 		}
 	}
 }
+
+// A run still going has not written all its rows: judging the rows read
+// so far (a Go caller who reads the scenarios without waiting) passed the
+// two right rows of twenty as a pass rate of 1.
+func TestRunStillGoingIsNotJudged(t *testing.T) {
+	_, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario { return rightRow(i) })
+	candidate.Scenarios = candidate.Scenarios[:2]
+	for _, status := range []string{models.EvaluationInitialized, models.EvaluationStarted} {
+		candidate.Evaluation.Status = models.Result{Type: models.ResultTypeStatus, Value: []byte(`"` + status + `"`)}
+		r := NewReport(Run{}, candidate)
+		err := r.Check(MinMean("Exact match", 0.9))
+		if !errors.Is(err, ErrGateFailed) || !strings.Contains(r.Gates[0].Reason, "still "+status) {
+			t.Errorf("a run %s: Check = %v, want the gate failed because the run is still going", status, err)
+		}
+	}
+}
