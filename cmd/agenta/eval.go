@@ -34,6 +34,11 @@ type EvalRunOptions struct {
 	VariantIDs   []string // the first is the baseline, the last is gated
 	EvaluatorIDs []string
 	Gates        []evals.Gate
+	// LowerIsBetter names the evaluators (by name or id) whose values
+	// improve downwards, such as a custom score of errors: worse(...),
+	// regression_p(...) and the tables count with it. An edit distance
+	// without a threshold is lower-is-better already.
+	LowerIsBetter []string
 	// Report files; empty means none.
 	JUnit, CSV, JSON, Markdown string
 	Interval, Timeout          time.Duration
@@ -88,6 +93,9 @@ Gates (--gate, repeatable) apply to the last variant:
   latency.p95, latency.max, app_errors OP NUMBER
   app_errors <= baseline   no more failed app calls than the baseline
                            ('baseline + 2' allows two more)
+Which way is worse comes from the evaluator: lower for an edit distance
+without a threshold, higher for the others; --lower-is-better NAME says
+that a score (of a webhook or custom code) improves downwards.
 A row without a value (its app call failed, its result errored or is
 missing, it has no partner in the baseline) counts against the candidate:
 a fail in a pass rate, a worse row in a comparison, and a gate on a mean
@@ -192,6 +200,7 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	fl.Var(idList{&opts.VariantIDs}, "variant", "a variant's id (repeatable or comma-separated; the first is the baseline, the last is gated)")
 	fl.Var(idList{&opts.EvaluatorIDs}, "evaluator", "an evaluator config's id (repeatable or comma-separated)")
 	fl.StringArrayVar(&opts.gates, "gate", nil, "a gate on the last variant, such as 'Exact match >= 0.9' (repeatable)")
+	fl.StringArrayVar(&opts.LowerIsBetter, "lower-is-better", nil, "an evaluator (name or id) whose values improve downwards, such as a custom score of mistakes (repeatable)")
 	fl.StringArrayVar(&opts.providerKeys, "lm-provider-key", nil, "send the LLM provider key in this environment variable, such as OPENAI_API_KEY (repeatable; the value is never a flag)")
 	fl.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report to this file")
 	fl.StringVar(&opts.CSV, "csv", "", "write the scenarios as CSV to this file")
@@ -219,6 +228,9 @@ func (o *EvalRunOptions) check() error {
 		for i := range ids {
 			ids[i] = strings.TrimSpace(ids[i])
 		}
+	}
+	for i := range o.LowerIsBetter {
+		o.LowerIsBetter[i] = strings.TrimSpace(o.LowerIsBetter[i])
 	}
 	// Checked here so that the message names the flag, not the SDK's field.
 	for _, ids := range []struct {

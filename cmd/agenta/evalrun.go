@@ -206,9 +206,12 @@ func (r *evalRun) judge() error {
 			continue
 		}
 		report := &evals.Report{Evaluators: reportEvaluators(base.run, v.run, opts.EvaluatorIDs), Candidate: v.run, CandidateSummary: v.summary}
-		_ = printSummary(out, report, isBaseline)
 		if v.comparison != nil {
 			report.Baseline, report.BaselineSummary, report.Comparison = base.run, base.summary, v.comparison
+		}
+		_ = opts.direct(report) // an unknown name is the gated report's usage error
+		_ = printSummary(out, report, isBaseline)
+		if v.comparison != nil {
 			_ = printComparison(out, report)
 		}
 	}
@@ -240,9 +243,18 @@ func (r *evalRun) judge() error {
 		// Every variant that could not be summarised, in the order given.
 		report.Failure = errors.New(strings.Join(failures, "; "))
 	}
+	directErr := opts.direct(report)
+	if directErr != nil && report.Failure == nil {
+		// The user's mistake, which leaves no verdict: the evaluator's
+		// rows would count the wrong way.
+		report.Failure = errors.New(errorLine(directErr))
+	}
 	r.report, r.judged = report, true
 	gateErr := report.Check(opts.Gates...)
 	_ = printGates(out, report.Gates)
+	if directErr != nil && len(failures) == 0 {
+		return directErr
+	}
 	if errors.Is(gateErr, evals.ErrInvalidGate) {
 		// The user's typo, not the candidate's fault.
 		var ge *evals.GateError
@@ -258,6 +270,21 @@ func (r *evalRun) judge() error {
 		return nil
 	}
 	return gateErr
+}
+
+// direct applies --lower-is-better to a report's evaluators. A name that
+// is no evaluator of the runs is a usage error.
+func (o *EvalRunOptions) direct(report *evals.Report) error {
+	var unknown []string
+	for _, name := range o.LowerIsBetter {
+		if err := report.SetDirection(name, evals.LowerIsBetter); err != nil {
+			unknown = append(unknown, fmt.Sprintf("--lower-is-better %q: %v", text.Clip(name, 100), err))
+		}
+	}
+	if len(unknown) > 0 {
+		return usageErrorf("%s", strings.Join(unknown, "; "))
+	}
+	return nil
 }
 
 // printUnsummarised writes, in a variant's place among the summaries, why
