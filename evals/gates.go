@@ -34,7 +34,8 @@ const (
 	MeasureMean Measure = "mean"
 	// MeasureErrors is the number of rows whose result for an evaluator
 	// failed or is missing, or whose app call failed: the rows where the
-	// evaluator could not judge the candidate.
+	// evaluator could not judge the candidate, the baseline's rows that
+	// the candidate has no row for included.
 	MeasureErrors Measure = "errors"
 	// MeasureWorseRows is the number of paired rows in which the candidate
 	// did worse than the baseline on an evaluator, by its Direction.
@@ -55,8 +56,10 @@ const (
 	MeasureLatencyP50  Measure = "latency.p50"  // median latency in seconds
 	MeasureLatencyP95  Measure = "latency.p95"  // 95th percentile latency in seconds
 	MeasureLatencyMax  Measure = "latency.max"  // highest latency in seconds
-	// MeasureAppErrors is the number of rows whose app call failed. Its
-	// limit may be the baseline's count ("app_errors <= baseline"; see
+	// MeasureAppErrors is the number of rows whose app call failed, with,
+	// against a baseline, the baseline's rows that the candidate has no
+	// row for (no evidence that its app answered them). Its limit may be
+	// the baseline's count ("app_errors <= baseline"; see
 	// Gate.RelativeToBaseline), for a test set on which production
 	// already fails some rows.
 	MeasureAppErrors Measure = "app_errors"
