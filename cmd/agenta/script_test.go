@@ -80,6 +80,7 @@ const testAPIKey = "s3cret-key-0123456789"
 //	MANUAL_HOST       a demo fake without a worker, driven by the ctl command (same demo ids)
 //	MANUAL_EVALUATION_ID a finished evaluation of PRODUCTION there
 //	BIG_RUN_HOST      a server whose evaluations of any variants finish at once with BIG_RUN_ROWS rows each
+//	MISSING_RUN_HOST  the same with 20 rows, where the variant "missing" has no evaluator result on 18 of them
 //	HUGE_RUN_HOST     the same with HUGE_RUN_ROWS rows of about 6.7 KB: HUGE_RUN_MIB MiB of scenarios per evaluation
 //	BIG_EXACT         the id of their "Exact match" evaluator config
 //
@@ -225,6 +226,8 @@ func setupScript(env *testscript.Env) error {
 	if raceEnabled {
 		bigRunRows = bigRows / 10
 	}
+	missingRun := httptest.NewServer(runServerOf(20, 0, missingResultsRow))
+	env.Defer(missingRun.Close)
 	bigRun := httptest.NewServer(runServer(bigRunRows, 0))
 	env.Defer(bigRun.Close)
 	hugeRun := httptest.NewServer(runServer(hugeRows, hugePadding))
@@ -307,6 +310,7 @@ func setupScript(env *testscript.Env) error {
 		{"SPARSE_TESTSET", flaky.sparse}, {"EMPTY_TESTSET", flaky.empty}, {"FLAKY_MISMATCHED", flaky.variants["mismatched"]},
 		{"FLAKY_DOWN", flaky.variants["down"]},
 		{"MANUAL_HOST", manual.URL()}, {"MANUAL_EVALUATION_ID", manualEvaluation[0].ID},
+		{"MISSING_RUN_HOST", missingRun.URL + "/api"},
 		{"BIG_RUN_HOST", bigRun.URL + "/api"}, {"BIG_RUN_ROWS", strconv.Itoa(bigRunRows)},
 		{"HUGE_RUN_HOST", hugeRun.URL + "/api"}, {"HUGE_RUN_ROWS", strconv.Itoa(hugeRows)},
 		{"HUGE_RUN_MIB", strconv.Itoa(hugeRows * (hugePadding + 700) >> 20)}, {"BIG_EXACT", benchEvaluators[0]},
