@@ -41,12 +41,14 @@ type Comparison struct {
 //
 // Absence of evidence is never success: a row where one side has no
 // value (its result errored or is missing, its app call failed, or the
-// row has no partner) ranks below every value, so an errored candidate row
-// is worse than any baseline value, whichever way the evaluator improves;
-// a row without a value on both sides is a tie. Higher, Lower and Tied
-// count the rows with a value on both sides; CandidateLacks, BaselineLacks
-// and BothLack the others. Worse, Better, RegressionP and Regressed fold
-// them in by the evaluator's Direction.
+// candidate has no row paired with the baseline's) ranks below every
+// value, so an errored candidate row is worse than any baseline value,
+// whichever way the evaluator improves; a row without a value on both
+// sides is a tie. A candidate row without a baseline partner is no
+// evidence either way (CandidateOnly). Higher, Lower and Tied count the
+// rows with a value on both sides; CandidateLacks, BaselineLacks and
+// BothLack the others. Worse, Better, RegressionP and Regressed fold them
+// in by the evaluator's Direction.
 type Delta struct {
 	// Baseline and Candidate summarise each side over every row of the
 	// comparison, a row without partner counting as missing on the side
@@ -58,6 +60,13 @@ type Delta struct {
 	// the candidate none; BaselineLacks the reverse; BothLack the rows
 	// where neither has one.
 	CandidateLacks, BaselineLacks, BothLack int
+	// CandidateOnly counts the candidate's rows without a partner in the
+	// baseline. They are missing on the baseline's side (in Baseline), but
+	// with no baseline row to compare with they are no evidence that the
+	// candidate did better: they count in neither Better nor the tests.
+	// (A baseline row without a partner counts in CandidateLacks: the
+	// candidate lacks it.)
+	CandidateOnly int
 
 	// PValue is the two-sided p-value of a difference when higher is
 	// better: PValues[HigherIsBetter]. The test is the exact McNemar test
@@ -95,8 +104,8 @@ func (d Delta) Worse(dir Direction) int {
 }
 
 // Better returns the number of rows in which the candidate did better than
-// the baseline, given which direction is better, counting the rows where
-// only the baseline has no value.
+// the baseline, given which direction is better, counting the paired rows
+// where only the baseline has no value (not CandidateOnly).
 func (d Delta) Better(dir Direction) int {
 	if dir == LowerIsBetter {
 		return d.Lower + d.BaselineLacks
@@ -447,7 +456,7 @@ func (c *Comparer) Comparison() Comparison {
 	for _, row := range candLeft {
 		for _, id := range order {
 			ck, y := row.find(id)
-			deltas[id].add(kindNone, 0, ck, y)
+			deltas[id].addCandidateOnly(ck, y)
 		}
 	}
 	rows := out.Paired + out.Unpaired
@@ -639,6 +648,7 @@ type deltaAccumulator struct {
 	seen                           int // rows added
 	higher, lower, tied            int
 	candLacks, baseLacks, bothLack int
+	candOnly                       int // candidate rows without a partner
 	// onlyCandidate and onlyBaseline count the pairs of bools where only
 	// that side passed; diffs holds the non-zero differences of the other
 	// pairs of values, and notAllBool is set once there is one, or a
@@ -690,6 +700,15 @@ func (d *deltaAccumulator) add(bk valueKind, x float64, ck valueKind, y float64)
 	}
 }
 
+// addCandidateOnly adds a candidate row that has no partner in the
+// baseline: missing on the baseline's side, and in no comparison.
+func (d *deltaAccumulator) addCandidateOnly(ck valueKind, y float64) {
+	d.seen++
+	d.baseline.addScore(kindNone, 0)
+	d.candidate.addScore(ck, y)
+	d.candOnly++
+}
+
 func (d *deltaAccumulator) delta() Delta {
 	out := Delta{
 		Baseline:       d.baseline.metric(),
@@ -700,6 +719,7 @@ func (d *deltaAccumulator) delta() Delta {
 		CandidateLacks: d.candLacks,
 		BaselineLacks:  d.baseLacks,
 		BothLack:       d.bothLack,
+		CandidateOnly:  d.candOnly,
 	}
 	out.Diff = out.Candidate.Mean - out.Baseline.Mean
 	if !d.notAllBool {

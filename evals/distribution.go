@@ -18,8 +18,11 @@ const exactValues = 1 << 17
 // of them, take 49 KiB.
 const (
 	histogramGrowth = 1.01
-	histogramMin    = 1e-12
-	histogramMax    = 1e15
+	// histogramError bounds the relative error of a percentile from the
+	// histogram: (γ−1)/(γ+1).
+	histogramError = (histogramGrowth - 1) / (histogramGrowth + 1)
+	histogramMin   = 1e-12
+	histogramMax   = 1e15
 )
 
 var (
@@ -83,15 +86,22 @@ func (d *distributionAccumulator) distribution() Distribution {
 		Count: d.count,
 		Sum:   sum,
 		Mean:  sum / float64(d.count),
-		P50:   d.quantile(0.5),
-		P95:   d.quantile(0.95),
+		P50:   d.quantile(50),
+		P95:   d.quantile(95),
 		Max:   d.max,
+		// The percentiles are estimates once the values are in the
+		// histogram.
+		Approximate: d.buckets != nil,
 	}
 }
 
-// quantile returns the q quantile by R's type 7: the order statistics
-// x₍ₖ₎ and x₍ₖ₊₁₎ around h = (n−1)q, k = ⌊h⌋ (counting from 0),
-// interpolated linearly, x₍ₖ₎ + (h−k)(x₍ₖ₊₁₎ − x₍ₖ₎). It is exact while
+// quantile returns the percent/100 quantile by R's type 7: the order
+// statistics x₍ₖ₎ and x₍ₖ₊₁₎ around h = (n−1)q, k = ⌊h⌋ (counting from
+// 0), interpolated linearly, x₍ₖ₎ + (h−k)(x₍ₖ₊₁₎ − x₍ₖ₎). k and h − k
+// are computed in integers: (n−1)·0.95 in floating point falls short of
+// an integer part's worth of precision (19,999 · 0.95 = 18,999.0499999…),
+// which put the P95 of 19,000 ones and 1,000 thousands at 50.9499999993
+// instead of 50.95, under a limit of "< 50.95". It is exact while
 // the values are kept. From the histogram, each of the two order
 // statistics is the centre of its bucket (at most Max), within
 // (γ−1)/(γ+1) ≈ 0.5% of its true value, and so is their interpolation,
@@ -100,10 +110,9 @@ func (d *distributionAccumulator) distribution() Distribution {
 //
 // Reference: R. J. Hyndman and Y. Fan, "Sample quantiles in statistical
 // packages", The American Statistician 50 (1996) 361–365, definition 7.
-func (d *distributionAccumulator) quantile(q float64) float64 {
-	h := float64(d.count-1) * q
-	lo := int(math.Floor(h))
-	frac := h - float64(lo)
+func (d *distributionAccumulator) quantile(percent int) float64 {
+	lo := (d.count - 1) * percent / 100
+	frac := float64((d.count-1)*percent%100) / 100
 	var x, y float64
 	if d.buckets == nil {
 		x = d.kth(lo)

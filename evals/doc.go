@@ -59,9 +59,15 @@
 //     in worse(...), in McNemar's test and in Wilcoxon's (as a difference
 //     of −Inf, or +Inf where lower is better), and a row without a value
 //     on both sides is a tie;
+//   - a baseline row that the candidate has no row for (a run cut short)
+//     is a missing candidate row in every gate, not only in comparisons;
+//     a candidate row without a baseline partner (a row sent twice) is no
+//     evidence of doing better: Delta.CandidateOnly counts it, in neither
+//     Better nor the tests;
 //   - a run without scenarios fails every gate that measures it, and so
-//     does a comparison gate without a baseline or with an empty one, and
-//     an evaluator without values.
+//     does a comparison gate without a baseline or with an empty one, an
+//     evaluator without values, and a comparison with no row valued on
+//     both sides once the rows a gate allows to fail are left out.
 //
 // Accepting failed rows is explicit, per gate: "Exact match >= 0.9
 // allowing 2 failed rows" (Gate.AllowFailedRows) measures the rows that
@@ -86,7 +92,9 @@
 // 131,072 values (1 MiB each for cost and latency), then folds them into a
 // fixed 6,250-bucket logarithmic histogram (49 KiB) whose percentiles are
 // within 0.5% of the exact ones; TestPercentilesPastTheExactBound checks
-// that bound.
+// that bound. Distribution.Approximate then says so, and a gate on such a
+// percentile measures the end of its 0.5% range that counts against the
+// candidate, so that it never passes where the exact value would fail.
 //
 //	summary, err := evals.SummarizeStream(client.StreamEvaluationScenarios(ctx, id))
 //
@@ -138,7 +146,10 @@
 // that names an evaluator, a measure or an operator that does not exist
 // also makes the error match ErrInvalidGate, with the names that exist and
 // a suggestion when one is close: it is the user's mistake, which a
-// command line reports as a usage error. RequireGates does the same inside
+// command line reports as a usage error. The service names only the
+// evaluators with a value on a row that answered: when some evaluator
+// known by id alone has no value, a name not close to a known one may be
+// that evaluator's, and the gate fails without being invalid. RequireGates does the same inside
 // a go test, failing the test with the same message.
 //
 // # Reports

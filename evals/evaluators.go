@@ -3,6 +3,7 @@ package evals
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agenta-go/agenta/models"
@@ -174,4 +175,17 @@ func (c catalog) names() string {
 		return "none"
 	}
 	return strings.Join(labels, ", ")
+}
+
+// unnamedWithoutValues lists, quoted, the evaluators known only by id that
+// have no value in the candidate's summary: the service names an
+// evaluator only when it has a value on some row whose app call answered.
+func (c catalog) unnamedWithoutValues(candidate Summary) []string {
+	var out []string
+	for _, e := range c.list {
+		if e.Name == "" && candidate.Evaluators[e.ID].Count == 0 {
+			out = append(out, strconv.Quote(bound(e.ID, 80)))
+		}
+	}
+	return out
 }

@@ -34,7 +34,8 @@ const (
 	MeasureMean Measure = "mean"
 	// MeasureErrors is the number of rows whose result for an evaluator
 	// failed or is missing, or whose app call failed: the rows where the
-	// evaluator could not judge the candidate.
+	// evaluator could not judge the candidate, the baseline's rows that
+	// the candidate has no row for included.
 	MeasureErrors Measure = "errors"
 	// MeasureWorseRows is the number of paired rows in which the candidate
 	// did worse than the baseline on an evaluator, by its Direction.
@@ -55,8 +56,10 @@ const (
 	MeasureLatencyP50  Measure = "latency.p50"  // median latency in seconds
 	MeasureLatencyP95  Measure = "latency.p95"  // 95th percentile latency in seconds
 	MeasureLatencyMax  Measure = "latency.max"  // highest latency in seconds
-	// MeasureAppErrors is the number of rows whose app call failed. Its
-	// limit may be the baseline's count ("app_errors <= baseline"; see
+	// MeasureAppErrors is the number of rows whose app call failed, with,
+	// against a baseline, the baseline's rows that the candidate has no
+	// row for (no evidence that its app answered them). Its limit may be
+	// the baseline's count ("app_errors <= baseline"; see
 	// Gate.RelativeToBaseline), for a test set on which production
 	// already fails some rows.
 	MeasureAppErrors Measure = "app_errors"
@@ -570,7 +573,15 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 	if evaluatorMeasures[m] {
 		var ok bool
 		if ev, ok = cat.find(g.Evaluator); !ok && candidate.Rows > 0 {
-			return invalid("%s", unknownEvaluator(g.Evaluator, cat))
+			text, hinted := unknownEvaluator(g.Evaluator, cat)
+			if unnamed := cat.unnamedWithoutValues(candidate); len(unnamed) > 0 && !hinted {
+				// The service names only the evaluators with a value: the
+				// gate may well name one of these, and then the candidate
+				// is to blame, not the gate.
+				return fail("the candidate has no value for an evaluator named %q: the service names only evaluators with a value, and these have none on any row: %s (name one by id to gate on it)",
+					bound(g.Evaluator, 80), bound(strings.Join(unnamed, ", "), 300))
+			}
+			return invalid("%s", text)
 		}
 	}
 	// The gate is well formed: now the runs. Without rows, the service
@@ -586,6 +597,12 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 			return fail("the baseline run has no rows")
 		}
 	}
+	// The baseline's rows that the candidate has no row for are rows
+	// the candidate lacks: missing, in every measure of the candidate.
+	unpaired := 0
+	if comparison != nil {
+		unpaired = comparison.UnpairedBaseline
+	}
 	if runMeasures[m] {
 		return measureRun(r, m, candidate, comparison)
 	}
@@ -595,18 +612,29 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 		if !ok {
 			return fail("the candidate has no result for this evaluator on any of its %d rows", candidate.Rows)
 		}
+		metric = metric.withMissing(unpaired)
 		if m == MeasureErrors {
 			r.Measured = float64(metric.Errors + metric.Missing)
+			if unpaired > 0 {
+				r.Detail = fmt.Sprintf("%s of the baseline without a candidate row counted", rowCount(unpaired))
+			}
 			return r
 		}
-		return measureMean(r, metric, ev.Direction)
+		return measureMean(r, metric, ev.Direction, unpaired)
 	}
 	delta, ok := comparison.Evaluators[ev.ID]
 	if !ok || delta.Higher+delta.Lower+delta.Tied+delta.CandidateLacks+delta.BaselineLacks == 0 {
 		return fail("no values for this evaluator on either side")
 	}
+	if delta.Baseline.Count == 0 {
+		return fail("the baseline has no value for this evaluator on any row: nothing to compare with")
+	}
 	lacking := delta.CandidateLacks
 	allowed := lacking > 0 && lacking <= g.AllowFailedRows
+	if allowed && delta.Higher+delta.Lower+delta.Tied == 0 {
+		// Leaving out the rows allowed to fail leaves nothing.
+		return fail("no row with a value on both sides: every row with a baseline value is one of the %s allowed to fail", rowCount(lacking))
+	}
 	switch m {
 	case MeasureWorseRows:
 		r.Measured = float64(delta.Worse(ev.Direction))
@@ -631,21 +659,21 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 // measureMean measures an evaluator's mean: for a pass rate, rows without
 // a value count as fails (the worse value by the direction); for numbers,
 // the gate fails while rows lack a value, unless allowed.
-func measureMean(r GateResult, metric Metric, dir Direction) GateResult {
+func measureMean(r GateResult, metric Metric, dir Direction, unpaired int) GateResult {
 	lacking := metric.WithoutValue()
 	allowed := lacking > 0 && lacking <= r.Gate.AllowFailedRows
 	if metric.Count == 0 {
-		r.Reason = "no bool or number values: " + lackingText(metric)
+		r.Reason = "no bool or number values: " + lackingText(metric, unpaired)
 		return r
 	}
 	if !metric.Bool {
 		if lacking > 0 && !allowed {
-			r.Reason = lackingText(metric) + "; " + acceptText(lacking)
+			r.Reason = lackingText(metric, unpaired) + "; " + acceptText(lacking)
 			return r
 		}
 		r.Measured = metric.Mean
 		if allowed {
-			r.Detail = lackingText(metric) + ", left out as allowed"
+			r.Detail = lackingText(metric, unpaired) + ", left out as allowed"
 		}
 		return r
 	}
@@ -653,7 +681,7 @@ func measureMean(r GateResult, metric Metric, dir Direction) GateResult {
 	switch {
 	case allowed:
 		r.Measured = float64(passed) / float64(metric.Count)
-		r.Detail = lackingText(metric) + ", left out as allowed"
+		r.Detail = lackingText(metric, unpaired) + ", left out as allowed"
 	case dir == LowerIsBetter:
 		// The worse value of a bool that is better false is true.
 		r.Measured = float64(passed+lacking) / float64(metric.Rows())
@@ -661,21 +689,28 @@ func measureMean(r GateResult, metric Metric, dir Direction) GateResult {
 		r.Measured = metric.Mean
 	}
 	if lacking > 0 && !allowed {
-		r.Detail = lackingText(metric) + ", counted as fails"
+		r.Detail = lackingText(metric, unpaired) + ", counted as fails"
 	}
 	return r
 }
 
-// lackingText says how many of a metric's rows have no value, and why.
-func lackingText(m Metric) string {
+// lackingText says how many of a metric's rows have no value, and why;
+// unpaired of the missing rows are the baseline's, which the candidate
+// has no row for.
+func lackingText(m Metric, unpaired int) string {
 	var parts []string
-	for _, p := range []struct {
-		n    int
-		what string
-	}{{m.Errors, "errored"}, {m.Missing, "missing"}, {m.Other, "not a bool or number"}} {
-		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+	if m.Errors > 0 {
+		parts = append(parts, fmt.Sprintf("%d errored", m.Errors))
+	}
+	if m.Missing > 0 {
+		missing := fmt.Sprintf("%d missing", m.Missing)
+		if unpaired > 0 {
+			missing += fmt.Sprintf(", %d of them rows of the baseline without a candidate row", unpaired)
 		}
+		parts = append(parts, missing)
+	}
+	if m.Other > 0 {
+		parts = append(parts, fmt.Sprintf("%d not a bool or number", m.Other))
 	}
 	text := fmt.Sprintf("%d of %d rows without a value", m.WithoutValue(), m.Rows())
 	if len(parts) > 0 {
@@ -699,9 +734,20 @@ func acceptText(n int) string {
 	return fmt.Sprintf("accept them with %q", "allowing "+plural(n, "failed row"))
 }
 
+// measureRun measures a measure of the whole run. The baseline's rows that
+// the candidate has no row for count as rows it lacks.
 func measureRun(r GateResult, m Measure, s Summary, comparison *Comparison) GateResult {
+	unpaired := 0
+	if comparison != nil {
+		unpaired = comparison.UnpairedBaseline
+	}
 	if m == MeasureAppErrors {
-		r.Measured = float64(s.AppErrors)
+		// A row the candidate lacks is no evidence that its app call
+		// answered.
+		r.Measured = float64(s.AppErrors + unpaired)
+		if unpaired > 0 {
+			r.Detail = fmt.Sprintf("%s of the baseline without a candidate row counted", rowCount(unpaired))
+		}
 		if r.Gate.RelativeToBaseline {
 			r.Limit = float64(comparison.BaselineAppErrors) + r.Gate.Limit
 		}
@@ -715,26 +761,53 @@ func measureRun(r GateResult, m Measure, s Summary, comparison *Comparison) Gate
 		r.Reason = fmt.Sprintf("no row has a %s", what)
 		return r
 	}
-	if lacking := s.Rows - d.Count; lacking > 0 {
+	rows := s.Rows + unpaired
+	if lacking := rows - d.Count; lacking > 0 {
+		why := plural(s.AppErrors, "app error")
+		if unpaired > 0 {
+			why += fmt.Sprintf(", %s of the baseline without a candidate row", rowCount(unpaired))
+		}
 		if lacking > r.Gate.AllowFailedRows {
-			r.Reason = fmt.Sprintf("%d of %d rows have no %s (%s); %s", lacking, s.Rows, what, plural(s.AppErrors, "app error"), acceptText(lacking))
+			r.Reason = fmt.Sprintf("%d of %d rows have no %s (%s); %s", lacking, rows, what, why, acceptText(lacking))
 			return r
 		}
-		r.Detail = fmt.Sprintf("%d of %d rows without a %s left out, as allowed", lacking, s.Rows, what)
+		r.Detail = fmt.Sprintf("%d of %d rows without a %s left out, as allowed", lacking, rows, what)
 	}
 	switch m {
 	case MeasureCostMean, MeasureLatencyMean:
 		r.Measured = d.Mean
 	case MeasureLatencyP50:
-		r.Measured = d.P50
+		r.Measured = estimated(&r, d, d.P50)
 	case MeasureCostP95, MeasureLatencyP95:
-		r.Measured = d.P95
+		r.Measured = estimated(&r, d, d.P95)
 	case MeasureCostMax, MeasureLatencyMax:
 		r.Measured = d.Max
 	case MeasureCostTotal:
 		r.Measured = d.Sum
 	}
 	return r
+}
+
+// estimated returns a percentile as a gate measures it: the value itself
+// when exact; for an estimate from the histogram (non-negative values,
+// within histogramError of the exact one), the end of its range that
+// counts against the candidate, so that the gate never passes on an
+// estimate where the exact value would fail it.
+func estimated(r *GateResult, d Distribution, p float64) float64 {
+	if !d.Approximate {
+		return p
+	}
+	low, high := p/(1+histogramError), min(p/(1-histogramError), d.Max)
+	measured, end := low, "lowest"
+	if r.Gate.Op == AtMost || r.Gate.Op == Below {
+		measured, end = high, "highest"
+	}
+	detail := fmt.Sprintf("a percentile of %d values estimated within 0.5%%, %s to %s: its %s counted", d.Count, formatNumber(low), formatNumber(high), end)
+	if r.Detail != "" {
+		detail = r.Detail + "; " + detail
+	}
+	r.Detail = detail
+	return measured
 }
 
 // allMeasures lists every measure's name, for suggestions.
@@ -752,8 +825,9 @@ func allMeasures() []string {
 
 // unknownEvaluator explains a name that resolves to no evaluator: what
 // exists, and a suggestion when the name is close to an evaluator's, to a
-// measure of the run, or is a misspelt measure around a known evaluator.
-func unknownEvaluator(name string, cat catalog) string {
+// measure of the run, or is a misspelt measure around a known evaluator;
+// hinted reports that there is a suggestion.
+func unknownEvaluator(name string, cat catalog) (text string, hinted bool) {
 	var candidates []string
 	for _, e := range cat.list {
 		candidates = append(candidates, cat.labels[e.ID])
@@ -782,7 +856,7 @@ func unknownEvaluator(name string, cat catalog) string {
 			}
 		}
 	}
-	return fmt.Sprintf("no evaluator named %q%s (known: %s)", bound(name, 80), hint, bound(cat.names(), 400))
+	return fmt.Sprintf("no evaluator named %q%s (known: %s)", bound(name, 80), hint, bound(cat.names(), 400)), hint != ""
 }
 
 // suggestion returns "; did you mean X?" for the candidate closest to

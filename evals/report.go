@@ -86,7 +86,9 @@ type Report struct {
 	// writers show it: a failing test case in JUnit, a line in Markdown.
 	// A run whose Evaluation has a failed status is such a failure even
 	// when Failure is nil; its reason is the service's message and the
-	// cause, the last line of its stack trace.
+	// cause, the last line of its stack trace. So is a run whose
+	// Evaluation is still initialized or started: its rows are not all
+	// written yet.
 	Failure error
 }
 
@@ -158,13 +160,18 @@ func (r *Report) Check(gates ...Gate) error {
 }
 
 // failure returns Report.Failure, or else the failure of a run whose
-// evaluation ended EVALUATION_FAILED or EVALUATION_AGGREGATION_FAILED.
+// evaluation ended EVALUATION_FAILED or EVALUATION_AGGREGATION_FAILED, or
+// is still initialized or started: its rows are not all written.
 func (r *Report) failure() error {
 	if r.Failure != nil {
 		return r.Failure
 	}
 	for _, run := range []Run{r.Baseline, r.Candidate} {
 		status := run.Evaluation.Status.EvaluationStatus()
+		if status.Running() {
+			return fmt.Errorf("evaluation %s (%s) is still %s: its rows are not all written; wait for it to end (WaitEvaluation) before judging it",
+				bound(run.Evaluation.ID, 80), run.Variant(), status)
+		}
 		if !status.Failed() {
 			continue
 		}

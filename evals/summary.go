@@ -81,6 +81,10 @@ func (m Metric) Passed() int {
 type Distribution struct {
 	Count                    int
 	Sum, Mean, P50, P95, Max float64
+	// Approximate reports that P50 and P95 are the histogram's estimates,
+	// within 0.5% of the exact values. A gate on them then measures the
+	// end of that range that counts against the candidate.
+	Approximate bool
 }
 
 // Accumulator builds a Summary one scenario at a time, in memory that does
@@ -309,4 +313,20 @@ func compensatedAdd(sum, carry, x float64) (float64, float64) {
 		carry += (x - t) + sum
 	}
 	return t, carry
+}
+
+// withMissing returns the metric with n more rows without a result, such
+// as the rows of a baseline that the candidate has no row for: a pass
+// rate and its interval stay over every row.
+func (m Metric) withMissing(n int) Metric {
+	if n <= 0 {
+		return m
+	}
+	passed := m.Passed()
+	m.Missing += n
+	if m.Bool {
+		m.Mean = float64(passed) / float64(m.Rows())
+		m.Low, m.High = WilsonInterval(passed, m.Rows(), 0.95)
+	}
+	return m
 }

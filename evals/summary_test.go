@@ -162,14 +162,15 @@ func TestQuantileMatchesSorting(t *testing.T) {
 			d.add(values[i])
 		}
 		slices.Sort(values)
-		for _, q := range []float64{0, 0.05, 0.5, 0.95, 0.99, 1} {
+		for _, percent := range []int{0, 5, 50, 95, 99, 100} {
+			q := float64(percent) / 100
 			h := float64(n-1) * q
 			lo := int(math.Floor(h))
 			want := values[lo]
 			if lo+1 < n {
 				want += (h - float64(lo)) * (values[lo+1] - values[lo])
 			}
-			if got := d.quantile(q); !closeTo(got, want, 1e-12) {
+			if got := d.quantile(percent); !closeTo(got, want, 1e-12) {
 				t.Fatalf("n = %d, q = %v: quantile %v, sorting gives %v", n, q, got, want)
 			}
 		}

@@ -230,10 +230,11 @@ func TestPairingByExpectedAnswers(t *testing.T) {
 			t.Errorf("CompareStream = %+v, want what Compare gives: %+v", got, c)
 		}
 	}
-	// Unpaired rows count as missing on the side that lacks them.
+	// Unpaired rows count as missing on the side that lacks them; a
+	// candidate row without a baseline partner is no evidence of better.
 	c = Compare(baseline, []models.EvaluationScenario{row("capital of Georgia?", "Tbilisi", true), row("capital of Peru?", "Lima", true)})
 	d = c.Evaluators["ev"]
-	if c.Paired != 1 || c.UnpairedBaseline != 1 || c.UnpairedCandidate != 1 || d.CandidateLacks != 1 || d.BaselineLacks != 1 || d.Candidate.Missing != 1 || d.Baseline.Missing != 1 {
+	if c.Paired != 1 || c.UnpairedBaseline != 1 || c.UnpairedCandidate != 1 || d.CandidateLacks != 1 || d.CandidateOnly != 1 || d.BaselineLacks != 0 || d.Better(HigherIsBetter) != 0 || d.Candidate.Missing != 1 || d.Baseline.Missing != 1 {
 		t.Errorf("unpaired rows: %+v / %+v, want each counted as missing on the other side", c, d)
 	}
 	// Rows without expected answers on both sides pair by inputs, in order.

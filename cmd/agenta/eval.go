@@ -34,6 +34,11 @@ type EvalRunOptions struct {
 	VariantIDs   []string // the first is the baseline, the last is gated
 	EvaluatorIDs []string
 	Gates        []evals.Gate
+	// LowerIsBetter names the evaluators (by name or id) whose values
+	// improve downwards, such as a custom score of errors: worse(...),
+	// regression_p(...) and the tables count with it. An edit distance
+	// without a threshold is lower-is-better already.
+	LowerIsBetter []string
 	// Report files; empty means none.
 	JUnit, CSV, JSON, Markdown string
 	Interval, Timeout          time.Duration
@@ -88,6 +93,9 @@ Gates (--gate, repeatable) apply to the last variant:
   latency.p95, latency.max, app_errors OP NUMBER
   app_errors <= baseline   no more failed app calls than the baseline
                            ('baseline + 2' allows two more)
+Which way is worse comes from the evaluator: lower for an edit distance
+without a threshold, higher for the others; --lower-is-better NAME says
+that a score (of a webhook or custom code) improves downwards.
 A row without a value (its app call failed, its result errored or is
 missing, it has no partner in the baseline) counts against the candidate:
 a fail in a pass rate, a worse row in a comparison, and a gate on a mean
@@ -123,10 +131,15 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
     --variant "$PRODUCTION_VARIANT" --variant "$CANDIDATE_VARIANT" \
     --evaluator "$EXACT_MATCH" --gate 'Exact match >= 0.8' \
     --gate 'regression_p(Exact match) >= 0.05' --junit report.xml`,
-		Args: exactArgs(),
+		// The arguments are checked in RunE, so that the reports asked
+		// for say what was wrong with them too.
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run := &evalRun{opts: opts}
-			err := opts.check()
+			err := exactArgs()(cmd, args)
+			if err == nil {
+				err = opts.check()
+			}
 			// The report paths are checked before any evaluation is
 			// created; those that can be written get the reports of a
 			// usage error too.
@@ -153,6 +166,31 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	// It checks its flags' values itself, so that a report asked for says
 	// what was wrong with them.
 	cmd.Annotations = map[string]string{checksOwnFlags: "yes"}
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		err = flagError(c, err)
+		if runF != nil {
+			return err
+		}
+		// The flags could not be parsed, and those after the mistake were
+		// not read: read the report paths from the command line alone, so
+		// that no report from an earlier run is left to read as this one's.
+		reports := &EvalRunOptions{}
+		fs := pflag.NewFlagSet("reports", pflag.ContinueOnError)
+		fs.ParseErrorsWhitelist.UnknownFlags = true
+		fs.SetOutput(io.Discard)
+		fs.Usage = func() {}
+		fs.StringVar(&reports.JUnit, "junit", "", "")
+		fs.StringVar(&reports.CSV, "csv", "", "")
+		fs.StringVar(&reports.JSON, "json", "", "")
+		fs.StringVar(&reports.Markdown, "markdown", "", "")
+		if fs.Parse(f.args) != nil {
+			return err
+		}
+		run := &evalRun{opts: opts}
+		opts.JUnit, opts.CSV, opts.JSON, opts.Markdown = reports.JUnit, reports.CSV, reports.JSON, reports.Markdown
+		run.targets, _ = opts.checkReports()
+		return run.finish(err)
+	})
 	fl := cmd.Flags()
 	opts.flags = fl
 	fl.StringVar(&opts.AppID, "app", "", "the app's id (required)")
@@ -162,6 +200,7 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	fl.Var(idList{&opts.VariantIDs}, "variant", "a variant's id (repeatable or comma-separated; the first is the baseline, the last is gated)")
 	fl.Var(idList{&opts.EvaluatorIDs}, "evaluator", "an evaluator config's id (repeatable or comma-separated)")
 	fl.StringArrayVar(&opts.gates, "gate", nil, "a gate on the last variant, such as 'Exact match >= 0.9' (repeatable)")
+	fl.StringArrayVar(&opts.LowerIsBetter, "lower-is-better", nil, "an evaluator (name or id) whose values improve downwards, such as a custom score of mistakes (repeatable)")
 	fl.StringArrayVar(&opts.providerKeys, "lm-provider-key", nil, "send the LLM provider key in this environment variable, such as OPENAI_API_KEY (repeatable; the value is never a flag)")
 	fl.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report to this file")
 	fl.StringVar(&opts.CSV, "csv", "", "write the scenarios as CSV to this file")
@@ -181,6 +220,9 @@ func (o *EvalRunOptions) check() error {
 		for i := range ids {
 			ids[i] = strings.TrimSpace(ids[i])
 		}
+	}
+	for i := range o.LowerIsBetter {
+		o.LowerIsBetter[i] = strings.TrimSpace(o.LowerIsBetter[i])
 	}
 	// Every bad or missing flag in one message, so that a script whose
 	// earlier steps all failed is fixed in one round, not one a flag.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
 	"slices"
 	"strings"
@@ -205,9 +206,12 @@ func (r *evalRun) judge() error {
 			continue
 		}
 		report := &evals.Report{Evaluators: reportEvaluators(base.run, v.run, opts.EvaluatorIDs), Candidate: v.run, CandidateSummary: v.summary}
-		_ = printSummary(out, report, isBaseline)
 		if v.comparison != nil {
 			report.Baseline, report.BaselineSummary, report.Comparison = base.run, base.summary, v.comparison
+		}
+		_ = opts.direct(report) // an unknown name is the gated report's usage error
+		_ = printSummary(out, report, isBaseline)
+		if v.comparison != nil {
 			_ = printComparison(out, report)
 		}
 	}
@@ -239,9 +243,18 @@ func (r *evalRun) judge() error {
 		// Every variant that could not be summarised, in the order given.
 		report.Failure = errors.New(strings.Join(failures, "; "))
 	}
+	directErr := opts.direct(report)
+	if directErr != nil && report.Failure == nil {
+		// The user's mistake, which leaves no verdict: the evaluator's
+		// rows would count the wrong way.
+		report.Failure = errors.New(errorLine(directErr))
+	}
 	r.report, r.judged = report, true
 	gateErr := report.Check(opts.Gates...)
 	_ = printGates(out, report.Gates)
+	if directErr != nil && len(failures) == 0 {
+		return directErr
+	}
 	if errors.Is(gateErr, evals.ErrInvalidGate) {
 		// The user's typo, not the candidate's fault.
 		var ge *evals.GateError
@@ -257,6 +270,21 @@ func (r *evalRun) judge() error {
 		return nil
 	}
 	return gateErr
+}
+
+// direct applies --lower-is-better to a report's evaluators. A name that
+// is no evaluator of the runs is a usage error.
+func (o *EvalRunOptions) direct(report *evals.Report) error {
+	var unknown []string
+	for _, name := range o.LowerIsBetter {
+		if err := report.SetDirection(name, evals.LowerIsBetter); err != nil {
+			unknown = append(unknown, fmt.Sprintf("--lower-is-better %q: %v", text.Clip(name, 100), err))
+		}
+	}
+	if len(unknown) > 0 {
+		return usageErrorf("%s", strings.Join(unknown, "; "))
+	}
+	return nil
 }
 
 // printUnsummarised writes, in a variant's place among the summaries, why
@@ -337,6 +365,11 @@ func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
 		if t.rows && r.rowsErr != nil {
 			if t.flag != "--junit" {
 				outcomes[i].problems = append(outcomes[i].problems, reportError(t, fmt.Errorf("the rows could not be kept in a temporary file: %w", errorReason(r.rowsErr))))
+				if !t.stdout && !t.inPlace {
+					// Never leave an earlier run's report as if it were
+					// this run's.
+					_ = os.Remove(t.path)
+				}
 				continue
 			}
 			// The verdict still goes to CI: the gates and the failure,

@@ -30,6 +30,9 @@ type Factory struct {
 
 	// getenv reads the environment; tests may replace it.
 	getenv func(string) string
+	// args is the command line, for eval run to find its report paths
+	// when its flags cannot be parsed.
+	args []string
 
 	// The key read from APIKeyFile, once: the file may be a pipe
 	// (/dev/stdin), which a second read would find empty.

@@ -156,6 +156,11 @@ const (
 // padding bytes: eval run on it reads runs of any size without the server
 // holding them.
 func runServer(rows, padding int) http.Handler {
+	return runServerOf(rows, padding, func(b []byte, i int, _ string) []byte { return appendBenchScenario(b, i) })
+}
+
+// runServerOf is runServer with the rows of each variant written by row.
+func runServerOf(rows, padding int, row func(b []byte, i int, variant string) []byte) http.Handler {
 	const prefix = "/api/evaluations"
 	evaluation := func(id, variant string) string {
 		ev := strings.Replace(benchEvaluation, benchEvaluationID, id, 1)
@@ -186,18 +191,20 @@ func runServer(rows, padding int) http.Handler {
 		case strings.HasSuffix(rest, "/status"):
 			io.WriteString(w, `{"status":{"type":"status","value":"EVALUATION_FINISHED","error":null}}`)
 		case strings.HasSuffix(rest, "/evaluation_scenarios"):
+			variant, _ := variants.Load(strings.TrimSuffix(strings.TrimPrefix(rest, "/"), "/evaluation_scenarios"))
+			name, _ := variant.(string)
 			bw := bufio.NewWriterSize(w, 64<<10)
 			bw.WriteByte('[')
-			row := make([]byte, 0, 1024+padding)
+			buf := make([]byte, 0, 1024+padding)
 			for i := range rows {
 				if i > 0 {
 					bw.WriteByte(',')
 				}
-				row = appendBenchScenario(row[:0], i)
+				buf = row(buf[:0], i, name)
 				if padding > 0 {
-					row = bytes.Replace(row, []byte(`"note":""`), []byte(`"note":"`+note+`"`), 1)
+					buf = bytes.Replace(buf, []byte(`"note":""`), []byte(`"note":"`+note+`"`), 1)
 				}
-				if _, err := bw.Write(row); err != nil {
+				if _, err := bw.Write(buf); err != nil {
 					return
 				}
 			}
@@ -215,4 +222,18 @@ func runServer(rows, padding int) http.Handler {
 			http.Error(w, `{"detail":"Not Found"}`, http.StatusNotFound)
 		}
 	})
+}
+
+// missingResultsRow is row i of the fixture evaluation, except that the
+// variant "missing" has no evaluator result on any row but the first two:
+// its app answered, and its evaluators gave nothing, which the fake
+// service cannot do.
+func missingResultsRow(b []byte, i int, variant string) []byte {
+	start := len(b)
+	b = appendBenchScenario(b, i)
+	if variant != "missing" || i < 2 {
+		return b
+	}
+	at := bytes.Index(b[start:], []byte(`"results":[`))
+	return append(b[:start+at], `"results":[]}`...)
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agenta-go/agenta/evals"
 	"github.com/agenta-go/agenta/internal/text"
@@ -102,6 +103,10 @@ func (t *reportTarget) check() error {
 		return nil
 	}
 	path := text.Clip(t.path, 200)
+	if strings.HasPrefix(t.path, "-") {
+		// "--junit --csv out.csv" gives --junit the value "--csv".
+		return usageErrorf("%s %s: looks like a flag, not a file name (write ./%s for a file of that name)", t.flag, path, path)
+	}
 	info, err := os.Stat(t.path)
 	switch {
 	case err == nil && info.IsDir():

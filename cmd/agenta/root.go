@@ -17,6 +17,7 @@ import (
 // printed here, once, as one line on stderr.
 func run(ctx context.Context, args []string, streams *IOStreams) int {
 	f := newFactory(streams)
+	f.args = args
 	// Standard output and error are scrubbed of the keys the command
 	// knows, whatever a command prints there (server data can echo a key).
 	out := newScrubWriter(streams.Out, f.secrets)

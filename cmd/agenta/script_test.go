@@ -76,9 +76,11 @@ const testAPIKey = "s3cret-key-0123456789"
 //	SPARSE_TESTSET    20 rows, 18 without an expected answer: edit distance errs on them
 //	EMPTY_TESTSET     a test set without rows
 //	FLAKY_MISMATCHED  a variant of it that takes the input "nation": its evaluation ends EVALUATION_FAILED
+//	FLAKY_DOWN        its variant whose app call fails on every row
 //	MANUAL_HOST       a demo fake without a worker, driven by the ctl command (same demo ids)
 //	MANUAL_EVALUATION_ID a finished evaluation of PRODUCTION there
 //	BIG_RUN_HOST      a server whose evaluations of any variants finish at once with BIG_RUN_ROWS rows each
+//	MISSING_RUN_HOST  the same with 20 rows, where the variant "missing" has no evaluator result on 18 of them
 //	HUGE_RUN_HOST     the same with HUGE_RUN_ROWS rows of about 6.7 KB: HUGE_RUN_MIB MiB of scenarios per evaluation
 //	BIG_EXACT         the id of their "Exact match" evaluator config
 //
@@ -224,6 +226,8 @@ func setupScript(env *testscript.Env) error {
 	if raceEnabled {
 		bigRunRows = bigRows / 10
 	}
+	missingRun := httptest.NewServer(runServerOf(20, 0, missingResultsRow))
+	env.Defer(missingRun.Close)
 	bigRun := httptest.NewServer(runServer(bigRunRows, 0))
 	env.Defer(bigRun.Close)
 	hugeRun := httptest.NewServer(runServer(hugeRows, hugePadding))
@@ -304,7 +308,9 @@ func setupScript(env *testscript.Env) error {
 		{"FLAKY_BROKEN", flaky.variants["broken"]}, {"FLAKY_PROD", flaky.variants["prod"]},
 		{"FLAKY_SAME", flaky.variants["same"]}, {"FLAKY_WORSE", flaky.variants["worse"]},
 		{"SPARSE_TESTSET", flaky.sparse}, {"EMPTY_TESTSET", flaky.empty}, {"FLAKY_MISMATCHED", flaky.variants["mismatched"]},
+		{"FLAKY_DOWN", flaky.variants["down"]},
 		{"MANUAL_HOST", manual.URL()}, {"MANUAL_EVALUATION_ID", manualEvaluation[0].ID},
+		{"MISSING_RUN_HOST", missingRun.URL + "/api"},
 		{"BIG_RUN_HOST", bigRun.URL + "/api"}, {"BIG_RUN_ROWS", strconv.Itoa(bigRunRows)},
 		{"HUGE_RUN_HOST", hugeRun.URL + "/api"}, {"HUGE_RUN_ROWS", strconv.Itoa(hugeRows)},
 		{"HUGE_RUN_MIB", strconv.Itoa(hugeRows * (hugePadding + 700) >> 20)}, {"BIG_EXACT", benchEvaluators[0]},
@@ -343,6 +349,7 @@ func seedFlaky(srv *agentatest.Server) flakyApp {
 	f := flakyApp{app: app, variants: map[string]string{}}
 	for name, fails := range map[string]string{
 		"good": "", "broken": countries(3, 20), "prod": countries(19, 20), "same": countries(19, 20), "worse": countries(18, 20),
+		"down": countries(1, 20),
 	} {
 		f.variants[name] = srv.AddVariant(agentatest.Variant{BaseID: base, ConfigName: name, Parameters: map[string]any{
 			"inputs": []any{map[string]any{"name": "country"}}, "fails": fails,
