@@ -24,6 +24,9 @@ func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID stri
 	if err != nil {
 		return nil, err
 	}
+	if c.speaks2026() {
+		return c.fetchScenarios2026(ctx, evaluationID)
+	}
 	return getList(ctx, c, r, scenarioList)
 }
 
@@ -50,6 +53,9 @@ func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID str
 			yield(models.EvaluationScenario{}, err)
 		}
 	}
+	if c.speaks2026() {
+		return c.streamScenarios2026(ctx, evaluationID)
+	}
 	return streamList(ctx, c, r, scenarioList)
 }
 
@@ -69,6 +75,9 @@ func (c *Client) FetchEvaluation(ctx context.Context, evaluationID string) (*mod
 	if err != nil {
 		return nil, err
 	}
+	if c.speaks2026() {
+		return c.fetchEvaluation2026(ctx, evaluationID)
+	}
 	return getOne[models.Evaluation](ctx, c, &request{operation: "FetchEvaluation", method: http.MethodGet, path: "/evaluations/" + id})
 }
 
@@ -81,6 +90,9 @@ func (c *Client) FetchEvaluationStatus(ctx context.Context, evaluationID string)
 	id, err := segment("evaluationID", "evaluation_id", evaluationID)
 	if err != nil {
 		return nil, err
+	}
+	if c.speaks2026() {
+		return c.fetchEvaluationStatus2026(ctx, evaluationID)
 	}
 	answer, err := getOne[statusAnswer](ctx, c, &request{operation: "FetchEvaluationStatus", method: http.MethodGet, path: "/evaluations/" + id + "/status"})
 	if err != nil {
@@ -109,9 +121,22 @@ func (c *Client) FetchEvaluationStatus(ctx context.Context, evaluationID string)
 // After any other failure once the request was sent (a dropped connection,
 // a timeout, a *DecodeError), the outcome is unknown: the evaluation may
 // have started. Check before creating again.
+//
+// On a 2026 server (once the Client knows it: see DetectGeneration), it
+// creates one run per variant, in order, each sent once: a variant id
+// stands for its latest application revision (an application revision's
+// id is taken as it is), the test set and each evaluator for their latest
+// revisions; RateLimit becomes the run's concurrency, and provider keys
+// are refused, since such a server reads them from the project's secrets.
+// When a run after the first cannot be created, the runs created before
+// it are returned with the error. Each Evaluation's ID is its run's id,
+// which the other evaluation methods take. docs/2026.md has the mapping.
 func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) ([]models.Evaluation, error) {
 	if err := checkNewEvaluation(ev); err != nil {
 		return nil, err
+	}
+	if c.speaks2026() {
+		return c.createEvaluation2026(ctx, ev)
 	}
 	keys := sealed.ProviderKeys(ev.LMProvidersKeys)
 	// Every key sent is a secret of the Client from now on: the service

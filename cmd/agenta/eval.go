@@ -146,7 +146,7 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 			if runF != nil {
 				return runF(opts)
 			}
-			err = runWithClient(f, func(client *agenta.Client) error { return run.run(cmd.Context(), client) })
+			err = runWithClient(cmd.Context(), f, func(client *agenta.Client) error { return run.run(cmd.Context(), client) })
 			return run.finish(err)
 		},
 	}
@@ -329,8 +329,8 @@ func printComparison(w io.Writer, report *evals.Report) error {
 	if c.Unpaired > 0 {
 		unpaired = fmt.Sprintf("%d (%d of the baseline, %d of the candidate)", c.Unpaired, c.UnpairedBaseline, c.UnpairedCandidate)
 	}
-	fmt.Fprintf(w, "%s against %s: %d rows paired by their inputs and expected answers, %s unpaired\n",
-		cell(report.Candidate.Variant()), cell(report.Baseline.Variant()), c.Paired, unpaired)
+	fmt.Fprintf(w, "%s against %s: %d rows paired by %s, %s unpaired\n",
+		cell(report.Candidate.Variant()), cell(report.Baseline.Variant()), c.Paired, c.Pairing(), unpaired)
 	t := newTable(w)
 	t.row("  EVALUATOR", "BASELINE", "CANDIDATE", "DIFF", "BETTER", "WORSE", "SAME", "NO VALUE", "P")
 	for _, id := range c.EvaluatorIDs {
