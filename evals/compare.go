@@ -209,7 +209,7 @@ type Comparer struct {
 	// partner, by inputs and answers; wild those without, by inputs.
 	exact, wild map[string]waitingRows
 	paired      int
-	byTestcase  int // pairs made by test case
+	byTestcase  int    // pairs made by test case
 	rows        [2]int // by side: baseline, candidate
 	appErrors   [2]int
 	seq         int // rows added, to order rows across keys
