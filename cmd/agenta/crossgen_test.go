@@ -32,7 +32,7 @@ import (
 // ERR-2) and one expects the wrong capital (Bonn), and an exact-match
 // evaluator named "Exact match".
 type crossIDs struct {
-	Host, KeyFile, Generation string
+	Host, KeyFile, Generation                    string
 	App, Variant, Testset, ErrTestset, Evaluator string
 }
 
