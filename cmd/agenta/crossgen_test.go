@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,6 +23,8 @@ import (
 
 	"github.com/agenta-go/agenta/agentatest"
 	"github.com/agenta-go/agenta/models"
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -337,3 +340,69 @@ func TestEvalRunOnServer(t *testing.T) {
 		assert.Equal(t, want, digests, fmt.Sprintf("the digests of %s (expected) and of this server (actual)", against))
 	}
 }
+
+// setup2026 adds to a script's environment the 2026 fakes of the scripts
+// on the 2026 generation: W26_HOST, whose worker is down, and T26_HOST,
+// whose tracing pipeline is down, each with the 2026 demo (SeedDemo2026):
+// W26_APP / T26_APP, *_VARIANT, *_TESTSET and *_EXACT (its evaluator
+// "Exact capital"). Every 2026 route wants a key: any will do.
+func setup2026(env *testscript.Env) error {
+	for _, fake := range []struct {
+		prefix string
+		down   func(*agentatest.Server)
+	}{{"W26", (*agentatest.Server).StopWorker}, {"T26", (*agentatest.Server).StopTracing}} {
+		srv := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026))
+		env.Defer(srv.Close)
+		demo := agentatest.SeedDemo2026(srv)
+		fake.down(srv)
+		for _, kv := range [][2]string{{"HOST", srv.URL()}, {"APP", demo.ApplicationID}, {"VARIANT", demo.VariantID},
+			{"TESTSET", demo.TestsetID}, {"EXACT", demo.EvaluatorID}} {
+			env.Setenv(fake.prefix+"_"+kv[0], kv[1])
+		}
+	}
+	return nil
+}
+
+// TestCIRecipeOn2026Fake runs the README's CI recipe unchanged against a
+// fake of the 2026 generation: the step of release-gate.yml, as
+// ci_recipe.txtar holds it, under AGENTA_API_GENERATION=2026, which makes
+// agenta fake serve today's API. Its gates hold there too.
+func TestCIRecipeOn2026Fake(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("the recipe is a bash script")
+	}
+	archive, err := txtar.ParseFile(filepath.Join("testdata", "script", "ci_recipe.txtar"))
+	require.NoError(t, err)
+	var workflow []byte
+	for _, f := range archive.Files {
+		if f.Name == "release-gate.yml" {
+			workflow = f.Data
+		}
+	}
+	require.NotEmpty(t, workflow, "ci_recipe.txtar holds release-gate.yml")
+	script := `# The CI recipe against a 2026 fake (see crossgen_test.go).
+[!exec:bash] skip 'the recipe is a bash script'
+env AGENTA_API_GENERATION=2026
+env GITHUB_RUN_ID=4242
+workflowstep release-gate.yml 'Release gate' gate.sh
+exec bash --noprofile --norc -eo pipefail gate.sh
+stdout '^capitals\.pr-4242 against capitals\.[0-9a-f]{12}: 5 rows paired by their test case, 0 unpaired$'
+stdout '^app_errors <= baseline +0 +pass$'
+stdout '^Exact match >= 0.8 +1 +pass$'
+stdout '^regression_p\(Exact match\) >= 0.05 +1 +pass$'
+stdout '^latency.p95 <= 3 allowing 2 failed rows +0.\d+ +pass'
+! stderr '^agenta: '
+grep '<testsuite name="gates" tests="4" failures="0"' report.xml
+! grep '<failure' report.xml
+stderr '^agenta fake stop: stopped process \d+$'
+processgone @stderr
+-- release-gate.yml --
+` + string(workflow)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ci_recipe_2026.txtar"), []byte(script), 0o644))
+	testscript.Run(t, testscript.Params{Dir: dir, RequireExplicitExec: true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"workflowstep": cmdWorkflowStep, "processgone": cmdProcessGone,
+		}})
+}
+

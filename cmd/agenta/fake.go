@@ -84,8 +84,10 @@ the 2024 fake. It exports the same variables, each id meaning what its name
 says on the 2024 API (AGENTA_BASE_ID is the application, which forks
 from its default variant, the one in production), and AGENTA_API_KEY too:
 every 2026 route wants a key. The commands detect the generation, so a
-script runs unchanged on either. --generation both serves both APIs; a
-client detects 2026, and the ids exported are the 2026 ones.`,
+script runs unchanged on either. --generation both serves both APIs,
+the 2024 demo beside the 2026 one: it exports the 2026 ids, with
+AGENTA_API_GENERATION=2026; a command given --generation 2024 reads the
+2024 demo, whose ids are the 2024 fake's.`,
 		Example: `  fake_env=$(agenta fake --background) && eval "$fake_env"
   agenta variant get "$AGENTA_PRODUCTION_VARIANT_ID"
   agenta fake stop`,
@@ -195,6 +197,10 @@ func serve(ctx context.Context, opts *FakeOptions) error {
 	if opts.exportKey {
 		pairs = append(pairs, [2]string{"AGENTA_API_KEY", key})
 	}
+	if generation == agentatest.GenerationBoth {
+		// Its 2024 routes answer too: its clients are told which to use.
+		pairs = append(pairs, [2]string{"AGENTA_API_GENERATION", "2026"})
+	}
 	pairs = append(pairs,
 		[2]string{"AGENTA_APP_ID", exports.app},
 		[2]string{"AGENTA_TESTSET_ID", exports.testset},
@@ -265,7 +271,7 @@ func seedFake(srv *agentatest.Server, generation agentatest.Generation) fakeExpo
 		exports.evaluators = append(exports.evaluators, srv.AddEvaluator2026(e).EvaluatorID)
 	}
 	if generation == agentatest.GenerationBoth {
-		exports.api = " (both APIs; the ids are the 2026 ones)"
+		exports.api = " (both APIs; the ids exported are the 2026 ones)"
 	}
 	return exports
 }
