@@ -405,4 +405,3 @@ processgone @stderr
 			"workflowstep": cmdWorkflowStep, "processgone": cmdProcessGone,
 		}})
 }
-
