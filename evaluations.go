@@ -18,7 +18,9 @@ import (
 // the list is empty until then, and stays empty for a run that failed: wait
 // for the run with WaitEvaluation rather than polling this, which reads
 // about 1 kB per row. For very large evaluations,
-// StreamEvaluationScenarios avoids holding every row.
+// StreamEvaluationScenarios avoids holding every row. On a 2026 server (see
+// DetectGeneration) they are the run's rows (StreamRunScenarios), which a
+// running run lists as far as it has got.
 func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID string) ([]models.EvaluationScenario, error) {
 	r, err := scenariosRequest("FetchEvaluationScenarios", evaluationID)
 	if err != nil {
@@ -45,7 +47,8 @@ func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID stri
 // (WithTimeout, 60 s by default) bounds the wait for the answer's headers,
 // and the idle timeout (WithIdleTimeout, the same by default) each wait for
 // the next bytes, never the time spent in the loop body; bound the whole
-// call with ctx.
+// call with ctx. On a 2026 server (see DetectGeneration) it is
+// StreamRunScenarios.
 func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID string) iter.Seq2[models.EvaluationScenario, error] {
 	r, err := scenariosRequest("StreamEvaluationScenarios", evaluationID)
 	if err != nil {
@@ -69,7 +72,9 @@ func scenariosRequest(operation, evaluationID string) (*request, error) {
 
 // FetchEvaluation returns one evaluation with its status, its aggregated
 // results (one per evaluator config) and its costs and latency. An unknown
-// id is a 404 (ErrNotFound).
+// id is a 404 (ErrNotFound). On a 2026 server (see DetectGeneration) it is
+// the run in this shape, its aggregates computed from its rows once it is
+// over (docs/2026.md says how).
 func (c *Client) FetchEvaluation(ctx context.Context, evaluationID string) (*models.Evaluation, error) {
 	id, err := segment("evaluationID", "evaluation_id", evaluationID)
 	if err != nil {
@@ -85,7 +90,10 @@ func (c *Client) FetchEvaluation(ctx context.Context, evaluationID string) (*mod
 // {"type":"status","value":"EVALUATION_STARTED"}; its EvaluationStatus
 // method says whether the run is over. The read is about 100 bytes, so it is
 // the one to poll; WaitEvaluation does that. The service answers any failure
-// here, an unknown id included, with a 500.
+// here, an unknown id included, with a 500. On a 2026 server (see
+// DetectGeneration) it is the run's status, mapped: running is
+// EVALUATION_STARTED, success EVALUATION_FINISHED, errors
+// EVALUATION_FINISHED_WITH_ERRORS, failure and cancelled EVALUATION_FAILED.
 func (c *Client) FetchEvaluationStatus(ctx context.Context, evaluationID string) (*models.Result, error) {
 	id, err := segment("evaluationID", "evaluation_id", evaluationID)
 	if err != nil {

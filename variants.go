@@ -31,7 +31,8 @@ func (c *Client) GetVariant(ctx context.Context, variantID string) (*models.AppV
 // 'agenta_backend.services.db_manager' has no attribute …"): a server bug,
 // the route calling a function that had been deleted. Later versions fixed
 // it before the route was removed; agentatest follows the documented
-// behaviour.
+// behaviour. On a 2026 server (see DetectGeneration) it is the revision
+// deployed to the environment for the application.
 func (c *Client) GetVariantByEnvironment(ctx context.Context, appID, environment string) (*models.AppVariantResponse, error) {
 	if err := required("appID", "app_id", appID); err != nil {
 		return nil, err

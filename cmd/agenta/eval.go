@@ -59,7 +59,8 @@ print a summary table per variant to stdout: each evaluator by name, with its
 mean (a pass rate over every row for pass/fail evaluators), 95% confidence
 interval, and the rows with a value, an error or no result. With two or more
 variants, the first is the baseline, and each other is compared with it row
-by row, rows paired by their inputs and expected answers: the difference of
+by row, rows paired by their inputs and expected answers (by their test
+case on a 2026 server, where each variant is a run): the difference of
 the means, the rows where the variant did better and worse, the rows without
 a value on each side, and a two-sided p-value (exact McNemar for pass/fail,
 Wilcoxon signed-rank for scores). Progress goes to stderr.
