@@ -90,17 +90,21 @@ rm -f "$log"
 # (AGENTA_CROSSGEN_2024_DIGEST).
 start=$SECONDS
 crossgen_ids=$(python3 - "$api" "$key" <<'PY'
-import json, sys, urllib.request
+import json, secrets, sys, urllib.error, urllib.request
 base, key = sys.argv[1].rstrip("/"), sys.argv[2]
+suffix = secrets.token_hex(4)  # slugs are unique in a project
 def post(path, body):
     req = urllib.request.Request(base + path, method="POST", data=json.dumps(body).encode(),
         headers={"Authorization": "ApiKey " + key, "Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.loads(r.read())
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        sys.exit(f"POST {path}: {e.code} {e.read()[:500]!r}")
 rows = [("France", "Paris"), ("ERR-1", "x"), ("Germany", "Bonn"), ("ERR-2", "y")]
-ts = post("/simple/testsets/", {"testset": {"slug": "with-errors", "name": "with-errors",
+ts = post("/simple/testsets/", {"testset": {"slug": "with-errors-" + suffix, "name": "with-errors",
     "data": {"testcases": [{"data": {"country": c, "correct_answer": a}} for c, a in rows]}}})
-ev = post("/simple/evaluators/", {"evaluator": {"slug": "exact-match", "name": "Exact match",
+ev = post("/simple/evaluators/", {"evaluator": {"slug": "exact-match-" + suffix, "name": "Exact match",
     "data": {"uri": "agenta:builtin:auto_exact_match:v0", "parameters": {"correct_answer_key": "correct_answer"}}}})
 print(ts["testset"]["id"], ev["evaluator"]["id"])
 PY
