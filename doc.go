@@ -116,6 +116,15 @@
 // (ErrNotCreated). docs/2026.md maps each 2024 concept to its 2026
 // counterpart.
 //
+// One job runs on either: once a Client knows its server speaks the 2026
+// API (WithGeneration, AGENTA_API_GENERATION, or DetectGeneration, which
+// evals.Evaluate calls), CreateEvaluation, WaitEvaluation, FetchEvaluation,
+// FetchEvaluationStatus, FetchEvaluationScenarios,
+// StreamEvaluationScenarios, GetVariant, GetVariantByEnvironment and
+// AddVariantFromBase map onto it, in the 2024 shapes: a run per variant,
+// its id as the evaluation's, its rows as scenarios that name their test
+// case. Until it knows, a Client sends the 2024 requests as it always did.
+//
 // # Testing code that uses the SDK
 //
 // Package agentatest provides an in-memory fake of the service on a real
@@ -150,6 +159,8 @@
 //	applications.go, testsets.go, evaluators.go, runs.go, traces.go, wait_run.go
 //	                   the 2026 operations, one file per API area
 //	run_rows.go        a 2026 run's rows, joined from cells, test cases and traces
+//	evaluations2026.go, variants2026.go
+//	                   the 2024 evaluation and variant operations on a 2026 server
 //
 // Outside the root package: internal/text is the module's one treatment of
 // text (scrub, then cut; clip by runes; escape controls; neutralise CSV

@@ -251,6 +251,9 @@ func (e *APIError) Error() string {
 		} else {
 			b.WriteString("this operation")
 		}
+		if mappedOn2026[e.Operation] {
+			b.WriteString(" (a server of Agenta v0.96 or later has none of the 2024 routes: tell the client it speaks the 2026 API with AGENTA_API_GENERATION=2026 or WithGeneration, or call DetectGeneration first)")
+		}
 	}
 	if missing, ok := e.notFoundAs500(); ok {
 		b.WriteString(" (the service's answer when ")
@@ -258,6 +261,15 @@ func (e *APIError) Error() string {
 		b.WriteString(" does not exist)")
 	}
 	return b.String()
+}
+
+// mappedOn2026 are the evaluation operations whose 2024 route a 2026
+// server lacks, and which a Client that knows it speaks the 2026 API maps
+// onto it (the variant operations are mapped too, but their message is
+// left as it was).
+var mappedOn2026 = map[string]bool{
+	"CreateEvaluation": true, "FetchEvaluation": true, "FetchEvaluationStatus": true,
+	"FetchEvaluationScenarios": true, "StreamEvaluationScenarios": true,
 }
 
 // repeatsStatus reports a Message that only repeats the status, as a

@@ -18,11 +18,16 @@ import (
 // the list is empty until then, and stays empty for a run that failed: wait
 // for the run with WaitEvaluation rather than polling this, which reads
 // about 1 kB per row. For very large evaluations,
-// StreamEvaluationScenarios avoids holding every row.
+// StreamEvaluationScenarios avoids holding every row. On a 2026 server (see
+// DetectGeneration) they are the run's rows (StreamRunScenarios), which a
+// running run lists as far as it has got.
 func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID string) ([]models.EvaluationScenario, error) {
 	r, err := scenariosRequest("FetchEvaluationScenarios", evaluationID)
 	if err != nil {
 		return nil, err
+	}
+	if c.speaks2026() {
+		return c.fetchScenarios2026(ctx, evaluationID)
 	}
 	return getList(ctx, c, r, scenarioList)
 }
@@ -42,13 +47,17 @@ func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID stri
 // (WithTimeout, 60 s by default) bounds the wait for the answer's headers,
 // and the idle timeout (WithIdleTimeout, the same by default) each wait for
 // the next bytes, never the time spent in the loop body; bound the whole
-// call with ctx.
+// call with ctx. On a 2026 server (see DetectGeneration) it is
+// StreamRunScenarios.
 func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID string) iter.Seq2[models.EvaluationScenario, error] {
 	r, err := scenariosRequest("StreamEvaluationScenarios", evaluationID)
 	if err != nil {
 		return func(yield func(models.EvaluationScenario, error) bool) {
 			yield(models.EvaluationScenario{}, err)
 		}
+	}
+	if c.speaks2026() {
+		return c.streamScenarios2026(ctx, evaluationID)
 	}
 	return streamList(ctx, c, r, scenarioList)
 }
@@ -63,11 +72,16 @@ func scenariosRequest(operation, evaluationID string) (*request, error) {
 
 // FetchEvaluation returns one evaluation with its status, its aggregated
 // results (one per evaluator config) and its costs and latency. An unknown
-// id is a 404 (ErrNotFound).
+// id is a 404 (ErrNotFound). On a 2026 server (see DetectGeneration) it is
+// the run in this shape, its aggregates computed from its rows once it is
+// over (docs/2026.md says how).
 func (c *Client) FetchEvaluation(ctx context.Context, evaluationID string) (*models.Evaluation, error) {
 	id, err := segment("evaluationID", "evaluation_id", evaluationID)
 	if err != nil {
 		return nil, err
+	}
+	if c.speaks2026() {
+		return c.fetchEvaluation2026(ctx, evaluationID)
 	}
 	return getOne[models.Evaluation](ctx, c, &request{operation: "FetchEvaluation", method: http.MethodGet, path: "/evaluations/" + id})
 }
@@ -76,11 +90,17 @@ func (c *Client) FetchEvaluation(ctx context.Context, evaluationID string) (*mod
 // {"type":"status","value":"EVALUATION_STARTED"}; its EvaluationStatus
 // method says whether the run is over. The read is about 100 bytes, so it is
 // the one to poll; WaitEvaluation does that. The service answers any failure
-// here, an unknown id included, with a 500.
+// here, an unknown id included, with a 500. On a 2026 server (see
+// DetectGeneration) it is the run's status, mapped: running is
+// EVALUATION_STARTED, success EVALUATION_FINISHED, errors
+// EVALUATION_FINISHED_WITH_ERRORS, failure and cancelled EVALUATION_FAILED.
 func (c *Client) FetchEvaluationStatus(ctx context.Context, evaluationID string) (*models.Result, error) {
 	id, err := segment("evaluationID", "evaluation_id", evaluationID)
 	if err != nil {
 		return nil, err
+	}
+	if c.speaks2026() {
+		return c.fetchEvaluationStatus2026(ctx, evaluationID)
 	}
 	answer, err := getOne[statusAnswer](ctx, c, &request{operation: "FetchEvaluationStatus", method: http.MethodGet, path: "/evaluations/" + id + "/status"})
 	if err != nil {
@@ -109,9 +129,22 @@ func (c *Client) FetchEvaluationStatus(ctx context.Context, evaluationID string)
 // After any other failure once the request was sent (a dropped connection,
 // a timeout, a *DecodeError), the outcome is unknown: the evaluation may
 // have started. Check before creating again.
+//
+// On a 2026 server (once the Client knows it: see DetectGeneration), it
+// creates one run per variant, in order, each sent once: a variant id
+// stands for its latest application revision (an application revision's
+// id is taken as it is), the test set and each evaluator for their latest
+// revisions; RateLimit becomes the run's concurrency, and provider keys
+// are refused, since such a server reads them from the project's secrets.
+// When a run after the first cannot be created, the runs created before
+// it are returned with the error. Each Evaluation's ID is its run's id,
+// which the other evaluation methods take. docs/2026.md has the mapping.
 func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) ([]models.Evaluation, error) {
 	if err := checkNewEvaluation(ev); err != nil {
 		return nil, err
+	}
+	if c.speaks2026() {
+		return c.createEvaluation2026(ctx, ev)
 	}
 	keys := sealed.ProviderKeys(ev.LMProvidersKeys)
 	// Every key sent is a secret of the Client from now on: the service

@@ -165,3 +165,29 @@ func (c *Client) probeGeneration(ctx context.Context) (Generation, error) {
 type generationAnswer struct {
 	Count *int `json:"count"`
 }
+
+// DetectGeneration finds out which API the server speaks, once per Client,
+// as Generation does, and returns Generation's error. Its point is what
+// follows: once a Client knows its server speaks the 2026 API, the 2024
+// operations map onto it (see CreateEvaluation), so that code written for
+// the 2024 API runs on either. evals.Evaluate calls it before it creates;
+// call it (or Generation) before calling those methods yourself on a server
+// that may be of either generation. Until the Client knows, they send the
+// 2024 requests, as they always did.
+func (c *Client) DetectGeneration(ctx context.Context) error {
+	_, err := c.Generation(ctx)
+	return err
+}
+
+// speaks2026 reports whether the Client knows that its server speaks the
+// 2026 API: set by WithGeneration or AGENTA_API_GENERATION, or found by
+// Generation. It never asks the server.
+func (c *Client) speaks2026() bool {
+	if c == nil || c.generation == nil {
+		return false
+	}
+	g := c.generation
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.known == Generation2026
+}

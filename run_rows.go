@@ -40,7 +40,8 @@ type RunRowsOptions struct {
 // StreamRunScenarios yields every row of a 2026 run as a
 // models.EvaluationScenario, the shape FetchEvaluationScenarios gives for
 // a 2024 evaluation, so that the same judging code (package evals) reads
-// both. It is StreamRunRows without the pairing fields; see there.
+// both. It is StreamRunRows without RepeatIdx and Status; the rows keep
+// their TestcaseID, by which evals pairs them. See StreamRunRows.
 func (c *Client) StreamRunScenarios(ctx context.Context, runID string) iter.Seq2[models.EvaluationScenario, error] {
 	return func(yield func(models.EvaluationScenario, error) bool) {
 		for row, err := range c.StreamRunRows(ctx, runID, nil) {
@@ -335,7 +336,7 @@ func (b *rowBuilder) rows(rows []models.RunRow, s models.RunScenario, cells []mo
 	for r := 0; r < b.repeats; r++ {
 		row := models.RunRow{TestcaseID: testcaseID, RepeatIdx: r, Status: s.Status}
 		sc := &row.Scenario
-		sc.ID, sc.EvaluationID = s.ID, b.runID
+		sc.ID, sc.EvaluationID, sc.TestcaseID = s.ID, b.runID, testcaseID
 		if r > 0 {
 			sc.ID += "#" + strconv.Itoa(r)
 		}
@@ -492,7 +493,7 @@ func (b *rowBuilder) unreached(yield func(models.RunRow, error) bool) {
 		}
 		for _, id := range ids {
 			row := models.RunRow{TestcaseID: id}
-			row.Scenario.EvaluationID = b.runID
+			row.Scenario.EvaluationID, row.Scenario.TestcaseID = b.runID, id
 			if tc := cases[id]; tc != nil {
 				row.Scenario.Inputs, row.Scenario.CorrectAnswers = b.inputs(tc.Data)
 			}

@@ -7,11 +7,16 @@ import (
 	"github.com/agenta-go/agenta/models"
 )
 
-// GetVariant returns an application variant by id.
+// GetVariant returns an application variant by id. On a 2026 server (see
+// DetectGeneration) it is the variant's latest revision, named
+// "<application slug>.<variant slug>".
 func (c *Client) GetVariant(ctx context.Context, variantID string) (*models.AppVariantResponse, error) {
 	id, err := segment("variantID", "variant_id", variantID)
 	if err != nil {
 		return nil, err
+	}
+	if c.speaks2026() {
+		return c.getVariant2026(ctx, variantID)
 	}
 	return getOne[models.AppVariantResponse](ctx, c, &request{operation: "GetVariant", method: http.MethodGet, path: "/variants/" + id})
 }
@@ -26,13 +31,17 @@ func (c *Client) GetVariant(ctx context.Context, variantID string) (*models.AppV
 // 'agenta_backend.services.db_manager' has no attribute …"): a server bug,
 // the route calling a function that had been deleted. Later versions fixed
 // it before the route was removed; agentatest follows the documented
-// behaviour.
+// behaviour. On a 2026 server (see DetectGeneration) it is the revision
+// deployed to the environment for the application.
 func (c *Client) GetVariantByEnvironment(ctx context.Context, appID, environment string) (*models.AppVariantResponse, error) {
 	if err := required("appID", "app_id", appID); err != nil {
 		return nil, err
 	}
 	if err := required("environment", "environment", environment); err != nil {
 		return nil, err
+	}
+	if c.speaks2026() {
+		return c.getVariantByEnvironment2026(ctx, appID, environment)
 	}
 	return getOne[models.AppVariantResponse](ctx, c, &request{
 		operation: "GetVariantByEnvironment",
@@ -51,6 +60,12 @@ type variantByEnvQuery struct {
 // configuration, and returns it. The service names it
 // "{base_name}.{new_config_name}"; a duplicate name is refused with a 500.
 //
+// On a 2026 server (see DetectGeneration) the base is an application (its
+// default variant is forked) or a variant: the new variant, whose slug is
+// NewConfigName, is forked from it, then its parameters are committed; a
+// failure between the two leaves a variant with the base's parameters,
+// which the error says.
+//
 // Adding is not idempotent: it is retried only on 429 or when the
 // connection failed before anything was sent. After another failure once the request was
 // sent, the variant may exist: check before adding it again.
@@ -63,6 +78,9 @@ func (c *Client) AddVariantFromBase(ctx context.Context, v models.AddVariantFrom
 	}
 	if err := required("AddVariantFromBase.NewConfigName", "new_config_name", v.NewConfigName); err != nil {
 		return nil, err
+	}
+	if c.speaks2026() {
+		return c.addVariantFromBase2026(ctx, v)
 	}
 	return getOne[models.AppVariantResponse](ctx, c, &request{operation: "AddVariantFromBase", method: http.MethodPost, path: "/variants/from-base", body: v})
 }

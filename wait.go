@@ -35,6 +35,11 @@ type WaitOptions struct {
 	// before the deadline is not reported here but in the *WaitError's
 	// LastError. It must not block for long.
 	OnRetry func(retry WaitRetry)
+	// NoWorkerAfter applies on a 2026 server only (see WaitRunOptions): a
+	// run that stays unfinished without a scenario for this long ends the
+	// wait with a *NoWorkerError (ErrNoWorker); 0 means
+	// DefaultNoWorkerAfter, a negative value never gives up.
+	NoWorkerAfter time.Duration
 }
 
 // WaitRetry is a read of WaitEvaluation that failed and will be retried, as
@@ -85,9 +90,22 @@ type WaitRetry struct {
 // answer that is not the JSON expected, and a 500 before any status was
 // read, since the service answers an unknown or malformed id with 500.
 // opts may be nil.
+//
+// On a 2026 server (see DetectGeneration), it waits for the run with
+// WaitRun, the statuses mapped to the 2024 ones: it also ends on a run
+// that no worker takes (opts.NoWorkerAfter).
 func (c *Client) WaitEvaluation(ctx context.Context, evaluationID string, opts *WaitOptions) (*models.Evaluation, error) {
 	if _, err := segment("evaluationID", "evaluation_id", evaluationID); err != nil {
 		return nil, err
+	}
+	if c.speaks2026() {
+		if opts != nil && opts.Interval < 0 {
+			return nil, invalid("WaitOptions.Interval", "must not be negative, got %v", opts.Interval)
+		}
+		if ctx == nil {
+			return nil, invalid("ctx", "is nil")
+		}
+		return c.waitEvaluation2026(ctx, evaluationID, opts)
 	}
 	w := &waiter{c: c, ctx: ctx, id: evaluationID, interval: DefaultWaitInterval}
 	if opts != nil {

@@ -81,4 +81,54 @@ if [ "$status" != 0 ] || grep -q -- '--- SKIP' "$log" || ! grep -q -- '--- PASS:
   exit 1
 fi
 rm -f "$log"
+
+# One job across generations (issue 22): the eval run cases of
+# cmd/agenta/crossgen_test.go against this server, seeded as the mid-2024
+# kit's seed.py seeds its server (a test set with failing rows, an exact
+# match named "Exact match"), their verdicts, exit codes and reports
+# compared with the mid-2024 server's when .ci/run ran those first
+# (AGENTA_CROSSGEN_2024_DIGEST).
+start=$SECONDS
+crossgen_ids=$(python3 - "$api" "$key" <<'PY'
+import json, secrets, sys, urllib.error, urllib.request
+base, key = sys.argv[1].rstrip("/"), sys.argv[2]
+suffix = secrets.token_hex(4)  # slugs are unique in a project
+def post(path, body):
+    req = urllib.request.Request(base + path, method="POST", data=json.dumps(body).encode(),
+        headers={"Authorization": "ApiKey " + key, "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        sys.exit(f"POST {path}: {e.code} {e.read()[:500]!r}")
+rows = [("France", "Paris"), ("ERR-1", "x"), ("Germany", "Bonn"), ("ERR-2", "y")]
+ts = post("/simple/testsets/", {"testset": {"slug": "with-errors-" + suffix, "name": "with-errors",
+    "data": {"testcases": [{"data": {"country": c, "correct_answer": a}} for c, a in rows]}}})
+ev = post("/simple/evaluators/", {"evaluator": {"slug": "exact-match-" + suffix, "name": "Exact match",
+    "data": {"uri": "agenta:builtin:auto_exact_match:v0", "parameters": {"correct_answer_key": "correct_answer"}}}})
+print(ts["testset"]["id"], ev["evaluator"]["id"])
+PY
+)
+read -r err_testset exact_match <<<"$crossgen_ids"
+[ -n "$exact_match" ] || { echo "realserver2026: seeding the eval run cases failed"; exit 1; }
+seed_id() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ids"][sys.argv[2]])' "$RS_WORK/ids.json" "$1"; }
+keyfile="$RS_WORK/key"
+printf '%s\n' "$key" >"$keyfile"
+against=""
+if [ -s "${AGENTA_CROSSGEN_2024_DIGEST:-}" ]; then against=$AGENTA_CROSSGEN_2024_DIGEST; fi
+log=$(mktemp)
+status=0
+AGENTA_CROSSGEN_HOST=$api AGENTA_CROSSGEN_KEY_FILE=$keyfile AGENTA_CROSSGEN_APP=$(seed_id application_id) \
+  AGENTA_CROSSGEN_VARIANT=$(seed_id application_variant_id) AGENTA_CROSSGEN_TESTSET=$(seed_id testset_id) \
+  AGENTA_CROSSGEN_ERR_TESTSET=$err_testset AGENTA_CROSSGEN_EVALUATOR=$exact_match AGENTA_CROSSGEN_AGAINST=$against \
+  go test -count=1 -v -run '^TestEvalRunOnServer$' ./cmd/agenta >"$log" 2>&1 || status=$?
+echo "-- go test TestEvalRunOnServer (the eval run cases${against:+, compared with those of the mid-2024 server}): $((SECONDS - start)) s"
+if [ "$status" != 0 ] || ! grep -q -- '--- PASS: TestEvalRunOnServer' "$log"; then
+  tail -n 150 "$log"
+  echo "realserver2026: the eval run cases failed or did not run"
+  rm -f "$log"
+  exit 1
+fi
+[ -n "$against" ] || echo "realserver2026: (no mid-2024 digests to compare with: run by itself, not from .ci/run)"
+rm -f "$log"
 echo "realserver2026: passed; $((SECONDS - total)) s before stop"

@@ -230,6 +230,7 @@ func (s *Server) Deploy2026(revisionID, environment string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v26 := s.must2026("Deploy2026")
+	s.environments26() // created on first use
 	rev := v26.revisions[revisionID]
 	env := v26.env("", environment)
 	if rev == nil || env == nil {

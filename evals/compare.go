@@ -22,6 +22,10 @@ type Comparison struct {
 	// failed has no expected answers on the service: it pairs by its
 	// inputs alone, with a row the other side has left over.
 	Paired int
+	// PairedByTestcase counts those of the Paired rows matched by the test
+	// case they ran (EvaluationScenario.TestcaseID, as the rows of 2026
+	// runs carry it) instead.
+	PairedByTestcase int
 	// Unpaired counts the rows of either side left without a partner:
 	// UnpairedBaseline + UnpairedCandidate.
 	Unpaired                            int
@@ -35,6 +39,19 @@ type Comparison struct {
 	// EvaluatorIDs lists the keys of Evaluators in the order they were
 	// first seen.
 	EvaluatorIDs []string
+}
+
+// Pairing says how the rows were paired, to complete "N rows paired by
+// …": "their inputs and expected answers", "their test case" when every
+// pair was made by test case (the rows of 2026 runs), or both.
+func (c Comparison) Pairing() string {
+	switch {
+	case c.PairedByTestcase == 0:
+		return "their inputs and expected answers"
+	case c.PairedByTestcase == c.Paired:
+		return "their test case"
+	}
+	return "their test case or their inputs and expected answers"
 }
 
 // Delta is one evaluator's change from the baseline to the candidate.
@@ -189,7 +206,10 @@ func CompareStream(baseline, candidate iter.Seq2[models.EvaluationScenario, erro
 // answers (the service writes none for a row whose app call failed) pairs
 // at once with a row of the other side that has none either and the same
 // inputs; otherwise it waits, and Comparison pairs it with the earliest row
-// of the other side with the same inputs left over. The Comparer holds the
+// of the other side with the same inputs left over. A row that names its
+// test case (TestcaseID, as rows of a 2026 run do) pairs by that alone,
+// with the rows of the other side of the same test case, in the order
+// they come (its repeats, in order). The Comparer holds the
 // unpaired rows' scores (not the rows), and for number evaluators one
 // difference per pair. The zero value is ready to use; a Comparer is not
 // safe for concurrent use.
@@ -198,6 +218,7 @@ type Comparer struct {
 	// partner, by inputs and answers; wild those without, by inputs.
 	exact, wild map[string]waitingRows
 	paired      int
+	byTestcase  int    // pairs made by test case
 	rows        [2]int // by side: baseline, candidate
 	appErrors   [2]int
 	seq         int // rows added, to order rows across keys
@@ -280,10 +301,18 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	if failed {
 		c.appErrors[side]++
 	}
-	c.key = pairingKey(c.key[:0], s.Inputs)
-	inputs := len(c.key)
-	var answered bool
-	c.key, answered = appendAnswersKey(c.key, s)
+	var inputs int
+	answered := true
+	if s.TestcaseID != "" {
+		// A row of a 2026 run: runs over one test-set revision share
+		// test-case ids, whatever the rows hold.
+		c.key = append(append(c.key[:0], testcaseKey...), s.TestcaseID...)
+		inputs = len(c.key)
+	} else {
+		c.key = pairingKey(c.key[:0], s.Inputs)
+		inputs = len(c.key)
+		c.key, answered = appendAnswersKey(c.key, s)
+	}
 	waiting := &c.exact
 	if !answered {
 		waiting = &c.wild
@@ -293,6 +322,9 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 		row := pendingRow{scores: c.scores(c.scratch[:0], s), failed: failed}
 		c.scratch = row.scores
 		partner := w.pop()
+		if s.TestcaseID != "" {
+			c.byTestcase++
+		}
 		if w.len() == 0 {
 			delete(*waiting, string(c.key))
 		} else {
@@ -432,7 +464,7 @@ func (c *Comparer) Comparison() Comparison {
 		return d
 	})
 	out := Comparison{
-		Paired:       paired,
+		Paired: paired, PairedByTestcase: c.byTestcase,
 		BaselineRows: c.rows[0], CandidateRows: c.rows[1],
 		BaselineAppErrors: c.appErrors[0], CandidateAppErrors: c.appErrors[1],
 		UnpairedBaseline: len(baseLeft), UnpairedCandidate: len(candLeft),
@@ -551,6 +583,10 @@ func (c *Comparer) settle(deltaOf func(string) *deltaAccumulator) (baseLeft, can
 	}
 	return baseLeft, candLeft, c.paired
 }
+
+// testcaseKey starts the pairing key of a row that names its test case;
+// no key of pairingKey (empty, or starting with a digit or "|") does.
+const testcaseKey = "\x00testcase:"
 
 // pairingKey appends a key that is equal for two rows exactly when they
 // have the same input names with the same values as text, in any order:

@@ -23,6 +23,14 @@ type Service[W any] interface {
 	StreamEvaluationScenarios(ctx context.Context, evaluationID string) iter.Seq2[models.EvaluationScenario, error]
 }
 
+// generationDetector is a Service that finds out which API its server
+// speaks before it creates, such as *agenta.Client (see its
+// DetectGeneration): its evaluation methods then work on a mid-2024 server
+// and on a 2026 one alike, where each variant becomes a run of its own.
+type generationDetector interface {
+	DetectGeneration(ctx context.Context) error
+}
+
 // Stopper is a Service that can stop a run it started. Evaluate stops, with
 // it, the runs it gives up on. Neither the published interface nor the
 // mid-2024 service has a route that stops a run (that service's DELETE
@@ -81,6 +89,12 @@ const stopTimeout = 10 * time.Second
 // see end, where svc can (a Stopper); *agenta.Client cannot, since the
 // service has no route for it, so RunError.Unfinished lists the runs that
 // may still be running there. Bound the whole call with ctx.
+//
+// A Service that can detect its server's API generation, as
+// *agenta.Client does (DetectGeneration), does so first, with one read: a
+// script that calls Evaluate runs unchanged against a mid-2024 server and
+// a 2026 one (Agenta v0.96 and later), where each variant becomes a run of
+// its own, its rows paired with the baseline's by test case.
 func Evaluate[W any](ctx context.Context, svc Service[W], req models.NewEvaluation, opts W) ([]Run, error) {
 	return EvaluateWith(ctx, svc, req, EvaluateOptions[W]{
 		Wait: func(int, models.Evaluation) W { return opts },
@@ -98,6 +112,11 @@ func EvaluateWith[W any](ctx context.Context, svc Service[W], req models.NewEval
 	}
 	if svc == nil {
 		return nil, errors.New("evals: Evaluate: the service is nil")
+	}
+	if d, ok := any(svc).(generationDetector); ok {
+		// On failure the service goes on as before, and the create says
+		// what is wrong.
+		_ = d.DetectGeneration(ctx)
 	}
 	created, err := svc.CreateEvaluation(ctx, req)
 	if err != nil {

@@ -48,6 +48,9 @@ func DirectionOf(evaluatorKey string, settings map[string]any) Direction {
 type Evaluator struct {
 	ID   string
 	Name string // shown in reports; the ID when empty
+	// Slug is a 2026 evaluator's slug, such as "exact-capital": a gate may
+	// name the evaluator by it, as by its name or id.
+	Slug string
 	// Key is the evaluator key, such as auto_exact_match, when known.
 	Key string
 	// CorrectAnswerKey is the test-set column holding the expected answer
@@ -57,15 +60,24 @@ type Evaluator struct {
 }
 
 // EvaluatorOf describes an evaluator config, with its direction derived
-// from its key and settings (see DirectionOf).
+// from its key and settings (see DirectionOf). A 2026 evaluator (one with
+// a URI) is higher-is-better whatever its key: the row of a 2026 run holds
+// the score of a {"score","success"} verdict, and today's
+// auto_levenshtein_distance scores a similarity, where the 2024 one
+// answered the distance.
 func EvaluatorOf(config models.EvaluatorConfig) Evaluator {
 	answerKey, _ := config.SettingsValues["correct_answer_key"].(string)
+	direction := DirectionOf(config.EvaluatorKey, config.SettingsValues)
+	if config.URI != "" {
+		direction = HigherIsBetter
+	}
 	return Evaluator{
 		ID:               config.ID,
 		Name:             config.Name,
+		Slug:             config.Slug,
 		Key:              config.EvaluatorKey,
 		CorrectAnswerKey: answerKey,
-		Direction:        DirectionOf(config.EvaluatorKey, config.SettingsValues),
+		Direction:        direction,
 	}
 }
 
@@ -146,7 +158,8 @@ func (c catalog) label(id string) string {
 	return bound(id, 80)
 }
 
-// find returns the evaluator whose id, name or label is nameOrID.
+// find returns the evaluator whose id, name or label is nameOrID, or else
+// the one whose slug (a 2026 evaluator's) it is.
 func (c catalog) find(nameOrID string) (Evaluator, bool) {
 	for _, e := range c.list {
 		if e.ID == nameOrID {
@@ -157,6 +170,13 @@ func (c catalog) find(nameOrID string) (Evaluator, bool) {
 	for _, e := range c.list {
 		if e.Name == nameOrID || c.labels[e.ID] == nameOrID {
 			found = append(found, e)
+		}
+	}
+	if len(found) == 0 {
+		for _, e := range c.list {
+			if e.Slug != "" && e.Slug == nameOrID {
+				found = append(found, e)
+			}
 		}
 	}
 	if len(found) == 1 {

@@ -181,6 +181,15 @@ type EvaluatorConfig struct {
 	SettingsValues map[string]any `json:"settings_values,omitempty"`
 	CreatedAt      Timestamp      `json:"created_at"`
 	UpdatedAt      Timestamp      `json:"updated_at"`
+	// Slug is a 2026 evaluator's slug, such as "exact-capital", which a
+	// gate may name instead of Name; 2024 servers have none.
+	Slug string `json:"slug,omitempty"`
+	// URI is a 2026 evaluator's URI, such as
+	// "agenta:builtin:auto_exact_match:v0"; 2024 servers have none. It
+	// tells a 2026 evaluator apart, whose values may mean something else
+	// than the 2024 one of the same EvaluatorKey: today's
+	// auto_levenshtein_distance scores a similarity, not a distance.
+	URI string `json:"uri,omitempty"`
 }
 
 // EvaluationScenario is one test-set row of an evaluation: its inputs, what
@@ -203,6 +212,10 @@ type EvaluationScenario struct {
 	IsPinned       bool             `json:"is_pinned,omitempty"`
 	Note           string           `json:"note,omitempty"`
 	Results        []ScenarioResult `json:"results"`
+	// TestcaseID is the test case a row of a 2026 run ran (see RunRow);
+	// 2024 servers send none. Runs over the same test-set revision share
+	// test-case ids, and a comparison pairs such rows by it.
+	TestcaseID string `json:"testcase_id,omitempty"`
 }
 
 // Input is one named input of a scenario's test-set row.

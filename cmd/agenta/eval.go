@@ -64,7 +64,8 @@ print a summary table per variant to stdout: each evaluator by name, with its
 mean (a pass rate over every row for pass/fail evaluators), 95% confidence
 interval, and the rows with a value, an error or no result. With two or more
 variants, the first is the baseline, and each other is compared with it row
-by row, rows paired by their inputs and expected answers: the difference of
+by row, rows paired by their inputs and expected answers (by their test
+case on a 2026 server, where each variant is a run): the difference of
 the means, the rows where the variant did better and worse, the rows without
 a value on each side, and a two-sided p-value (exact McNemar for pass/fail,
 Wilcoxon signed-rank for scores). Progress goes to stderr.
@@ -159,7 +160,7 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 			if runF != nil {
 				return runF(opts)
 			}
-			err = runWithClient(f, func(client *agenta.Client) error { return run.run(cmd.Context(), client) })
+			err = runWithClient(cmd.Context(), f, func(client *agenta.Client) error { return run.run(cmd.Context(), client) })
 			return run.finish(err)
 		},
 	}
@@ -377,8 +378,8 @@ func printComparison(w io.Writer, report *evals.Report) error {
 	if c.Unpaired > 0 {
 		unpaired = fmt.Sprintf("%d (%d of the baseline, %d of the candidate)", c.Unpaired, c.UnpairedBaseline, c.UnpairedCandidate)
 	}
-	fmt.Fprintf(w, "%s against %s: %d rows paired by their inputs and expected answers, %s unpaired\n",
-		cell(report.Candidate.Variant()), cell(report.Baseline.Variant()), c.Paired, unpaired)
+	fmt.Fprintf(w, "%s against %s: %d rows paired by %s, %s unpaired\n",
+		cell(report.Candidate.Variant()), cell(report.Baseline.Variant()), c.Paired, c.Pairing(), unpaired)
 	t := newTable(w)
 	t.row("  EVALUATOR", "BASELINE", "CANDIDATE", "DIFF", "BETTER", "WORSE", "SAME", "NO VALUE", "P")
 	for _, id := range c.EvaluatorIDs {

@@ -151,7 +151,7 @@ func evaluationRunE(opts *EvaluationOptions, runF func(*EvaluationOptions) error
 // read that the wait rides out.
 func waitEvaluation(ctx context.Context, streams *IOStreams, client *agenta.Client, id, label string, interval time.Duration) (*models.Evaluation, error) {
 	p := startProgress(streams, label)
-	ev, err := client.WaitEvaluation(ctx, id, &agenta.WaitOptions{Interval: interval, OnStatus: p.OnStatus, OnRetry: p.OnRetry})
+	ev, err := client.WaitEvaluation(ctx, id, &agenta.WaitOptions{Interval: interval, OnStatus: p.OnStatus, OnRetry: p.OnRetry, NoWorkerAfter: noWorkerAfter})
 	p.Stop()
 	return ev, err
 }

@@ -27,6 +27,12 @@ type Factory struct {
 
 	// AttemptTimeout is the hidden --attempt-timeout: see idleTimeout.
 	AttemptTimeout time.Duration
+	// Generation is --generation: which API the server speaks, 2024, 2026
+	// or auto (detect); empty means AGENTA_API_GENERATION. agenta fake
+	// reads it as the API to serve, and takes both too.
+	Generation string
+	// NoWorkerAfter is the hidden --no-worker-after: see noWorkerAfter.
+	NoWorkerAfter time.Duration
 
 	// getenv reads the environment; tests may replace it.
 	getenv func(string) string
@@ -88,6 +94,12 @@ func (f *Factory) hostSetting() (host, from string) {
 // name its value.
 var idleTimeout = time.Minute
 
+// noWorkerAfter is how long a wait lets a 2026 run stay unfinished with
+// no scenario before it says that no worker is taking the evaluation
+// queue: the SDK's default, or the hidden --no-worker-after, for tests
+// that must not wait two minutes.
+var noWorkerAfter time.Duration
+
 // Client returns an SDK client for the configured server and key.
 func (f *Factory) Client() (*agenta.Client, error) {
 	base, err := f.hostURL()
@@ -100,8 +112,23 @@ func (f *Factory) Client() (*agenta.Client, error) {
 	if f.AttemptTimeout > 0 {
 		idleTimeout = f.AttemptTimeout
 	}
+	if f.NoWorkerAfter < 0 {
+		return nil, usageErrorf("--no-worker-after %s: want a positive duration", f.NoWorkerAfter)
+	}
+	noWorkerAfter = f.NoWorkerAfter
 	opts := []agenta.Option{agenta.WithBaseURL(base), agenta.WithUserAgent("agenta-cli/" + agenta.Version),
 		agenta.WithTimeout(idleTimeout), agenta.WithIdleTimeout(idleTimeout)}
+	switch f.Generation {
+	case "", "auto":
+	case "2024":
+		opts = append(opts, agenta.WithGeneration(agenta.Generation2024))
+	case "2026":
+		opts = append(opts, agenta.WithGeneration(agenta.Generation2026))
+	case "both":
+		return nil, usageErrorf("--generation both: only agenta fake serves both; a server speaks 2024 or 2026 (or give auto to detect it)")
+	default:
+		return nil, usageErrorf("--generation %q: want 2024, 2026 or auto", text.Clip(f.Generation, 100))
+	}
 	if f.APIKeyFile != "" {
 		key, err := f.keyFromFile()
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,8 @@ type FakeOptions struct {
 	// child says this process is the one --background started: it serves
 	// and writes its settings, or why it could not start, on stdout only.
 	child bool
+	// exportKey says the fake made up its API key, to export it.
+	exportKey bool
 }
 
 // shutdownGrace bounds how long agenta fake waits for requests in flight
@@ -71,7 +74,20 @@ it. In a script under set -euo pipefail:
   eval "$fake_env"
   trap 'agenta fake stop' EXIT          # on every exit, a failure half-way included
 
-With --api-key-file, the fake requires that key, and answers 401 without it.`,
+With --api-key-file, the fake requires that key, and answers 401 without it.
+
+With --generation 2026 (or AGENTA_API_GENERATION=2026), it serves today's
+API, as Agenta v0.113 does, with the real test kit's demo data: the app
+"capitals" (the stand-in app), a test set of five countries, and the
+evaluators "Exact match", "Edit distance" and "Terse answer", named as on
+the 2024 fake. It exports the same variables, each id meaning what its name
+says on the 2024 API (AGENTA_BASE_ID is the application, which forks
+from its default variant, the one in production), and AGENTA_API_KEY too:
+every 2026 route wants a key. The commands detect the generation, so a
+script runs unchanged on either. --generation both serves both APIs,
+the 2024 demo beside the 2026 one: it exports the 2026 ids, with
+AGENTA_API_GENERATION=2026; a command given --generation 2024 reads the
+2024 demo, whose ids are the 2024 fake's.`,
 		Example: `  fake_env=$(agenta fake --background) && eval "$fake_env"
   agenta variant get "$AGENTA_PRODUCTION_VARIANT_ID"
   agenta fake stop`,
@@ -131,13 +147,26 @@ func serve(ctx context.Context, opts *FakeOptions) error {
 		}
 		serverOpts = append(serverOpts, agentatest.WithAPIKey(key))
 	}
+	generation, err := opts.generation()
+	if err != nil {
+		return err
+	}
+	if generation != agentatest.Generation2024 {
+		serverOpts = append(serverOpts, agentatest.WithGeneration(generation))
+		if key == "" {
+			// Every 2026 route wants a key, as a real server's do.
+			key = "fake-" + rand.Text()
+			serverOpts = append(serverOpts, agentatest.WithAPIKey(key))
+			opts.exportKey = true
+		}
+	}
 	listener, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
 		return localError(fmt.Errorf("fake: cannot listen on %s: %w", opts.Addr, errorReason(err)))
 	}
 	srv := agentatest.NewServer(serverOpts...)
 	defer srv.Close()
-	demo := agentatest.SeedDemo(srv)
+	exports := seedFake(srv, generation)
 
 	inner, err := url.Parse(srv.URL())
 	if err != nil {
@@ -160,20 +189,28 @@ func serve(ctx context.Context, opts *FakeOptions) error {
 	host := "http://" + listener.Addr().String() + "/api"
 	// The settings go out once the fake answers through --addr, as a
 	// command that reads them will call it.
-	if err := checkAnswers(ctx, host, key, demo.VariantID); err != nil {
+	if err := checkAnswers(ctx, host, key, exports.production, generation != agentatest.Generation2024); err != nil {
 		httpServer.Close()
 		return localError(fmt.Errorf("fake: no answer on %s: %w", host, err))
 	}
-	writeExports(opts.IO.Out, [][2]string{
-		{"AGENTA_HOST", host},
-		{"AGENTA_APP_ID", demo.AppID},
-		{"AGENTA_TESTSET_ID", demo.TestsetID},
-		{"AGENTA_VARIANT_IDS", strings.Join(demo.VariantIDs(), ",")},
-		{"AGENTA_EVALUATOR_IDS", strings.Join(demo.EvaluatorConfigIDs(), ",")},
-		{"AGENTA_BASE_ID", demo.BaseID},
-		{"AGENTA_PRODUCTION_VARIANT_ID", demo.VariantID},
-		{"AGENTA_FAKE_PID", strconv.Itoa(os.Getpid())},
-	})
+	pairs := [][2]string{{"AGENTA_HOST", host}}
+	if opts.exportKey {
+		pairs = append(pairs, [2]string{"AGENTA_API_KEY", key})
+	}
+	if generation == agentatest.GenerationBoth {
+		// Its 2024 routes answer too: its clients are told which to use.
+		pairs = append(pairs, [2]string{"AGENTA_API_GENERATION", "2026"})
+	}
+	pairs = append(pairs,
+		[2]string{"AGENTA_APP_ID", exports.app},
+		[2]string{"AGENTA_TESTSET_ID", exports.testset},
+		[2]string{"AGENTA_VARIANT_IDS", strings.Join(exports.variants, ",")},
+		[2]string{"AGENTA_EVALUATOR_IDS", strings.Join(exports.evaluators, ",")},
+		[2]string{"AGENTA_BASE_ID", exports.base},
+		[2]string{"AGENTA_PRODUCTION_VARIANT_ID", exports.production},
+		[2]string{"AGENTA_FAKE_PID", strconv.Itoa(os.Getpid())},
+	)
+	writeExports(opts.IO.Out, pairs)
 	// Close stdout once the settings are out, so that a shell's
 	// eval "$(agenta fake &)", or the process that --background ran, reads
 	// them and goes on while the fake serves.
@@ -181,7 +218,7 @@ func serve(ctx context.Context, opts *FakeOptions) error {
 		return localError(fmt.Errorf("fake: %w", err))
 	}
 	if !opts.child {
-		fmt.Fprintf(opts.IO.ErrOut, "agenta fake: serving the demo app %q on %s; stop with Ctrl-C or 'agenta fake stop'\n", "capitals", host)
+		fmt.Fprintf(opts.IO.ErrOut, "agenta fake: serving the demo app %q on %s%s; stop with Ctrl-C or 'agenta fake stop'\n", "capitals", host, exports.api)
 	}
 
 	select {
@@ -198,12 +235,74 @@ func serve(ctx context.Context, opts *FakeOptions) error {
 	return nil
 }
 
+// fakeExports are the ids agenta fake prints, whichever API it serves.
+type fakeExports struct {
+	app, testset, base, production string
+	variants, evaluators           []string
+	api                            string // " (the 2026 API)", for the banner
+}
+
+// seedFake loads the demo data of the API served. The 2026 demo is the
+// real test kit's (SeedDemo2026), with the 2024 demo's evaluators by name
+// beside its own, so that a script gating on "Exact match" runs unchanged
+// on either: each id exported means on the 2026 API what its name says on
+// the 2024 one (an application is its own base, the variant in production
+// is the application's default variant).
+func seedFake(srv *agentatest.Server, generation agentatest.Generation) fakeExports {
+	if generation == agentatest.Generation2024 {
+		demo := agentatest.SeedDemo(srv)
+		return fakeExports{app: demo.AppID, testset: demo.TestsetID, base: demo.BaseID, production: demo.VariantID,
+			variants: demo.VariantIDs(), evaluators: demo.EvaluatorConfigIDs()}
+	}
+	if generation == agentatest.GenerationBoth {
+		agentatest.SeedDemo(srv) // for clients told to speak 2024
+	}
+	demo := agentatest.SeedDemo2026(srv)
+	srv.Deploy2026(demo.RevisionID, "production")
+	answer := map[string]any{"correct_answer_key": "correct_answer"}
+	exports := fakeExports{app: demo.ApplicationID, testset: demo.TestsetID, base: demo.ApplicationID,
+		production: demo.VariantID, variants: []string{demo.VariantID}, api: " (the 2026 API)"}
+	for _, e := range []agentatest.Evaluator2026{
+		{Slug: "exact-match", Name: "Exact match", URI: "agenta:builtin:auto_exact_match:v0", Parameters: answer},
+		{Slug: "edit-distance", Name: "Edit distance", URI: "agenta:builtin:auto_levenshtein_distance:v0", Parameters: answer},
+		{Slug: "terse-answer", Name: "Terse answer", URI: "agenta:builtin:auto_regex_test:v0",
+			Parameters: map[string]any{"regex_pattern": `^[^.!?]+$`, "regex_should_match": true}},
+	} {
+		exports.evaluators = append(exports.evaluators, srv.AddEvaluator2026(e).EvaluatorID)
+	}
+	if generation == agentatest.GenerationBoth {
+		exports.api = " (both APIs; the ids exported are the 2026 ones)"
+	}
+	return exports
+}
+
+// generation is the API the fake serves: --generation, else
+// AGENTA_API_GENERATION, else 2024; auto is 2024 too.
+func (o *FakeOptions) generation() (agentatest.Generation, error) {
+	value, from := o.Factory.Generation, "--generation"
+	if value == "" {
+		value, from = strings.TrimSpace(o.Factory.getenv("AGENTA_API_GENERATION")), "AGENTA_API_GENERATION"
+	}
+	switch value {
+	case "", "auto", "2024":
+		return agentatest.Generation2024, nil
+	case "2026":
+		return agentatest.Generation2026, nil
+	case "both":
+		return agentatest.GenerationBoth, nil
+	}
+	return 0, usageErrorf("%s %q: the fake serves 2024, 2026 or both", from, text.Clip(value, 100))
+}
+
 // checkAnswers asks the fake at host for a variant, through the same
 // address and key a command will use, within a few seconds.
-func checkAnswers(ctx context.Context, host, key, variantID string) error {
+func checkAnswers(ctx context.Context, host, key, variantID string, speaks2026 bool) error {
 	opts := []agenta.Option{agenta.WithRetryWait(20*time.Millisecond, 200*time.Millisecond)}
 	if key != "" {
 		opts = append(opts, agenta.WithAPIKey(key))
+	}
+	if speaks2026 {
+		opts = append(opts, agenta.WithGeneration(agenta.Generation2026))
 	}
 	client, err := agenta.NewClient(host, opts...)
 	if err != nil {

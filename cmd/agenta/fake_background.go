@@ -42,6 +42,9 @@ func startBackgroundFake(ctx context.Context, opts *FakeOptions) error {
 	if opts.Pace > 0 {
 		args = append(args, "--pace", opts.Pace.String())
 	}
+	if g := opts.Factory.Generation; g != "" {
+		args = append(args, "--generation", g)
+	}
 	if file := opts.Factory.APIKeyFile; file != "" {
 		if abs, err := filepath.Abs(file); err == nil {
 			file = abs

@@ -68,7 +68,7 @@ Formats:
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), opts.Timeout)
 			defer cancel()
-			return runWithClient(f, func(client *agenta.Client) error {
+			return runWithClient(ctx, f, func(client *agenta.Client) error {
 				return streamScenarios(ctx, client, opts)
 			})
 		},

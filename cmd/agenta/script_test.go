@@ -83,6 +83,7 @@ const testAPIKey = "s3cret-key-0123456789"
 //	MISSING_RUN_HOST  the same with 20 rows, where the variant "missing" has no evaluator result on 18 of them
 //	HUGE_RUN_HOST     the same with HUGE_RUN_ROWS rows of about 6.7 KB: HUGE_RUN_MIB MiB of scenarios per evaluation
 //	BIG_EXACT         the id of their "Exact match" evaluator config
+//	W26_HOST T26_HOST 2026 fakes, worker down and tracing down (see setup2026)
 //
 // The condition [race] holds under the race detector.
 func TestScripts(t *testing.T) {
@@ -172,6 +173,9 @@ func setupScript(env *testscript.Env) error {
 		return err
 	}
 	flaky := seedFlaky(srv)
+	if err := setup2026(env); err != nil {
+		return err
+	}
 
 	// A variant whose parameters a float64 would change: an integer past
 	// 2^53 and a decimal longer than a float64 keeps.

@@ -652,9 +652,11 @@ func (d *decoder) scenario(s *models.EvaluationScenario) bool {
 			return seen(&set, 1<<8) && d.stringField(&s.Note)
 		case "results":
 			return seen(&set, 1<<9) && list(d, &s.Results, 4, d.scenarioResult)
+		case "testcase_id":
+			return seen(&set, 1<<10) && d.stringField(&s.TestcaseID)
 		}
 		return d.unknown(name, "id", "evaluation_id", "inputs", "outputs", "evaluation",
-			"correct_answer", "correct_answers", "is_pinned", "note", "results")
+			"correct_answer", "correct_answers", "is_pinned", "note", "results", "testcase_id")
 	})
 }
 

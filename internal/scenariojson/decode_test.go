@@ -16,7 +16,7 @@ import (
 func TestModelsInStep(t *testing.T) {
 	known := map[reflect.Type][]string{
 		reflect.TypeFor[models.EvaluationScenario](): {"id", "evaluation_id", "inputs", "outputs", "evaluation",
-			"correct_answer", "correct_answers", "is_pinned", "note", "results"},
+			"correct_answer", "correct_answers", "is_pinned", "note", "results", "testcase_id"},
 		reflect.TypeFor[models.Input]():          {"name", "type", "value"},
 		reflect.TypeFor[models.Output]():         {"result", "cost", "latency"},
 		reflect.TypeFor[models.Result]():         {"type", "value", "error"},
@@ -85,6 +85,7 @@ var decodeSeeds = []string{
 	`{"id":tru}`,
 	`{"id":nulL}`,
 	`{"evaluation_id":"e1","inputs":[{"name":"q","type":"text","value":"日本語のテキスト"}]}`,
+	`{"id":"s1#1","evaluation_id":"r1","inputs":[],"outputs":[],"results":[],"testcase_id":"df71eb89-83f6-5736-ac6f-b410a834d7dd"}`,
 }
 
 // FuzzDecode holds Decode to encoding/json: whatever it decodes as OK, json.Unmarshal
@@ -122,7 +123,7 @@ func FuzzDecode(f *testing.F) {
 // so that a change that quietly sends common shapes to encoding/json shows.
 func TestDecodeSeeds(t *testing.T) {
 	fast := map[int]bool{0: true, 1: true, 2: true, 3: true, 4: true, 5: true, 6: true, 7: true, 8: true, 10: true,
-		14: true, 15: true, 22: true, 24: true, 28: true, 30: true, 37: true}
+		14: true, 15: true, 22: true, 24: true, 28: true, 30: true, 37: true, 38: true}
 	for i, s := range decodeSeeds {
 		var got, want models.EvaluationScenario
 		n, status := Decode([]byte(s), &got)

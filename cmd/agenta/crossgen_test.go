@@ -1,0 +1,420 @@
+package main
+
+// One job across generations: agenta eval run, given the same flags,
+// gives the same verdict, the same exit code and reports of the same
+// structure against a mid-2024 server and a 2026 one seeded alike. The
+// cases run against agentatest's two generations here, and against the
+// two real servers in CI (TestEvalRunOnServer, from .ci/run and
+// .ci/realserver2026.sh), whose digests are then compared.
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/models"
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/rogpeppe/go-internal/txtar"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// crossIDs are the objects the cases name on one server: an app, its
+// variant (run twice, as baseline and candidate), a test set of five
+// countries, one of four rows two of which fail in the app (ERR-1,
+// ERR-2) and one expects the wrong capital (Bonn), and an exact-match
+// evaluator named "Exact match".
+type crossIDs struct {
+	Host, KeyFile, Generation                    string
+	App, Variant, Testset, ErrTestset, Evaluator string
+}
+
+// crossCase is one eval run and the exit code it must give on either
+// generation.
+type crossCase struct {
+	name     string
+	errors   bool // on the test set with failing rows
+	gates    []string
+	wantExit int
+}
+
+var crossCases = []crossCase{
+	{"good", false, []string{"Exact match >= 0.9", "worse(Exact match) <= 0", "regression_p(Exact match) >= 0.05",
+		"app_errors <= baseline", "latency.p95 <= 5", "errors(Exact match) <= 0"}, exitOK},
+	{"errors", true, []string{"Exact match >= 0.5", "app_errors <= baseline", "latency.p95 <= 5",
+		"latency.p95 <= 5 allowing 2 failed rows", "errors(Exact match) <= 1"}, exitGateFailed},
+	{"typo", false, []string{"Exact macth >= 0.9"}, exitUsage},
+}
+
+// crossTestset rows, as both real kits' stand-in apps answer them: the
+// capital of France, Germany, Italy, Spain and Japan; a failure for a
+// country that starts with ERR.
+var (
+	crossRows = [][2]string{{"France", "Paris"}, {"Germany", "Berlin"}, {"Italy", "Rome"}, {"Spain", "Madrid"}, {"Japan", "Tokyo"}}
+	crossErrs = [][2]string{{"France", "Paris"}, {"ERR-1", "x"}, {"Germany", "Bonn"}, {"ERR-2", "y"}}
+)
+
+// seedCross2024 seeds a 2024 fake as the 2024 kit's seed.py does, the
+// stand-in app answering as the 2026 kit's.
+func seedCross2024(srv *agentatest.Server) crossIDs {
+	app := srv.AddApp(agentatest.App{Name: "capitals"})
+	base := srv.AddBase(agentatest.Base{AppID: app, Name: "capitals", Application: agentatest.StandInApplication})
+	variant := srv.AddVariant(agentatest.Variant{BaseID: base, ConfigName: "default",
+		Parameters: map[string]any{"prompt_template": "What is the capital of {country}?", "temperature": 0.7}})
+	rows := func(pairs [][2]string) []map[string]string {
+		out := make([]map[string]string, len(pairs))
+		for i, p := range pairs {
+			out[i] = map[string]string{"country": p[0], "correct_answer": p[1]}
+		}
+		return out
+	}
+	return crossIDs{Host: srv.URL(), Generation: "2024", App: app, Variant: variant,
+		Testset:    srv.AddTestset(agentatest.Testset{AppID: app, Name: "capitals", Rows: rows(crossRows)}),
+		ErrTestset: srv.AddTestset(agentatest.Testset{AppID: app, Name: "with-errors", Rows: rows(crossErrs)}),
+		Evaluator: srv.AddEvaluatorConfig(models.EvaluatorConfig{Name: "Exact match", EvaluatorKey: "auto_exact_match",
+			SettingsValues: map[string]any{"correct_answer_key": "correct_answer"}}),
+	}
+}
+
+// seedCross2026 seeds a 2026 fake as the 2026 kit's seed.py does, with
+// the same test sets and evaluator as seedCross2024.
+func seedCross2026(srv *agentatest.Server) crossIDs {
+	app := srv.AddApplication2026(agentatest.Application2026{Slug: "capitals", URL: "http://127.0.0.1:19080",
+		Parameters: map[string]any{"prompt_template": "What is the capital of {country}?", "temperature": 0.7}})
+	rows := func(pairs [][2]string) []map[string]any {
+		out := make([]map[string]any, len(pairs))
+		for i, p := range pairs {
+			out[i] = map[string]any{"country": p[0], "correct_answer": p[1]}
+		}
+		return out
+	}
+	columns := []string{"country", "correct_answer"}
+	return crossIDs{Host: srv.URL(), Generation: "2026", App: app.ApplicationID, Variant: app.VariantID,
+		Testset:    srv.AddTestset2026(agentatest.Testset2026{Slug: "capitals", Columns: columns, Rows: rows(crossRows)}).TestsetID,
+		ErrTestset: srv.AddTestset2026(agentatest.Testset2026{Slug: "with-errors", Columns: columns, Rows: rows(crossErrs)}).TestsetID,
+		Evaluator: srv.AddEvaluator2026(agentatest.Evaluator2026{Slug: "exact-match", Name: "Exact match",
+			URI: "agenta:builtin:auto_exact_match:v0", Parameters: map[string]any{"correct_answer_key": "correct_answer"}}).EvaluatorID,
+	}
+}
+
+// crossDigest is what must be the same on both generations: the exit
+// code, the printed tables and the reports, normalised (see crossNormal).
+type crossDigest struct {
+	Case     string   `json:"case"`
+	Exit     int      `json:"exit"`
+	Stdout   []string `json:"stdout"`
+	JUnit    []string `json:"junit"`
+	Markdown []string `json:"markdown"`
+	CSV      []string `json:"csv"`
+	JSON     []string `json:"json"`
+}
+
+// runCross runs a case with the command in this process and digests what
+// it printed and wrote. The generation is left to detect unless ids.Generation
+// says "both" (then 2026 is forced, to test the flag too).
+func runCross(t *testing.T, ids crossIDs, c crossCase) crossDigest {
+	t.Helper()
+	dir := t.TempDir()
+	testset := ids.Testset
+	if c.errors {
+		testset = ids.ErrTestset
+	}
+	args := []string{"--host", ids.Host, "--generation", "auto", "eval", "run", "--app", ids.App, "--testset", testset,
+		"--variant", ids.Variant, "--variant", ids.Variant, "--evaluator", ids.Evaluator,
+		"--interval", "100ms", "--timeout", "3m",
+		"--junit", filepath.Join(dir, "report.xml"), "--markdown", filepath.Join(dir, "report.md"),
+		"--csv", filepath.Join(dir, "report.csv"), "--json", filepath.Join(dir, "report.jsonl")}
+	if ids.KeyFile != "" {
+		args = append([]string{"--api-key-file", ids.KeyFile}, args...)
+	}
+	for _, g := range c.gates {
+		args = append(args, "--gate", g)
+	}
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	t.Logf("%s on %s: exit %d\n%s%s", c.name, ids.Generation, code, out.String(), errOut.String())
+	// The variant's name, whatever the app is called: "capitals.default"
+	// on 2024, "capitals.<12 hex>" on 2026.
+	variant := ""
+	if m := crossSummary.FindStringSubmatch(out.String()); m != nil {
+		variant = m[1]
+	}
+	named := func(text string) string {
+		if variant == "" {
+			return text
+		}
+		return strings.ReplaceAll(text, variant, "capitals.<variant>")
+	}
+	d := crossDigest{Case: c.name, Exit: code, Stdout: crossLines(named(out.String()))}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err, "the %s report of case %s", name, c.name)
+		return named(string(b))
+	}
+	d.JUnit = crossJUnit(read("report.xml"))
+	d.Markdown = crossLines(read("report.md"))
+	d.CSV = crossCSV(t, read("report.csv"))
+	d.JSON = crossJSON(t, read("report.jsonl"))
+	return d
+}
+
+var (
+	crossUUID    = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	crossVariant = regexp.MustCompile(`capitals\.[A-Za-z0-9_-]+`)
+	crossNumber  = regexp.MustCompile(`\d+(\.\d+)?(e-?\d+)?`)
+	crossPairing = regexp.MustCompile(`paired by their [a-z ]+?,`)
+	crossSpaces  = regexp.MustCompile(`  +`)
+	crossSummary = regexp.MustCompile(`(?m)^(\S+) \(evaluation `)
+)
+
+// crossNormal normalises a line of output: what differs between two
+// servers seeded alike whatever the generation (ids, variant names, the
+// time things took) and what the generations' own stand-in apps make
+// differ (latency; the 2026 stand-in reports no cost, so lines about cost
+// are dropped: ok is false). Rows pair by test case on 2026, by inputs and
+// expected answers on 2024: the wording of that is not compared either.
+func crossNormal(line string) (string, bool) {
+	lower := strings.ToLower(line)
+	if strings.Contains(lower, "cost") {
+		return "", false
+	}
+	line = crossUUID.ReplaceAllString(line, "<id>")
+	line = crossVariant.ReplaceAllString(line, "capitals.<variant>")
+	line = crossPairing.ReplaceAllString(line, "paired by <rule>,")
+	if strings.Contains(lower, "latency") || strings.Contains(lower, "time=") {
+		line = crossNumber.ReplaceAllString(line, "<n>")
+	}
+	// Tables align their columns to the widest cell, a latency's too.
+	return crossSpaces.ReplaceAllString(strings.TrimRight(line, " "), "  "), true
+}
+
+func crossLines(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if l, ok := crossNormal(line); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// crossJUnit keeps the structure of the JUnit report: every line but the
+// rows' values in system-out (cost and latency among them), normalised.
+func crossJUnit(doc string) []string {
+	var out []string
+	inOut := false
+	for _, line := range strings.Split(doc, "\n") {
+		switch {
+		case strings.Contains(line, "<system-out>"):
+			inOut = !strings.Contains(line, "</system-out>")
+			out = append(out, "<system-out/>")
+			continue
+		case inOut:
+			inOut = !strings.Contains(line, "</system-out>")
+			continue
+		}
+		if l, ok := crossNormal(line); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// crossCSV keeps the CSV's header and each record, its cost and latency
+// blanked and, on a row whose app call failed, the app error, the
+// expected answer and the evaluators' values reduced to that: the
+// stand-in apps word their failures differently, and a 2024 server writes
+// no expected answer on such a row, where a 2026 row has its test case's.
+func crossCSV(t *testing.T, doc string) []string {
+	records, err := csv.NewReader(strings.NewReader(doc)).ReadAll()
+	require.NoError(t, err)
+	if len(records) == 0 {
+		return nil
+	}
+	header := records[0]
+	appError, evaluators := slices.Index(header, "app_error"), slices.Index(header, "latency")+1
+	var out []string
+	for i, rec := range records {
+		fields := slices.Clone(rec)
+		failed := i > 0 && appError >= 0 && appError < len(fields) && fields[appError] != ""
+		for j, name := range header {
+			if i == 0 || j >= len(fields) {
+				continue
+			}
+			switch {
+			case name == "cost" || name == "latency":
+				fields[j] = ""
+			case failed && (name == "app_error" || name == "expected" || evaluators > 0 && j >= evaluators):
+				// The stand-ins word their failures differently, and a
+				// 2024 server writes no expected answer on a failed row.
+				fields[j] = "<app error>"
+			}
+		}
+		l, _ := crossNormal(strings.Join(fields, "|"))
+		out = append(out, l)
+	}
+	return out
+}
+
+// crossJSON keeps each JSON line's members but the cost, the latency as
+// present or null, and on a row whose app call failed what crossCSV
+// reduces.
+func crossJSON(t *testing.T, doc string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(doc), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+		delete(m, "cost")
+		if m["latency"] != nil {
+			m["latency"] = "<latency>"
+		}
+		if m["app_error"] != nil {
+			m["app_error"], m["expected"] = "<app error>", "<app error>"
+			results, _ := m["results"].([]any)
+			for _, r := range results {
+				if r, ok := r.(map[string]any); ok {
+					r["error"] = "<app error>"
+				}
+			}
+		}
+		b, err := json.Marshal(m)
+		require.NoError(t, err)
+		l := crossUUID.ReplaceAllString(string(b), "<id>")
+		out = append(out, crossVariant.ReplaceAllString(l, "capitals.<variant>"))
+	}
+	return out
+}
+
+// TestEvalRunAlikeOnBothGenerations runs the cases against agentatest's
+// 2024 and 2026 generations seeded alike, the command detecting which it
+// talks to, and requires the same digests and the expected exit codes.
+func TestEvalRunAlikeOnBothGenerations(t *testing.T) {
+	srv24 := agentatest.NewServer()
+	t.Cleanup(srv24.Close)
+	srv26 := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026), agentatest.WithAPIKey("k26"))
+	t.Cleanup(srv26.Close)
+	keyFile := filepath.Join(t.TempDir(), "key")
+	require.NoError(t, os.WriteFile(keyFile, []byte("k26\n"), 0o600))
+	ids24, ids26 := seedCross2024(srv24), seedCross2026(srv26)
+	ids26.KeyFile = keyFile
+	for _, c := range crossCases {
+		t.Run(c.name, func(t *testing.T) {
+			d24, d26 := runCross(t, ids24, c), runCross(t, ids26, c)
+			assert.Equal(t, c.wantExit, d24.Exit, "exit code on the 2024 fake")
+			assert.Equal(t, d24, d26, "the 2024 fake's digest (expected) and the 2026 fake's (actual)")
+		})
+	}
+}
+
+// TestEvalRunOnServer runs the cases against the real server its
+// environment names, as .ci/run does for the mid-2024 server and
+// .ci/realserver2026.sh for the 2026 one, checks their exit codes, writes
+// the digests to AGENTA_CROSSGEN_OUT and, given the digests of the other
+// generation in AGENTA_CROSSGEN_AGAINST, requires the same. It skips
+// without AGENTA_CROSSGEN_HOST. The other variables: _KEY_FILE (optional),
+// _APP, _VARIANT, _TESTSET, _ERR_TESTSET, _EVALUATOR (an exact match named
+// "Exact match").
+func TestEvalRunOnServer(t *testing.T) {
+	env := func(name string) string { return os.Getenv("AGENTA_CROSSGEN_" + name) }
+	if env("HOST") == "" {
+		t.Skip("set AGENTA_CROSSGEN_HOST and the ids (see the doc comment) to run the cases against a real server")
+	}
+	ids := crossIDs{Host: env("HOST"), KeyFile: env("KEY_FILE"), Generation: env("HOST"), App: env("APP"), Variant: env("VARIANT"),
+		Testset: env("TESTSET"), ErrTestset: env("ERR_TESTSET"), Evaluator: env("EVALUATOR")}
+	var digests []crossDigest
+	for _, c := range crossCases {
+		d := runCross(t, ids, c)
+		assert.Equal(t, c.wantExit, d.Exit, "exit code of case %s", c.name)
+		digests = append(digests, d)
+	}
+	if out := env("OUT"); out != "" {
+		b, err := json.MarshalIndent(digests, "", " ")
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(out, b, 0o644))
+	}
+	if against := env("AGAINST"); against != "" {
+		b, err := os.ReadFile(against)
+		require.NoError(t, err, "the other generation's digests")
+		var want []crossDigest
+		require.NoError(t, json.Unmarshal(b, &want))
+		assert.Equal(t, want, digests, fmt.Sprintf("the digests of %s (expected) and of this server (actual)", against))
+	}
+}
+
+// setup2026 adds to a script's environment the 2026 fakes of the scripts
+// on the 2026 generation: W26_HOST, whose worker is down, and T26_HOST,
+// whose tracing pipeline is down, each with the 2026 demo (SeedDemo2026):
+// W26_APP / T26_APP, *_VARIANT, *_TESTSET and *_EXACT (its evaluator
+// "Exact capital"). Every 2026 route wants a key: any will do.
+func setup2026(env *testscript.Env) error {
+	for _, fake := range []struct {
+		prefix string
+		down   func(*agentatest.Server)
+	}{{"W26", (*agentatest.Server).StopWorker}, {"T26", (*agentatest.Server).StopTracing}} {
+		srv := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026))
+		env.Defer(srv.Close)
+		demo := agentatest.SeedDemo2026(srv)
+		fake.down(srv)
+		for _, kv := range [][2]string{{"HOST", srv.URL()}, {"APP", demo.ApplicationID}, {"VARIANT", demo.VariantID},
+			{"TESTSET", demo.TestsetID}, {"EXACT", demo.EvaluatorID}} {
+			env.Setenv(fake.prefix+"_"+kv[0], kv[1])
+		}
+	}
+	return nil
+}
+
+// TestCIRecipeOn2026Fake runs the README's CI recipe unchanged against a
+// fake of the 2026 generation: the step of release-gate.yml, as
+// ci_recipe.txtar holds it, under AGENTA_API_GENERATION=2026, which makes
+// agenta fake serve today's API. Its gates hold there too.
+func TestCIRecipeOn2026Fake(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("the recipe is a bash script")
+	}
+	archive, err := txtar.ParseFile(filepath.Join("testdata", "script", "ci_recipe.txtar"))
+	require.NoError(t, err)
+	var workflow []byte
+	for _, f := range archive.Files {
+		if f.Name == "release-gate.yml" {
+			workflow = f.Data
+		}
+	}
+	require.NotEmpty(t, workflow, "ci_recipe.txtar holds release-gate.yml")
+	script := `# The CI recipe against a 2026 fake (see crossgen_test.go).
+[!exec:bash] skip 'the recipe is a bash script'
+env AGENTA_API_GENERATION=2026
+env GITHUB_RUN_ID=4242
+workflowstep release-gate.yml 'Release gate' gate.sh
+exec bash --noprofile --norc -eo pipefail gate.sh
+stdout '^capitals\.pr-4242 against capitals\.[0-9a-f]{12}: 5 rows paired by their test case, 0 unpaired$'
+stdout '^app_errors <= baseline +0 +pass$'
+stdout '^Exact match >= 0.8 +1 +pass$'
+stdout '^regression_p\(Exact match\) >= 0.05 +1 +pass$'
+stdout '^latency.p95 <= 3 allowing 2 failed rows +0.\d+ +pass'
+! stderr '^agenta: '
+grep '<testsuite name="gates" tests="4" failures="0"' report.xml
+! grep '<failure' report.xml
+stderr '^agenta fake stop: stopped process \d+$'
+processgone @stderr
+-- release-gate.yml --
+` + string(workflow)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "ci_recipe_2026.txtar"), []byte(script), 0o644))
+	testscript.Run(t, testscript.Params{Dir: dir, RequireExplicitExec: true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"workflowstep": cmdWorkflowStep, "processgone": cmdProcessGone,
+		}})
+}
