@@ -102,12 +102,20 @@ func TestURL(t *testing.T) {
 		{"://x:SECRET@host/a?b=SECRET", "://***@host/a?***"},
 		{"not a url", "not a url"},
 		{"127.0.0.1:8080/api", "127.0.0.1:8080/api"},
+		// A password holding a character that ends the authority, as
+		// written unescaped: the @ after it still marks credentials.
+		{"https://user:SE/CRET@host/api", "https://***@host/api"},
+		{"https://user:1234/SECRET@host/api", "https://***@host/api"},
+		{"https://token/SECRET@host/api", "https://***@host/api"},
+		{"https://user:SE#CRET@host/api", "https://***@host/api"},
+		{"https://user:SE?CRET@host/api?k=SECRET", "https://***@host/api?k=***"},
+		{"user:SE/CRET@host/api", "***@host/api"},
 	} {
 		got := URL(tc.in)
 		if got != tc.want {
 			t.Errorf("URL(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-		if strings.Contains(got, "SECRET") {
+		if strings.Contains(got, "CRET") { // SECRET, or the end of SE/CRET
 			t.Errorf("URL(%q) = %q shows the credential", tc.in, got)
 		}
 	}
