@@ -165,9 +165,8 @@ func TestEchoedProviderKeyNeverShown(t *testing.T) {
 		if w := keyLeak(out); w != "" {
 			t.Errorf("%s holds %q of the key:\n%s", name, w, out)
 		}
-		if json := strings.HasSuffix(name, "json") || strings.HasSuffix(name, "jsonl") || strings.HasSuffix(name, "-o json"); json {
-			continue // JSON keeps the exact text; JSON escapes it
-		}
+		// JSON keeps the exact text, escaped: encoding/json escapes ESC and
+		// BEL, and the command the bidirectional and C1 controls it leaves.
 		for _, c := range []string{"\x1b", "\a", "\u202e", "\u0085"} {
 			if strings.Contains(out, c) {
 				t.Errorf("%s holds the control %q raw:\n%q", name, c, out)
@@ -194,6 +193,9 @@ func TestEchoedProviderKeyNeverShown(t *testing.T) {
 		if !strings.Contains(outputs[name], `'=HYPERLINK(`) {
 			t.Errorf("%s: the formula is not there, neutralised: %s", name, outputs[name])
 		}
+	}
+	if !strings.Contains(outputs["scenarios jsonl"], `\u202egnp.exe\u0085`) {
+		t.Errorf("the JSON Lines do not keep the text, escaped:\n%s", outputs["scenarios jsonl"])
 	}
 	if !strings.Contains(outputs["scenarios table"], `\x1b]0;pwned\x07`) {
 		t.Errorf("the table shows the escape otherwise than visibly:\n%s", outputs["scenarios table"])
