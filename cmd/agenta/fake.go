@@ -110,6 +110,12 @@ With --api-key-file, the fake requires that key, and answers 401 without it.`,
 // port of 127.0.0.1; a reverse proxy on --addr puts it where the user asked.
 // The process --background started says why it could not start on stdout,
 // which its parent reads, as well as on stderr.
+// fakeWriteTimeout bounds how long agenta fake's own server writes one
+// answer: the fake's own write timeout (agentatest.WithWriteTimeout's
+// default), so that a client that stops reading cannot hold the proxy's
+// connection for ever. Tests shorten it.
+var fakeWriteTimeout = time.Minute
+
 func serveFake(ctx context.Context, opts *FakeOptions) error {
 	err := serve(ctx, opts)
 	if err != nil && opts.child {
@@ -148,12 +154,12 @@ func serve(ctx context.Context, opts *FakeOptions) error {
 			r.Out.URL.Scheme, r.Out.URL.Host = inner.Scheme, inner.Host
 		},
 	}
-	// The fake's limits hold behind the proxy too: slow headers and idle
-	// connections are cut here, a slow or large body by the fake itself,
-	// which answers 408 or 413 through the proxy.
+	// The fake's limits hold behind the proxy too: slow headers, idle
+	// connections and a reader that stops are cut here, a slow or large
+	// body by the fake itself, which answers 408 or 413 through the proxy.
 	limits := srv.Limits()
 	httpServer := &http.Server{Handler: proxy, ReadHeaderTimeout: limits.ReadHeaderTimeout,
-		IdleTimeout: limits.IdleTimeout, MaxHeaderBytes: limits.HeaderBytes}
+		IdleTimeout: limits.IdleTimeout, MaxHeaderBytes: limits.HeaderBytes, WriteTimeout: fakeWriteTimeout}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(listener) }()
 
