@@ -201,3 +201,39 @@ func TestEchoedProviderKeyNeverShown(t *testing.T) {
 		t.Errorf("the table shows the escape otherwise than visibly:\n%s", outputs["scenarios table"])
 	}
 }
+
+// A key the command knows (in its environment, not sent) that a failed
+// run's message echoes is scrubbed from the reports, whatever their own
+// escapes do to it: Markdown escapes an Anthropic key's underscores every
+// few characters, which left the runs between them unrecognised.
+func TestKeyEscapedByAReportNeverShown(t *testing.T) {
+	const antKey = "sk-ant-api03-Ab3dE_fG5hI_jK7lM_nO9pQ_rS1tU_vW3xY_zA5bC_dE7fG"
+	srv, app, testset, variant, evaluator := echoServer(t)
+	t.Setenv("AGENTA_HOST", srv.URL())
+	t.Setenv("AGENTA_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", antKey)
+	failure := `{"message":"Evaluation Failed","stacktrace":"Traceback\nanthropic.AuthenticationError: invalid x-api-key ` + antKey + `"}`
+	status := `{"type":"status","value":"EVALUATION_FAILED","error":` + failure + `}`
+	srv.InjectFaultFor(agentatest.OpFetchEvaluationStatus, time.Minute, agentatest.Fault{Status: 200, Body: `{"status":` + status + `}`})
+	srv.InjectFaultFor(agentatest.OpFetchEvaluation, time.Minute, agentatest.Fault{Status: 200, Body: `{"id":"x","status":` + status + `}`})
+	dir := t.TempDir()
+	code, stdout, stderr := runCommand(t, "eval", "run", "--app", app, "--testset", testset, "--variant", variant, "--evaluator", evaluator,
+		"--interval", "100ms", "--gate", "Exact match >= 0", "--markdown", filepath.Join(dir, "r.md"), "--junit", filepath.Join(dir, "r.xml"))
+	if code != exitEvalFailed {
+		t.Fatalf("eval run exited %d, want %d: %s", code, exitEvalFailed, stderr)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "r.md"))
+	xml, _ := os.ReadFile(filepath.Join(dir, "r.xml"))
+	if !strings.Contains(string(md), "[REDACTED]") {
+		t.Fatalf("the Markdown report does not show the failure's message: %s", md)
+	}
+	for name, out := range map[string]string{"stdout": stdout, "stderr": stderr, "Markdown": string(md), "JUnit": string(xml)} {
+		read := strings.ReplaceAll(out, `\`, "") // as a reader reads the escapes
+		for i := 0; i+12 <= len(antKey); i++ {
+			if strings.Contains(read, antKey[i:i+12]) {
+				t.Errorf("%s holds %q once its escapes are read:\n%s", name, antKey[i:i+12], out)
+				break
+			}
+		}
+	}
+}

@@ -188,6 +188,26 @@ func JSON(b []byte) []byte {
 	return out
 }
 
+// markdownSpecial are the characters Markdown escapes with a backslash in
+// a table cell: those that would end the cell or start markup.
+const markdownSpecial = "\\|*_`<>[]#~!"
+
+// Markdown returns s with each character that would end a Markdown table
+// cell or start markup escaped with a backslash. Secrets knows this form.
+func Markdown(s string) string {
+	if !strings.ContainsAny(s, markdownSpecial) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(markdownSpecial, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // Document escapes s as Escape does, but for line breaks and tabs, which
 // it keeps: for a report (Markdown, XML) that is read as a whole.
 func Document(s string) string { return escape(s, "\n\r\t") }
