@@ -67,7 +67,9 @@ func TestFakeCutsOffAReaderThatStops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, out, _ := testFactory()
+	f, _, _ := testFactory()
+	out := &syncBuffer{} // the fake writes its settings while the test reads them
+	f.IO.Out = out
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serveFake(ctx, &FakeOptions{IO: f.IO, Factory: f, Addr: addr}) }()
