@@ -62,7 +62,7 @@ func TestFakeIsBounded(t *testing.T) {
 // proxy's connection and goroutine for ever.
 func TestFakeCutsOffAReaderThatStops(t *testing.T) {
 	defer func(d time.Duration) { fakeWriteTimeout = d }(fakeWriteTimeout)
-	fakeWriteTimeout = 5 * time.Second // room for the fork's upload
+	fakeWriteTimeout = 2 * time.Second
 	addr, err := freeAddr()
 	if err != nil {
 		t.Fatal(err)
