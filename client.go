@@ -217,6 +217,10 @@ func parseBaseURL(raw string) (string, error) {
 		return "", invalid("baseURL", "has no host")
 	case u.User != nil:
 		return "", invalid("baseURL", "must not carry credentials; use WithAPIKey or WithHeader")
+	case strings.Contains(u.Path, "@"):
+		// user:pass/word@host parses as host "user:pass" and path
+		// "/word@host": a password written with a "/" in it.
+		return "", invalid("baseURL", "must not carry credentials (an @ in its path); use WithAPIKey or WithHeader")
 	case u.RawQuery != "" || u.ForceQuery:
 		return "", invalid("baseURL", "must not have a query")
 	case u.Fragment != "":

@@ -143,6 +143,12 @@ func TestHostCredentialsNeverShown(t *testing.T) {
 		"http://u:SECRET@host:port/api",
 		"u:SECRET@host/api",
 		"host:8080/api?key=SECRET",
+		// A password with a character that ends the authority, unescaped.
+		"https://user:SE/CRET@cloud.example/api",
+		"https://user:1234/SECRET@cloud.example/api",
+		"https://tok/SECRET@cloud.example/api",
+		"https://user:SE#CRET@cloud.example/api",
+		"https://user:SE?CRET@cloud.example/api",
 	} {
 		t.Setenv("AGENTA_HOST", host)
 		_, err := NewClientFromEnv()
@@ -150,7 +156,7 @@ func TestHostCredentialsNeverShown(t *testing.T) {
 			t.Errorf("AGENTA_HOST=%q: accepted, want a refusal", host)
 			continue
 		}
-		if strings.Contains(err.Error(), "SECRET") {
+		if strings.Contains(err.Error(), "CRET") { // SECRET, or the end of SE/CRET
 			t.Errorf("AGENTA_HOST=%q: %q shows the credential", host, err)
 		}
 		if !errors.Is(err, ErrInvalidArgument) {

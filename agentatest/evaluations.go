@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/agenta-go/agenta/models"
@@ -58,10 +59,16 @@ type evaluationRun struct {
 	// call.
 	computed           []*scenarioRecord
 	claimed, completed int
-	scenarios          []*scenarioRecord
-	aggregated         []aggregate
-	costs              [3]*result // average cost, total cost, average latency
-	done               chan struct{}
+	// stored is the Server's count of the bytes clients made it hold,
+	// to which each app answer adds; a row computed once it reaches
+	// storedLimit gets the error storedFull instead of an answer.
+	stored      *atomic.Int64
+	storedLimit int64
+	storedFull  string
+	scenarios   []*scenarioRecord
+	aggregated  []aggregate
+	costs       [3]*result // average cost, total cost, average latency
+	done        chan struct{}
 }
 
 type scenarioRecord struct {
@@ -111,12 +118,19 @@ func (run *evaluationRun) runRow(i int) *scenarioRecord {
 		sc.failed(errorResult("Max retries reached", "None"), len(run.evaluators))
 		return sc
 	}
+	if run.stored != nil && run.stored.Load() >= run.storedLimit {
+		sc.failed(errorResult(run.storedFull, "None"), len(run.evaluators))
+		return sc
+	}
 	// The fake's applications are deterministic, so a retry would fail
 	// again: one call stands for every attempt.
 	answer, err := callApplication(run.application, run.parameters, inputs)
 	if err != nil {
 		sc.failed(applicationError(err), len(run.evaluators))
 		return sc
+	}
+	if run.stored != nil {
+		run.stored.Add(int64(len(answer)))
 	}
 	cost, latency := usage(run.parameters, inputs, answer)
 	sc.output, sc.cost, sc.latency = result{Type: "text", Value: answer}, &cost, &latency
@@ -273,11 +287,24 @@ type newEvaluationRequest struct {
 // when unknown). Like the service it is not atomic: when a later variant
 // fails, the runs of those before it are already scheduled.
 func (s *Server) createRuns(req newEvaluationRequest) answer {
-	if !s.wellFormed(req.appID) {
-		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	// The limits, before anything is looked at: one create must not pass
+	// them by what it names (a variant named 100,000 times is as many
+	// runs, an evaluator config as many evaluations of every row).
+	if len(req.configIDs) > s.limits.EvaluatorConfigs {
+		return detailAnswer(http.StatusRequestEntityTooLarge, fmt.Sprintf(
+			"agentatest: a create names %d evaluator configs, over its limit of %d (Limits.EvaluatorConfigs)", len(req.configIDs), s.limits.EvaluatorConfigs))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.evaluations)+len(req.variantIDs) > s.limits.Evaluations {
+		a := detailAnswer(http.StatusTooManyRequests, fmt.Sprintf(
+			"agentatest: a create of %d runs would pass the fake's limit of %d evaluations (Limits.Evaluations); use a new Server", len(req.variantIDs), s.limits.Evaluations))
+		a.header = http.Header{"Retry-After": {"1"}}
+		return a
+	}
+	if !s.wellFormed(req.appID) {
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	}
 	app, ok := find(s, s.apps, req.appID)
 	if !ok {
 		return detailAnswer(http.StatusNotFound, "404: App not found")
@@ -338,7 +365,10 @@ func (s *Server) newRun(req newEvaluationRequest, v *variantRecord, testset *tes
 	if app == nil {
 		app = TemplateApplication
 	}
-	params, _ := copyParameters(v.parameters)
+	// The run shares the variant's parameters, which nothing changes once
+	// stored (callApplication gives the app a copy): a variant with a
+	// large prompt is held once, however many runs it has.
+	params := v.parameters
 	rows := make([]map[string]string, len(testset.Rows))
 	copy(rows, testset.Rows) // rows are never modified after seeding
 	return &evaluationRun{
@@ -352,6 +382,7 @@ func (s *Server) newRun(req newEvaluationRequest, v *variantRecord, testset *tes
 		attempts: req.attempts, batchSize: req.batchSize, batchDelay: req.batchDelay,
 		created: s.clock(), status: models.EvaluationInitialized, breakage: breakage,
 		computed: make([]*scenarioRecord, len(rows)), done: make(chan struct{}),
+		stored: &s.admission.stored, storedLimit: s.limits.StoredBytes, storedFull: s.storedFull(),
 	}
 }
 

@@ -156,6 +156,7 @@ func (s *Server) handleAddVariantFromBase(c *call) answer {
 	}
 	rec.revisionIDs = map[int]string{1: s.newID()}
 	s.variants[rec.id] = rec
+	s.admission.stored.Add(int64(len(c.body))) // see Limits.StoredBytes
 	return jsonAnswer(http.StatusOK, s.variantWire(rec))
 }
 

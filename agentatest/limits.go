@@ -19,8 +19,13 @@ import (
 //   - request headers over HeaderBytes: 431 (net/http's own answer);
 //   - more than InFlight requests at once, or bodies in flight over
 //     BodyBudget bytes together: 429, with Retry-After: 1;
-//   - a create over Evaluations stored evaluations, or a fork over Variants
-//     stored variants: 429, naming the limit;
+//   - a create over Evaluations stored evaluations (each variant it names
+//     is one), or a fork over Variants stored variants: 429, naming the
+//     limit;
+//   - a create of more than EvaluatorConfigs evaluator configs: 413;
+//   - a create or a fork once the forked variants and the runs' answers
+//     hold StoredBytes: 429, naming the limit; a run's row computed past it
+//     gets an error output naming it instead of the app's answer;
 //   - a body that does not arrive within ReadTimeout: 408, and the
 //     connection closed; headers that do not within ReadHeaderTimeout, or
 //     an idle connection past IdleTimeout: the connection closed.
@@ -29,8 +34,9 @@ import (
 // than LoggedBytes of their bodies and headers: older entries are dropped
 // first (RequestsDropped counts them). A zero field keeps its default
 // (DefaultLimits). Memory then stays within about BodyBudget, plus the
-// stored evaluations and the log: under 10,000 creates and 200 slow
-// connections, the heap grows by under 64 MiB (TestBoundedUnderLoad).
+// stored evaluations and StoredBytes, plus the log: under 10,000 creates
+// and 200 slow connections, the heap grows by under 64 MiB
+// (TestBoundedUnderLoad).
 type Limits struct {
 	// BodyBytes bounds one request body; default MaxBodyBytes (16 MiB).
 	BodyBytes int64
@@ -46,6 +52,13 @@ type Limits struct {
 	// Variants bounds the variants stored, seeded ones included; default
 	// 1,000. Seeding past it is the test's own choice and is not refused.
 	Variants int
+	// EvaluatorConfigs bounds the evaluator configs one create names (each
+	// is run on every row of every variant); default 100.
+	EvaluatorConfigs int
+	// StoredBytes bounds the bytes the clients' requests make the fake
+	// hold: the bodies of the forks stored and the app's answers of the
+	// runs, together; default 256 MiB. Seeded data does not count.
+	StoredBytes int64
 	// LoggedRequests bounds the request log's entries; default 10,000.
 	LoggedRequests int
 	// LoggedBytes bounds the bodies and headers the log holds; default
@@ -71,6 +84,8 @@ func DefaultLimits() Limits {
 		InFlight:          256,
 		Evaluations:       1_000,
 		Variants:          1_000,
+		EvaluatorConfigs:  100,
+		StoredBytes:       256 << 20,
 		LoggedRequests:    10_000,
 		LoggedBytes:       64 << 20,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -101,6 +116,8 @@ func (l Limits) withDefaults() Limits {
 	l.InFlight = int(pick(int64(l.InFlight), int64(d.InFlight)))
 	l.Evaluations = int(pick(int64(l.Evaluations), int64(d.Evaluations)))
 	l.Variants = int(pick(int64(l.Variants), int64(d.Variants)))
+	l.EvaluatorConfigs = int(pick(int64(l.EvaluatorConfigs), int64(d.EvaluatorConfigs)))
+	l.StoredBytes = pick(l.StoredBytes, d.StoredBytes)
 	l.LoggedRequests = int(pick(int64(l.LoggedRequests), int64(d.LoggedRequests)))
 	l.LoggedBytes = pick(l.LoggedBytes, d.LoggedBytes)
 	l.ReadHeaderTimeout = time.Duration(pick(int64(l.ReadHeaderTimeout), int64(d.ReadHeaderTimeout)))
@@ -125,6 +142,9 @@ type admission struct {
 	inFlight atomic.Int64
 	bodies   atomic.Int64 // bytes of bodies being read or handled
 	creating int          // creates and forks admitted, not yet done; under Server.mu
+	// stored is the bytes the clients made the fake hold (see
+	// Limits.StoredBytes); runs add their answers without the lock.
+	stored atomic.Int64
 }
 
 // refusal is an answer a limit gives before the request is handled.
@@ -189,8 +209,8 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int64
 // stateRefusal refuses a create or a fork over the stored limits, or
 // admits it: done must then be called once it is handled. Creates and
 // forks admitted but not done count against the limit, so that concurrent
-// ones cannot pass it together (a create of several variants may pass it
-// by its variants less one).
+// ones cannot pass it together; a create of several variants is checked
+// again, whole, when it is handled (see createRuns).
 func (s *Server) stateRefusal(op Operation) (done func(), refused *refusal) {
 	if op != OpCreateEvaluation && op != OpAddVariantFromBase {
 		return func() {}, nil
@@ -204,6 +224,8 @@ func (s *Server) stateRefusal(op Operation) (done func(), refused *refusal) {
 	case op == OpAddVariantFromBase && len(s.variants)+s.admission.creating >= s.limits.Variants:
 		return nil, &refusal{status: http.StatusTooManyRequests, detail: fmt.Sprintf(
 			"agentatest: the fake holds %d variants, its limit (Limits.Variants); use a new Server", s.limits.Variants)}
+	case s.admission.stored.Load() >= s.limits.StoredBytes:
+		return nil, &refusal{status: http.StatusTooManyRequests, detail: s.storedFull()}
 	}
 	s.admission.creating++
 	return func() {
@@ -211,6 +233,11 @@ func (s *Server) stateRefusal(op Operation) (done func(), refused *refusal) {
 		s.admission.creating--
 		s.mu.Unlock()
 	}, nil
+}
+
+// storedFull says that Limits.StoredBytes is spent.
+func (s *Server) storedFull() string {
+	return fmt.Sprintf("agentatest: the fake holds %d bytes of forked variants and of the runs' answers, its limit (Limits.StoredBytes); use a new Server", s.limits.StoredBytes)
 }
 
 // write answers the refusal.

@@ -3,12 +3,14 @@ package agentatest_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -222,4 +224,78 @@ func TestRequestLogBounded(t *testing.T) {
 		total += len(r.Body)
 	}
 	assert.LessOrEqual(t, total, 64<<10, "the log holds %d bytes of bodies", total)
+}
+
+// One request cannot pass the stored limits by what it holds: a create
+// that names one variant over and over is as many evaluations, a create of
+// more evaluator configs than Limits.EvaluatorConfigs is refused whole,
+// and the bytes that forks and runs store (forked parameters, the app's
+// answers) stay within Limits.StoredBytes.
+func TestOneRequestStaysWithinTheLimits(t *testing.T) {
+	srv := agentatest.NewTestServer(t, agentatest.WithEvaluationPace(time.Millisecond),
+		agentatest.WithLimits(agentatest.Limits{Evaluations: 10, EvaluatorConfigs: 3, StoredBytes: 4 << 20}))
+	d := agentatest.SeedDemo(srv)
+	create := func(variants, configs []string) rawResponse {
+		return post(t, srv.URL()+"/evaluations", "application/json", fmt.Sprintf(`{"app_id":%q,"variant_ids":[%s],"evaluators_configs":[%s],"testset_id":%q,`+
+			`"rate_limit":{"batch_size":10,"max_retries":1,"retry_delay":0,"delay_between_batches":0}}`, d.AppID, quoted(variants), quoted(configs), d.TestsetID))
+	}
+
+	r := create(repeat(d.VariantID, 11), []string{d.ExactMatchID})
+	assert.Equal(t, http.StatusTooManyRequests, r.status)
+	assert.Contains(t, detail(t, r), "Limits.Evaluations")
+	assert.Empty(t, srv.EvaluationIDs(), "a refused create stores nothing")
+
+	r = create([]string{d.VariantID}, repeat(d.ExactMatchID, 4))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.status)
+	assert.Contains(t, detail(t, r), "Limits.EvaluatorConfigs")
+	assert.Empty(t, srv.EvaluationIDs())
+	require.Equal(t, http.StatusOK, create([]string{d.VariantID}, repeat(d.ExactMatchID, 3)).status)
+
+	// A variant whose prompt is 1.5 MiB answers 1.5 MiB a row: its first
+	// run passes the budget part-way, its rows past it answer an error
+	// naming the limit, and forks and creates are refused after it.
+	base := srv.AddBase(agentatest.Base{AppID: d.AppID, Name: "template"}) // its app answers the prompt, filled in
+	srv.AddVariant(agentatest.Variant{BaseID: base})
+	fork := func(name string, size int) rawResponse {
+		return post(t, srv.URL()+"/variants/from-base", "application/json", fmt.Sprintf(`{"base_id":%q,"new_variant_name":%q,"new_config_name":%q,"parameters":{"prompt_user":"%s {country}"}}`,
+			base, name, name, strings.Repeat("p", size)))
+	}
+	r = fork("big", 3<<19)
+	require.Equal(t, http.StatusOK, r.status)
+	var forked struct {
+		ID string `json:"variant_id"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &forked))
+	require.Equal(t, http.StatusOK, create([]string{forked.ID}, []string{d.ExactMatchID}).status)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	require.NoError(t, srv.WaitEvaluations(ctx))
+	ids := srv.EvaluationIDs()
+	scenarios := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+ids[len(ids)-1]+"/evaluation_scenarios")
+	require.Equal(t, http.StatusOK, scenarios.status)
+	assert.Contains(t, string(scenarios.body), "Limits.StoredBytes", "rows past the budget say why they have no answer")
+	assert.Less(t, len(scenarios.body), 8<<20, "the run stored more than its budget allows")
+
+	r = fork("more", 10)
+	assert.Equal(t, http.StatusTooManyRequests, r.status)
+	assert.Contains(t, detail(t, r), "Limits.StoredBytes")
+	r = create([]string{d.VariantID}, []string{d.ExactMatchID})
+	assert.Equal(t, http.StatusTooManyRequests, r.status)
+	assert.Contains(t, detail(t, r), "Limits.StoredBytes")
+}
+
+func repeat(s string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
+func quoted(ids []string) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.Quote(id)
+	}
+	return strings.Join(parts, ",")
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/agenta-go/agenta/internal/text"
 )
 
 // WriteMarkdown writes the report for a pull-request comment: a table of
@@ -178,15 +180,7 @@ func formatDistribution(d Distribution, x float64) string {
 // mdText escapes text for a Markdown table cell: one line, bounded, with
 // the characters that would end the cell or start markup escaped.
 func mdText(s string) string {
-	s = bound(oneLine(s), 200)
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\|*_`<>[]#~!", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return text.Markdown(bound(oneLine(s), 200))
 }
 
 // mdCode puts text in a code span, escaping only the pipe, which would

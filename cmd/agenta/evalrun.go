@@ -383,6 +383,9 @@ func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
 		if t.document {
 			write = escapedDocument(write)
 		}
+		if t.json {
+			write = escapedJSON(write)
+		}
 		scrubbed := func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }
 		if t.stdout {
 			// Standard output is written here, alone, not beside the others.

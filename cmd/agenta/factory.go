@@ -67,7 +67,7 @@ func (f *Factory) hostURL() (string, error) {
 	// A credential in the URL would be sent to every proxy on the way and
 	// shown by every message that names the host: refuse it, naming the
 	// host without it.
-	if u.User != nil {
+	if u.User != nil || strings.Contains(u.Path, "@") { // an @ in the path: a password with a "/"
 		return "", usageErrorf("%s %q carries credentials; give the key in AGENTA_API_KEY or --api-key-file instead", from, shownHost(host))
 	}
 	if strings.Trim(u.Path, "/") == "" {

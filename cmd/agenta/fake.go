@@ -126,6 +126,43 @@ AGENTA_API_GENERATION=2026; a command given --generation 2024 reads the
 // port of 127.0.0.1; a reverse proxy on --addr puts it where the user asked.
 // The process --background started says why it could not start on stdout,
 // which its parent reads, as well as on stderr.
+// fakeWriteTimeout bounds how long agenta fake's own server writes one
+// answer, from its first byte: the fake's own write timeout
+// (agentatest.WithWriteTimeout's default), so that a client that stops
+// reading cannot hold the proxy's connection for ever. (The time a body
+// takes to arrive is the fake's ReadTimeout's.) Tests shorten it.
+var fakeWriteTimeout = time.Minute
+
+// timedAnswer gives an answer fakeWriteTimeout to be written, from its
+// first byte.
+type timedAnswer struct {
+	http.ResponseWriter
+	started bool
+}
+
+func (a *timedAnswer) start() {
+	if !a.started {
+		a.started = true
+		_ = http.NewResponseController(a.ResponseWriter).SetWriteDeadline(time.Now().Add(fakeWriteTimeout))
+	}
+}
+
+func (a *timedAnswer) WriteHeader(code int) { a.start(); a.ResponseWriter.WriteHeader(code) }
+
+func (a *timedAnswer) Write(p []byte) (int, error) { a.start(); return a.ResponseWriter.Write(p) }
+
+// Unwrap lets the proxy flush through it.
+func (a *timedAnswer) Unwrap() http.ResponseWriter { return a.ResponseWriter }
+
+// timed serves h with each answer's write deadline (see timedAnswer),
+// cleared once it is written, for the next request on the connection.
+func timed(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer http.NewResponseController(w).SetWriteDeadline(time.Time{})
+		h.ServeHTTP(&timedAnswer{ResponseWriter: w}, r)
+	})
+}
+
 func serveFake(ctx context.Context, opts *FakeOptions) error {
 	err := serve(ctx, opts)
 	if err != nil && opts.child {
@@ -177,11 +214,11 @@ func serve(ctx context.Context, opts *FakeOptions) error {
 			r.Out.URL.Scheme, r.Out.URL.Host = inner.Scheme, inner.Host
 		},
 	}
-	// The fake's limits hold behind the proxy too: slow headers and idle
-	// connections are cut here, a slow or large body by the fake itself,
-	// which answers 408 or 413 through the proxy.
+	// The fake's limits hold behind the proxy too: slow headers, idle
+	// connections and a reader that stops are cut here, a slow or large
+	// body by the fake itself, which answers 408 or 413 through the proxy.
 	limits := srv.Limits()
-	httpServer := &http.Server{Handler: proxy, ReadHeaderTimeout: limits.ReadHeaderTimeout,
+	httpServer := &http.Server{Handler: timed(proxy), ReadHeaderTimeout: limits.ReadHeaderTimeout,
 		IdleTimeout: limits.IdleTimeout, MaxHeaderBytes: limits.HeaderBytes}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(listener) }()

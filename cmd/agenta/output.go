@@ -48,12 +48,17 @@ func checkOutput(cmd *cobra.Command, output string) error {
 	return checkChoice("output", output, choices...)
 }
 
-// writeJSON writes v as indented JSON, the shape the service sends.
+// writeJSON writes v as indented JSON, the shape the service sends: the
+// exact text, with what a terminal would act on escaped (text.JSON).
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	jw := text.NewJSONWriter(w)
+	enc := json.NewEncoder(jw)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return jw.Flush()
 }
 
 // table writes aligned columns. Cells are cleaned of control characters and

@@ -30,10 +30,12 @@ type reportTarget struct {
 	rows bool
 	// document says the report is read as a whole (JUnit, Markdown): the
 	// server text in it has its control characters and bidirectional
-	// overrides escaped. The CSV's cells are inert already, and the JSON
-	// Lines keep the exact text.
+	// overrides escaped. The CSV's cells are inert already.
 	document bool
-	write    func(*evals.Report) func(io.Writer) error
+	// json says the report is JSON Lines: it keeps the exact text, with
+	// what encoding/json leaves raw and a terminal acts on \u-escaped.
+	json  bool
+	write func(*evals.Report) func(io.Writer) error
 }
 
 // reportTargets returns eval run's reports that were asked for.
@@ -41,7 +43,7 @@ func (o *EvalRunOptions) reportTargets() []reportTarget {
 	all := []reportTarget{
 		{flag: "--junit", path: o.JUnit, rows: true, document: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteJUnit }},
 		{flag: "--csv", path: o.CSV, rows: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteCSV }},
-		{flag: "--json", path: o.JSON, rows: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteJSONLines }},
+		{flag: "--json", path: o.JSON, rows: true, json: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteJSONLines }},
 		{flag: "--markdown", path: o.Markdown, document: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteMarkdown }},
 	}
 	var out []reportTarget
@@ -208,5 +210,16 @@ func escapedDocument(write func(io.Writer) error) func(io.Writer) error {
 			return err
 		}
 		return d.Flush()
+	}
+}
+
+// escapedJSON writes what write writes, JSON, through text.JSON.
+func escapedJSON(write func(io.Writer) error) func(io.Writer) error {
+	return func(w io.Writer) error {
+		j := text.NewJSONWriter(w)
+		if err := write(j); err != nil {
+			return err
+		}
+		return j.Flush()
 	}
 }

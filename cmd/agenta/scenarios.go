@@ -150,7 +150,7 @@ func (j *jsonScenarios) write(s *models.EvaluationScenario) error {
 		j.w.WriteString(sep)
 	}
 	j.n++
-	j.w.Write(data)
+	j.w.Write(text.JSON(data)) // the exact text, inert on a terminal
 	if !j.array {
 		return j.w.WriteByte('\n')
 	}

@@ -165,9 +165,8 @@ func TestEchoedProviderKeyNeverShown(t *testing.T) {
 		if w := keyLeak(out); w != "" {
 			t.Errorf("%s holds %q of the key:\n%s", name, w, out)
 		}
-		if json := strings.HasSuffix(name, "json") || strings.HasSuffix(name, "jsonl") || strings.HasSuffix(name, "-o json"); json {
-			continue // JSON keeps the exact text; JSON escapes it
-		}
+		// JSON keeps the exact text, escaped: encoding/json escapes ESC and
+		// BEL, and the command the bidirectional and C1 controls it leaves.
 		for _, c := range []string{"\x1b", "\a", "\u202e", "\u0085"} {
 			if strings.Contains(out, c) {
 				t.Errorf("%s holds the control %q raw:\n%q", name, c, out)
@@ -195,7 +194,46 @@ func TestEchoedProviderKeyNeverShown(t *testing.T) {
 			t.Errorf("%s: the formula is not there, neutralised: %s", name, outputs[name])
 		}
 	}
+	if !strings.Contains(outputs["scenarios jsonl"], `\u202egnp.exe\u0085`) {
+		t.Errorf("the JSON Lines do not keep the text, escaped:\n%s", outputs["scenarios jsonl"])
+	}
 	if !strings.Contains(outputs["scenarios table"], `\x1b]0;pwned\x07`) {
 		t.Errorf("the table shows the escape otherwise than visibly:\n%s", outputs["scenarios table"])
+	}
+}
+
+// A key the command knows (in its environment, not sent) that a failed
+// run's message echoes is scrubbed from the reports, whatever their own
+// escapes do to it: Markdown escapes an Anthropic key's underscores every
+// few characters, which left the runs between them unrecognised.
+func TestKeyEscapedByAReportNeverShown(t *testing.T) {
+	const antKey = "sk-ant-api03-Ab3dE_fG5hI_jK7lM_nO9pQ_rS1tU_vW3xY_zA5bC_dE7fG"
+	srv, app, testset, variant, evaluator := echoServer(t)
+	t.Setenv("AGENTA_HOST", srv.URL())
+	t.Setenv("AGENTA_API_KEY", "")
+	t.Setenv("ANTHROPIC_API_KEY", antKey)
+	failure := `{"message":"Evaluation Failed","stacktrace":"Traceback\nanthropic.AuthenticationError: invalid x-api-key ` + antKey + `"}`
+	status := `{"type":"status","value":"EVALUATION_FAILED","error":` + failure + `}`
+	srv.InjectFaultFor(agentatest.OpFetchEvaluationStatus, time.Minute, agentatest.Fault{Status: 200, Body: `{"status":` + status + `}`})
+	srv.InjectFaultFor(agentatest.OpFetchEvaluation, time.Minute, agentatest.Fault{Status: 200, Body: `{"id":"x","status":` + status + `}`})
+	dir := t.TempDir()
+	code, stdout, stderr := runCommand(t, "eval", "run", "--app", app, "--testset", testset, "--variant", variant, "--evaluator", evaluator,
+		"--interval", "100ms", "--gate", "Exact match >= 0", "--markdown", filepath.Join(dir, "r.md"), "--junit", filepath.Join(dir, "r.xml"))
+	if code != exitEvalFailed {
+		t.Fatalf("eval run exited %d, want %d: %s", code, exitEvalFailed, stderr)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "r.md"))
+	xml, _ := os.ReadFile(filepath.Join(dir, "r.xml"))
+	if !strings.Contains(string(md), "[REDACTED]") {
+		t.Fatalf("the Markdown report does not show the failure's message: %s", md)
+	}
+	for name, out := range map[string]string{"stdout": stdout, "stderr": stderr, "Markdown": string(md), "JUnit": string(xml)} {
+		read := strings.ReplaceAll(out, `\`, "") // as a reader reads the escapes
+		for i := 0; i+12 <= len(antKey); i++ {
+			if strings.Contains(read, antKey[i:i+12]) {
+				t.Errorf("%s holds %q once its escapes are read:\n%s", name, antKey[i:i+12], out)
+				break
+			}
+		}
 	}
 }

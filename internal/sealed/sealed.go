@@ -5,12 +5,19 @@
 // test's diff) reaches random-looking bytes, never the credential, while
 // two boxes sealed from the same pairs stay reflect.DeepEqual.
 //
+// The keystream of each value starts from a nonce drawn from the name and
+// the value themselves (a keyed hash, kept before the sealed bytes), so
+// two values never share one: a diff that prints a test's known key
+// beside the real one sealed under the same name would otherwise give the
+// real one away, by XOR.
+//
 // It also carries the one way, inside the module, to open the provider
 // keys of a models.ProviderKeys: the SDK sets nothing and users cannot
 // import it.
 package sealed
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
@@ -24,22 +31,37 @@ var key = sync.OnceValue(func() [32]byte {
 	return k
 })
 
-// Seal returns value XORed with the keystream of name.
+// nonceSize is how many bytes of the keyed hash of a name and a value
+// start its sealed form.
+const nonceSize = 16
+
+// Seal returns the nonce of name and value, then value XORed with the
+// keystream of that nonce.
 func Seal(name, value string) []byte {
-	out := []byte(value)
-	xor(name, out)
+	k := key()
+	mac := hmac.New(sha256.New, k[:])
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(name)))
+	mac.Write(n[:])
+	mac.Write([]byte(name))
+	mac.Write([]byte(value))
+	out := append(mac.Sum(nil)[:nonceSize:nonceSize], value...)
+	xor(out[:nonceSize], out[nonceSize:])
 	return out
 }
 
 // Open returns the value Seal sealed under name.
 func Open(name string, sealed []byte) string {
-	out := append([]byte(nil), sealed...)
-	xor(name, out)
+	if len(sealed) < nonceSize {
+		return ""
+	}
+	out := append([]byte(nil), sealed[nonceSize:]...)
+	xor(sealed[:nonceSize], out)
 	return string(out)
 }
 
-// xor XORs b with SHA-256(key, name, counter) blocks.
-func xor(name string, b []byte) {
+// xor XORs b with SHA-256(key, counter, nonce) blocks.
+func xor(nonce, b []byte) {
 	k := key()
 	var block [sha256.Size]byte
 	for i := 0; i < len(b); i += sha256.Size {
@@ -48,7 +70,7 @@ func xor(name string, b []byte) {
 		var n [4]byte
 		binary.BigEndian.PutUint32(n[:], uint32(i/sha256.Size))
 		h.Write(n[:])
-		h.Write([]byte(name))
+		h.Write(nonce)
 		h.Sum(block[:0])
 		for j := i; j < len(b) && j < i+sha256.Size; j++ {
 			b[j] ^= block[j-i]

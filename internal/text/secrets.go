@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"html"
 	"net/url"
 	"slices"
 	"strconv"
@@ -184,6 +185,10 @@ func formsOf(secret string) (dense, sparse []form) {
 		func(s string) string { return jsonEscape(s, true) },
 		func(s string) string { return jsonEscape(s, false) },
 		asciiJSON,
+		// The escapes the module's own reports apply before they are
+		// scrubbed: Markdown's (an Anthropic key's underscores) and XML's.
+		Markdown,
+		html.EscapeString,
 	}
 	if len(secret) >= MinSecret {
 		encodings = append(encodings, url.QueryEscape, url.PathEscape)

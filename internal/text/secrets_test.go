@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net/url"
 	"strings"
@@ -45,6 +46,10 @@ var encodings = map[string]func(string) string{
 	"%XX-all":    func(s string) string { return everyEscaped(s)[3] },
 	"python":     asciiJSON,
 	"json-nohtm": func(s string) string { return jsonEscape(s, false) },
+	// The escapes the module's own reports apply (Markdown's, XML's), after
+	// which they are scrubbed.
+	"markdown": Markdown,
+	"xml":      html.EscapeString,
 }
 
 // A secret is found whole in every form, and the text around it kept.
@@ -102,6 +107,23 @@ func TestScrubEveryPart(t *testing.T) {
 	in := "id " + longKey[5:5+MinRun-1]
 	if out := s.ScrubString(in); out != in {
 		t.Errorf("a %d-character part was scrubbed: %q", MinRun-1, out)
+	}
+}
+
+// A key with characters that a report escapes (an Anthropic key's
+// underscores, which Markdown escapes every few characters) is found in
+// part in the escaped form too.
+func TestScrubEscapedParts(t *testing.T) {
+	const key = "sk-ant-api03-Ab3dE_fG5hI_jK7lM_nO9pQ_rS1tU_vW3xY_zA5bC_dE7fG"
+	s := NewSecrets(key)
+	for i := 0; i+MinRun <= len(key); i++ {
+		for _, escape := range []func(string) string{Markdown, html.EscapeString} {
+			part := key[i : i+MinRun]
+			out := s.ScrubString("(" + escape(part) + ")")
+			if strings.Contains(strings.ReplaceAll(out, `\`, ""), part) {
+				t.Fatalf("part [%d:%d] escaped: %q holds it", i, i+MinRun, out)
+			}
+		}
 	}
 }
 

@@ -205,14 +205,7 @@ func NewDocumentWriter(w io.Writer) *DocumentWriter { return &DocumentWriter{w: 
 
 func (d *DocumentWriter) Write(p []byte) (int, error) {
 	buf := append(d.pending, p...)
-	end := len(buf)
-	// Hold back a character whose last bytes are still to come.
-	for i := max(0, end-utf8.UTFMax+1); i < end; i++ {
-		if utf8.RuneStart(buf[i]) && !utf8.FullRune(buf[i:end]) {
-			end = i
-			break
-		}
-	}
+	end := wholeRunes(buf)
 	out := Document(string(buf[:end]))
 	d.pending = append(d.pending[:0], buf[end:]...)
 	if _, err := io.WriteString(d.w, out); err != nil {
@@ -229,5 +222,50 @@ func (d *DocumentWriter) Flush() error {
 	out := Document(string(d.pending))
 	d.pending = d.pending[:0]
 	_, err := io.WriteString(d.w, out)
+	return err
+}
+
+// wholeRunes returns how much of buf ends on a whole character: a
+// character whose last bytes are still to come is held back.
+func wholeRunes(buf []byte) int {
+	end := len(buf)
+	for i := max(0, end-utf8.UTFMax+1); i < end; i++ {
+		if utf8.RuneStart(buf[i]) && !utf8.FullRune(buf[i:end]) {
+			return i
+		}
+	}
+	return end
+}
+
+// JSONWriter writes JSON text through JSON, however the writes split a
+// character.
+type JSONWriter struct {
+	w       io.Writer
+	pending []byte // the start of a character the next write ends
+}
+
+// NewJSONWriter returns a JSONWriter to w. Call Flush at the end.
+func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
+
+func (j *JSONWriter) Write(p []byte) (int, error) {
+	buf := append(j.pending, p...)
+	end := wholeRunes(buf)
+	// JSON may return its argument: write it before pending, which
+	// shares buf's memory, changes.
+	_, err := j.w.Write(JSON(buf[:end]))
+	j.pending = append(j.pending[:0], buf[end:]...)
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Flush writes what was held back.
+func (j *JSONWriter) Flush() error {
+	if len(j.pending) == 0 {
+		return nil
+	}
+	_, err := j.w.Write(JSON(j.pending))
+	j.pending = j.pending[:0]
 	return err
 }

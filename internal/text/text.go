@@ -10,6 +10,7 @@
 package text
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -150,6 +151,61 @@ func CSVCell(s string) string {
 		s = "'" + s
 	}
 	return escape(s, "\n")
+}
+
+// JSON returns b, JSON text, with each character that encoding/json
+// leaves raw in a string and a terminal may act on (DEL, the C1 controls,
+// the bidirectional controls, the line and paragraph separators) written
+// as a \u escape: the same value once decoded, inert when the JSON is
+// printed. Outside strings, JSON holds none of them. It returns b itself
+// when nothing needs an escape; invalid UTF-8 is left as it is.
+func JSON(b []byte) []byte {
+	i := 0
+	for i < len(b) {
+		if c := b[i]; c < utf8.RuneSelf && c != 0x7f {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == 0x7f || unsafeRune(r) {
+			break
+		}
+		i += size
+	}
+	if i == len(b) {
+		return b
+	}
+	out := append(make([]byte, 0, len(b)+16), b[:i]...)
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == 0x7f || unsafeRune(r) {
+			out = append(out, fmt.Sprintf(`\u%04x`, r)...)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// markdownSpecial are the characters Markdown escapes with a backslash in
+// a table cell: those that would end the cell or start markup.
+const markdownSpecial = "\\|*_`<>[]#~!"
+
+// Markdown returns s with each character that would end a Markdown table
+// cell or start markup escaped with a backslash. Secrets knows this form.
+func Markdown(s string) string {
+	if !strings.ContainsAny(s, markdownSpecial) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(markdownSpecial, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Document escapes s as Escape does, but for line breaks and tabs, which

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -102,12 +103,20 @@ func TestURL(t *testing.T) {
 		{"://x:SECRET@host/a?b=SECRET", "://***@host/a?***"},
 		{"not a url", "not a url"},
 		{"127.0.0.1:8080/api", "127.0.0.1:8080/api"},
+		// A password holding a character that ends the authority, as
+		// written unescaped: the @ after it still marks credentials.
+		{"https://user:SE/CRET@host/api", "https://***@host/api"},
+		{"https://user:1234/SECRET@host/api", "https://***@host/api"},
+		{"https://token/SECRET@host/api", "https://***@host/api"},
+		{"https://user:SE#CRET@host/api", "https://***@host/api"},
+		{"https://user:SE?CRET@host/api?k=SECRET", "https://***@host/api?k=***"},
+		{"user:SE/CRET@host/api", "***@host/api"},
 	} {
 		got := URL(tc.in)
 		if got != tc.want {
 			t.Errorf("URL(%q) = %q, want %q", tc.in, got, tc.want)
 		}
-		if strings.Contains(got, "SECRET") {
+		if strings.Contains(got, "CRET") { // SECRET, or the end of SE/CRET
 			t.Errorf("URL(%q) = %q shows the credential", tc.in, got)
 		}
 	}
@@ -131,5 +140,39 @@ func TestDocumentWriter(t *testing.T) {
 		if b.String() != want {
 			t.Fatalf("%d-byte writes: %q, want %q", chunk, b.String(), want)
 		}
+	}
+}
+
+// JSON output keeps the exact text, and what encoding/json leaves raw that
+// a terminal acts on (DEL, C1 controls, bidirectional controls) becomes a
+// \u escape: the same value once decoded, inert when printed.
+func TestJSON(t *testing.T) {
+	value := "rtl \u202eabc\u202c, c1 \u0085\u009b31m, del \x7f, é日😀 \"q\" \\"
+	encoded, err := json.Marshal(map[string]string{"k\u202e": value})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"k\u202e":"rtl \u202eabc\u202c, c1 \u0085\u009b31m, del \u007f, é日😀 \"q\" \\"}`
+	if got := string(JSON(encoded)); got != want {
+		t.Fatalf("JSON = %s, want %s", got, want)
+	}
+	for chunk := 1; chunk <= len(encoded); chunk++ {
+		var b strings.Builder
+		w := NewJSONWriter(&b)
+		for i := 0; i < len(encoded); i += chunk {
+			w.Write(encoded[i:min(i+chunk, len(encoded))])
+		}
+		w.Flush()
+		if b.String() != want {
+			t.Fatalf("%d-byte writes: %s, want %s", chunk, b.String(), want)
+		}
+	}
+	var back map[string]string
+	if err := json.Unmarshal([]byte(want), &back); err != nil || back["k\u202e"] != value {
+		t.Fatalf("the escaped JSON reads back as %q (%v), want %q", back, err, value)
+	}
+	plain := []byte(`{"a":"é日😀"}`)
+	if got := JSON(plain); &got[0] != &plain[0] {
+		t.Error("JSON copied a text that needs no escape")
 	}
 }

@@ -7,11 +7,25 @@ import (
 
 // URL returns a URL fit for a message: its user information shown as ***
 // (https://***@host/api), the value of each query parameter and the
-// fragment too, since they may hold a credential (?api_key=…). A text that
-// does not parse as a URL is treated the same way as far as it can be: what
-// stands between "://" and the last "@" before the path, and everything
-// after a "?" or "#", is hidden.
+// fragment too, since they may hold a credential (?api_key=…). Whatever
+// stands before the last "@" (after the scheme) is user information, even
+// where a password written unescaped holds a "/", "?" or "#". A text that
+// does not parse as a URL is treated the same way as far as it can be:
+// everything after a "?" or "#" is hidden.
 func URL(raw string) string {
+	// An @ after the scheme marks credentials, wherever a character of a
+	// password written unescaped (/, ?, #) makes a parser end the
+	// authority: everything before the last @ is hidden.
+	scheme, rest, hasScheme := strings.Cut(raw, "://")
+	if !hasScheme {
+		scheme, rest = "", raw
+	}
+	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+		if !hasScheme {
+			return "***@" + URL(rest[at+1:])
+		}
+		return strings.Replace(URL(scheme+"://"+rest[at+1:]), "://", "://***@", 1)
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Opaque != "" || u.Scheme == "" || u.Host == "" {
 		// Not a URL with a host: shown as given, less what may be a
