@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 )
 
 // TestcaseDedupKey is the column the service adds to every row created
@@ -109,7 +110,7 @@ func (c Columns) Text(name string) (string, bool) {
 // UnmarshalJSON reads a JSON object, keeping its members in order. null is
 // no columns.
 func (c *Columns) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
+	data = bytes.Trim(data, " \t\r\n") // JSON's spaces, not Unicode's
 	if bytes.Equal(data, []byte("null")) {
 		*c = nil
 		return nil
@@ -129,7 +130,9 @@ func (c *Columns) UnmarshalJSON(data []byte) error {
 		}
 		end := jsonStringEnd(data, i)
 		var name string
-		if bytes.IndexByte(data[i:end], '\\') >= 0 {
+		// Escapes and invalid UTF-8 go through encoding/json, so a name
+		// reads as it does there (a bad byte is U+FFFD).
+		if bytes.IndexByte(data[i:end], '\\') >= 0 || !utf8.Valid(data[i:end]) {
 			if err := json.Unmarshal(data[i:end], &name); err != nil {
 				return err
 			}
