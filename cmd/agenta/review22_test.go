@@ -1,0 +1,85 @@
+package main
+
+// Acceptance review of issue 22: the command on a 2026 server.
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/agenta-go/agenta/agentatest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// notFoundOn serves srv through a proxy that answers FastAPI's 404 Not
+// Found on the paths ending in suffix, and counts the requests whose path
+// ends in count.
+func notFoundOn(t *testing.T, srv *agentatest.Server, suffix, count string) (string, *atomic.Int32) {
+	u, err := url.Parse(srv.URL())
+	require.NoError(t, err)
+	p := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	var n atomic.Int32
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, count) {
+			n.Add(1)
+		}
+		if strings.HasSuffix(r.URL.Path, suffix) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"detail":"Not Found"}`)
+			return
+		}
+		p.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	return proxy.URL + u.Path, &n
+}
+
+// A command told the server speaks 2026 that meets a missing route after
+// a create is not run again: the fork would be sent twice (and the second
+// answer, "the slug is taken", would hide what went wrong). Left to
+// detect, the command runs again only after its 2024 request found no
+// route, which created nothing.
+func TestToldGenerationNeverRunsTwice(t *testing.T) {
+	srv := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026), agentatest.WithAPIKey("k26"))
+	t.Cleanup(srv.Close)
+	demo := agentatest.SeedDemo2026(srv)
+	keyFile := filepath.Join(t.TempDir(), "key")
+	require.NoError(t, os.WriteFile(keyFile, []byte("k26\n"), 0o600))
+	host, forks := notFoundOn(t, srv, "/applications/revisions/commit", "/applications/variants/fork")
+	for _, gen := range []string{"2026", "auto"} {
+		forks.Store(0)
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), []string{"--host", host, "--api-key-file", keyFile, "--generation", gen,
+			"variant", "fork", demo.ApplicationID, "--name", "candidate-" + gen, "--set", "temperature=0.1"},
+			&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		assert.Equal(t, exitService, code, "--generation %s: %s", gen, errOut.String())
+		assert.Equal(t, int32(1), forks.Load(), "--generation %s: forks sent", gen)
+		assert.Contains(t, errOut.String(), "was forked, but its new parameters were not committed", "--generation %s", gen)
+	}
+}
+
+// --generation auto wins over AGENTA_API_GENERATION, as every flag wins
+// over its variable.
+func TestGenerationFlagAutoWinsOverEnv(t *testing.T) {
+	srv := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026), agentatest.WithAPIKey("k26"))
+	t.Cleanup(srv.Close)
+	demo := agentatest.SeedDemo2026(srv)
+	t.Setenv("AGENTA_API_GENERATION", "2024")
+	t.Setenv("AGENTA_API_KEY", "k26")
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), []string{"--host", srv.URL(), "--generation", "auto", "variant", "get", demo.VariantID},
+		&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	assert.Equal(t, exitOK, code, errOut.String())
+	assert.Contains(t, out.String(), demo.VariantID)
+}
