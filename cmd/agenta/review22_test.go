@@ -136,3 +136,22 @@ func TestProviderKeysNeverSentTo2026(t *testing.T) {
 		assert.NotContains(t, out.String()+errOut.String(), secret)
 	}
 }
+
+// variant get shows the app's URL without the credentials it may carry
+// (a 2026 revision's data.url is the URL the service calls).
+func TestVariantURLCredentialsHidden(t *testing.T) {
+	srv := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026), agentatest.WithAPIKey("k26"))
+	t.Cleanup(srv.Close)
+	app := srv.AddApplication2026(agentatest.Application2026{Slug: "capitals",
+		URL: "http://user:hostpass-0123456789@127.0.0.1:19080/app?token=tok-0123456789abcdef", Parameters: map[string]any{"t": 1}})
+	t.Setenv("AGENTA_API_KEY", "k26")
+	for _, o := range []string{"table", "json"} {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), []string{"--host", srv.URL(), "variant", "get", app.VariantID, "-o", o},
+			&IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		require.Equal(t, exitOK, code, errOut.String())
+		assert.Contains(t, out.String(), "http://***@127.0.0.1:19080/app?token=***", "-o %s", o)
+		assert.NotContains(t, out.String(), "hostpass", "-o %s", o)
+		assert.NotContains(t, out.String(), "tok-0123456789abcdef", "-o %s", o)
+	}
+}
