@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,14 +108,17 @@ func (c *Client) StreamRunRows(ctx context.Context, runID string, opts *RunRowsO
 			yield(models.RunRow{}, err)
 			return
 		}
-		batch := make([]models.RunScenario, 0, size)
+		// A page holds about size rows, whatever the run's repeats: each
+		// scenario gives one row per repeat.
+		perPage := max(1, size/b.repeats)
+		batch := make([]models.RunScenario, 0, perPage)
 		for s, err := range c.QueryScenarios(ctx, models.RunScenarioQuery{RunID: runID, PageSize: size}) {
 			if err != nil {
 				yield(models.RunRow{}, err)
 				return
 			}
 			batch = append(batch, s)
-			if len(batch) == size {
+			if len(batch) == perPage {
 				if !b.page(batch, yield) {
 					return
 				}
@@ -127,6 +132,10 @@ func (c *Client) StreamRunRows(ctx context.Context, runID string, opts *RunRowsO
 	}
 }
 
+// maxRunRepeats bounds the repeats of a run StreamRunRows reads: each is
+// a row per test case.
+const maxRunRepeats = 10000
+
 // rowBuilder turns a run's pages of scenarios into rows.
 type rowBuilder struct {
 	c          *Client
@@ -138,6 +147,7 @@ type rowBuilder struct {
 	answerKeys []string // the distinct expected-answer columns, in step order
 	repeats    int
 	split      bool
+	steps      int // how many steps the run has: a scenario has at most steps × repeats cells
 	// order is each expected test case's index in the test set, and
 	// reached marks the indexes a scenario has named.
 	order     map[string]int
@@ -165,7 +175,17 @@ func (c *Client) newRowBuilder(ctx context.Context, runID string, retryWait time
 	}
 	b := &rowBuilder{c: c, ctx: ctx, runID: runID, repeats: 1, split: run.Flags.IsSplit, retryWait: retryWait}
 	if run.Data != nil && run.Data.Repeats != nil && *run.Data.Repeats > 1 {
+		if *run.Data.Repeats > maxRunRepeats {
+			// Each repeat is a row per test case, missing when the run
+			// has no cell for it: a number the server made up must not
+			// make rows, or memory, without end.
+			return nil, c.envelopeError(&request{method: "GET", path: "/evaluations/runs/" + runID}, run,
+				fmt.Errorf("the run says it repeats each test case %d times, more than the %d a run's rows are read for", *run.Data.Repeats, maxRunRepeats))
+		}
 		b.repeats = *run.Data.Repeats
+	}
+	if run.Data != nil {
+		b.steps = len(run.Data.Steps)
 	}
 	inputs := run.Steps(models.StepInput)
 	if len(inputs) == 0 {
@@ -220,10 +240,16 @@ func (c *Client) newRowBuilder(ctx context.Context, runID string, retryWait time
 // yields its rows; it reports false when the sequence must end.
 func (b *rowBuilder) page(scenarios []models.RunScenario, yield func(models.RunRow, error) bool) bool {
 	ids := make([]string, len(scenarios))
+	cells := make(map[string][]models.RunResult, len(scenarios))
 	for i, s := range scenarios {
 		ids[i] = s.ID
+		cells[s.ID] = nil
 	}
-	cells := make(map[string][]models.RunResult, len(scenarios))
+	// A page holds at most a cell per step and repeat of each scenario: a
+	// server that answers more (cells of other scenarios, or without end)
+	// would make the page grow with the run, or without bound.
+	most := len(scenarios) * max(b.steps, 1) * b.repeats
+	n := 0
 	var caseIDs, traceIDs []string
 	seenCase := map[string]bool{}
 	for r, err := range b.c.QueryResults(b.ctx, models.RunResultQuery{RunID: b.runID, ScenarioIDs: ids}) {
@@ -231,7 +257,17 @@ func (b *rowBuilder) page(scenarios []models.RunScenario, yield func(models.RunR
 			yield(models.RunRow{}, err)
 			return false
 		}
-		cells[r.ScenarioID] = append(cells[r.ScenarioID], r)
+		own, asked := cells[r.ScenarioID]
+		if n++; !asked || n > most {
+			what := fmt.Sprintf("holds more cells than the %d the page's %d scenarios can have (%d steps, %d repeats)", most, len(scenarios), b.steps, b.repeats)
+			if !asked {
+				what = fmt.Sprintf("holds cell %q of scenario %q, which was not asked for", b.c.text(r.ID, maxMessage), b.c.text(r.ScenarioID, maxMessage))
+			}
+			yield(models.RunRow{}, b.c.envelopeError(&request{method: http.MethodPost, path: "/evaluations/results/query"}, r,
+				fmt.Errorf("the results of run %s %s", b.c.text(b.runID, maxMessage), what)))
+			return false
+		}
+		cells[r.ScenarioID] = append(own, r)
 		if r.TestcaseID != "" && !seenCase[r.TestcaseID] {
 			seenCase[r.TestcaseID] = true
 			caseIDs = append(caseIDs, r.TestcaseID)
@@ -242,12 +278,9 @@ func (b *rowBuilder) page(scenarios []models.RunScenario, yield func(models.RunR
 	}
 	cases := make(map[string]*models.Testcase, len(caseIDs))
 	if len(caseIDs) > 0 {
-		for tc, err := range b.c.QueryTestcases(b.ctx, models.TestcasesQuery{TestcaseIDs: caseIDs, PageSize: len(caseIDs) + 1}) {
-			if err != nil {
-				yield(models.RunRow{}, err)
-				return false
-			}
-			cases[tc.ID] = &tc
+		if err := b.testcases(caseIDs, cases); err != nil {
+			yield(models.RunRow{}, err)
+			return false
 		}
 	}
 	traces, err := b.traces(traceIDs)
@@ -270,6 +303,26 @@ func (b *rowBuilder) page(scenarios []models.RunScenario, yield func(models.RunR
 		}
 	}
 	return true
+}
+
+// testcases reads the test cases ids names into cases. A test case not
+// asked for is an error: a server answering others, page after page, would
+// otherwise be read without end.
+func (b *rowBuilder) testcases(ids []string, cases map[string]*models.Testcase) error {
+	for _, id := range ids {
+		cases[id] = nil
+	}
+	for tc, err := range b.c.QueryTestcases(b.ctx, models.TestcasesQuery{TestcaseIDs: ids, PageSize: len(ids) + 1}) {
+		if err != nil {
+			return err
+		}
+		if _, asked := cases[tc.ID]; !asked {
+			return b.c.envelopeError(&request{method: http.MethodPost, path: "/testcases/query"}, tc,
+				fmt.Errorf("the answer holds test case %q, which was not asked for", b.c.text(tc.ID, maxMessage)))
+		}
+		cases[tc.ID] = &tc
+	}
+	return nil
 }
 
 // index is a test case's place in the test set, or past its end.
@@ -484,12 +537,9 @@ func (b *rowBuilder) unreached(yield func(models.RunRow, error) bool) {
 	for start := 0; start < len(left); start += DefaultPageSize {
 		ids := left[start:min(start+DefaultPageSize, len(left))]
 		cases := make(map[string]*models.Testcase, len(ids))
-		for tc, err := range b.c.QueryTestcases(b.ctx, models.TestcasesQuery{TestcaseIDs: ids, PageSize: len(ids) + 1}) {
-			if err != nil {
-				yield(models.RunRow{}, err)
-				return
-			}
-			cases[tc.ID] = &tc
+		if err := b.testcases(ids, cases); err != nil {
+			yield(models.RunRow{}, err)
+			return
 		}
 		for _, id := range ids {
 			row := models.RunRow{TestcaseID: id}

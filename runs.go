@@ -103,9 +103,11 @@ func (c *Client) StopSimpleEvaluation(ctx context.Context, evaluationID string) 
 	if err != nil {
 		return nil, err
 	}
-	// Stopping twice does what stopping once does: it may be retried.
+	// A stop is a write, retried as a create is (only when nothing was
+	// sent): an attempt whose answer was lost may have stopped the run,
+	// and a later server may refuse a second stop of a closed run.
 	a, err := lookup[simpleEvaluationAnswer](ctx, c, &request{operation: "StopSimpleEvaluation",
-		method: http.MethodPost, path: "/simple/evaluations/" + id + "/stop", read: true}, "evaluation "+evaluationID)
+		method: http.MethodPost, path: "/simple/evaluations/" + id + "/stop"}, "evaluation "+evaluationID)
 	if err != nil {
 		return nil, err
 	}

@@ -115,8 +115,12 @@ func EvaluateWith[W any](ctx context.Context, svc Service[W], req models.NewEval
 	}
 	if d, ok := any(svc).(generationDetector); ok {
 		// On failure the service goes on as before, and the create says
-		// what is wrong.
-		_ = d.DetectGeneration(ctx)
+		// what is wrong; but provider keys go to no server whose API is
+		// not known: a 2026 one takes none, and would get them in a 2024
+		// request.
+		if err := d.DetectGeneration(ctx); err != nil && req.LMProvidersKeys.Len() > 0 {
+			return nil, fmt.Errorf("evals: Evaluate: provider keys are sent only once the server's API is known: %w", err)
+		}
 	}
 	created, err := svc.CreateEvaluation(ctx, req)
 	if err != nil {

@@ -75,6 +75,13 @@ func (r *evalRun) run(ctx context.Context, client *agenta.Client) error {
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
 	host := opts.Factory.serverHost()
+	if opts.ProviderKeys.Len() > 0 && !opts.Factory.generationTold() {
+		// A client that does not know its server's API would send the keys
+		// in a 2024 request, to a 2026 server too, which takes none.
+		if err := client.DetectGeneration(ctx); err != nil {
+			return err
+		}
+	}
 	created, err := client.CreateEvaluation(ctx, models.NewEvaluation{
 		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
 		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(), LMProvidersKeys: opts.ProviderKeys,

@@ -100,6 +100,17 @@ var idleTimeout = time.Minute
 // that must not wait two minutes.
 var noWorkerAfter time.Duration
 
+// generationTold reports whether the client is told which API the server
+// speaks, by --generation or else AGENTA_API_GENERATION, rather than left
+// to detect it.
+func (f *Factory) generationTold() bool {
+	g := f.Generation
+	if g == "" {
+		g = f.getenv("AGENTA_API_GENERATION")
+	}
+	return g == "2024" || g == "2026"
+}
+
 // Client returns an SDK client for the configured server and key.
 func (f *Factory) Client() (*agenta.Client, error) {
 	base, err := f.hostURL()
@@ -119,7 +130,10 @@ func (f *Factory) Client() (*agenta.Client, error) {
 	opts := []agenta.Option{agenta.WithBaseURL(base), agenta.WithUserAgent("agenta-cli/" + agenta.Version),
 		agenta.WithTimeout(idleTimeout), agenta.WithIdleTimeout(idleTimeout)}
 	switch f.Generation {
-	case "", "auto":
+	case "":
+	case "auto":
+		// The flag wins over AGENTA_API_GENERATION, auto too.
+		opts = append(opts, agenta.WithGeneration(agenta.GenerationUnknown))
 	case "2024":
 		opts = append(opts, agenta.WithGeneration(agenta.Generation2024))
 	case "2026":

@@ -260,10 +260,14 @@ func runWithClient(ctx context.Context, f *Factory, work func(*agenta.Client) er
 	}
 	err = work(client)
 	// A server without the 2024 routes may speak the 2026 API: the client,
-	// once it knows, maps the 2024 operations onto it. The work failed at
-	// its first request, so it is done again, whole. A mid-2024 server
-	// never gets this extra read, but on a route it lacks.
-	if errors.Is(err, agenta.ErrRouteNotFound) {
+	// once it knows, maps the 2024 operations onto it. A client that did
+	// not know sent 2024 requests, which such a server has no route for:
+	// the work failed at its first request, created nothing, and is done
+	// again, whole. A client told its generation sent what it meant to,
+	// perhaps a create before the route it lacked: doing the work again
+	// would send that create twice. A mid-2024 server never gets this
+	// extra read, but on a route it lacks.
+	if errors.Is(err, agenta.ErrRouteNotFound) && !f.generationTold() {
 		if g, gerr := client.Generation(ctx); gerr == nil && g == agenta.Generation2026 {
 			err = work(client)
 		}

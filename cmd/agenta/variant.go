@@ -245,6 +245,13 @@ func decodeSetting(value string) (any, error) {
 
 // printVariant writes a variant as a table of fields, as JSON, or its id.
 func printVariant(w io.Writer, output string, v *models.AppVariantResponse) error {
+	if v.URI != "" {
+		// The app's URL may carry its credentials (a 2026 revision's
+		// data.url, user:password@ or ?token=): shown without them.
+		shown := *v
+		shown.URI = text.URL(v.URI)
+		v = &shown
+	}
 	switch output {
 	case outputJSON:
 		return writeJSON(w, v)
