@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/agenta-go/agenta/models"
 )
 
 func TestParseGate(t *testing.T) {
@@ -14,7 +17,7 @@ func TestParseGate(t *testing.T) {
 		want Gate
 	}{
 		{"Exact match >= 0.8", Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, Limit: 0.8}},
-		{"Exact match>=80%", Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, Limit: 0.8}},
+		{"Exact match>=80%", Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, Limit: 0.8, Percent: true}},
 		{"  ev-123 > 0.5 ", Gate{Measure: MeasureMean, Evaluator: "ev-123", Op: Above, Limit: 0.5}},
 		{"worse(Exact match) <= 3", Gate{Measure: MeasureWorseRows, Evaluator: "Exact match", Op: AtMost, Limit: 3}},
 		{"regression_p( Edit distance )>=0.05", Gate{Measure: MeasureRegressionP, Evaluator: "Edit distance", Op: AtLeast, Limit: 0.05}},
@@ -29,14 +32,17 @@ func TestParseGate(t *testing.T) {
 		{"app_errors <= baseline", Gate{Measure: MeasureAppErrors, Op: AtMost, RelativeToBaseline: true}},
 		{"app_errors<=baseline+2", Gate{Measure: MeasureAppErrors, Op: AtMost, Limit: 2, RelativeToBaseline: true}},
 		{"app_errors < Baseline - 1", Gate{Measure: MeasureAppErrors, Op: Below, Limit: -1, RelativeToBaseline: true}},
-		{"Exact match >= 90% allowing 2 failed rows", Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, Limit: 0.9, AllowFailedRows: 2}},
+		{"Exact match >= 90% allowing 2 failed rows", Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, Limit: 0.9, AllowFailedRows: 2, Percent: true}},
 		{"worse(Exact match) <= 0 allowing 1 failed row", Gate{Measure: MeasureWorseRows, Evaluator: "Exact match", Op: AtMost, AllowFailedRows: 1}},
 		{"latency.p95 <= 3  ALLOWING 5 FAILED ROWS ", Gate{Measure: MeasureLatencyP95, Op: AtMost, Limit: 3, AllowFailedRows: 5}},
 		{"allowing >= 0.5", Gate{Measure: MeasureMean, Evaluator: "allowing", Op: AtLeast, Limit: 0.5}},
 		{"baseline >= 0.5", Gate{Measure: MeasureMean, Evaluator: "baseline", Op: AtLeast, Limit: 0.5}},
 		// % where the measure is a rate: a mean, a p-value.
-		{"mean(Similarity) >= 75%", Gate{Measure: MeasureMean, Evaluator: "Similarity", Op: AtLeast, Limit: 0.75}},
-		{"regression_p(Exact match) >= 5%", Gate{Measure: MeasureRegressionP, Evaluator: "Exact match", Op: AtLeast, Limit: 0.05}},
+		{"mean(Similarity) >= 75%", Gate{Measure: MeasureMean, Evaluator: "Similarity", Op: AtLeast, Limit: 0.75, Percent: true}},
+		{"regression_p(Exact match) >= 5%", Gate{Measure: MeasureRegressionP, Evaluator: "Exact match", Op: AtLeast, Limit: 0.05, Percent: true}},
+		{"Exact match >= 57%", Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, Limit: 0.57, Percent: true}},
+		{"Exact match >= 0.5e-1%", Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, Limit: 0.0005, Percent: true}},
+		{"x < -1e30%", Gate{Measure: MeasureMean, Evaluator: "x", Op: Below, Limit: -1e28, Percent: true}},
 	}
 	for _, tt := range tests {
 		got, err := ParseGate(tt.text)
@@ -96,6 +102,8 @@ func TestInvalidGates(t *testing.T) {
 		{Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: "=>"}, "unknown operator"},
 		{Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, RelativeToBaseline: true}, "only app_errors"},
 		{MinMean("Exact match", 0.5).AllowingFailedRows(-1), "negative"},
+		{Gate{Measure: MeasureLatencyP95, Op: AtMost, Limit: 0.5, Percent: true}, "latency.p95 is in seconds, not a rate"},
+		{Gate{Measure: MeasureWorseRows, Evaluator: "Exact match", Op: AtMost, Limit: 0.5, Percent: true}, "counts rows"},
 	}
 	for _, tt := range tests {
 		err := r.Check(tt.gate)
@@ -238,4 +246,123 @@ func FuzzParseGate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A limit in % fits a rate only. "Edit distance <= 10%" on a mid-2024 edit
+// distance (a count of edits) was accepted as 0.1 edits: the parser knows
+// no evaluator, so Check finds it invalid, from the evaluator's key or
+// from values beyond [0, 1]. A pass rate, a score on [0, 1] and today's
+// (2026) Levenshtein, a similarity, keep their %.
+func TestPercentOnlyOnRates(t *testing.T) {
+	// The values of a run of 20 rows: i is the row.
+	runOf := func(config models.EvaluatorConfig, value func(i int) models.ScenarioResult) *Report {
+		var run Run
+		for i := range 20 {
+			country := fmt.Sprintf("C%02d", i+1)
+			run.Scenarios = append(run.Scenarios, answered(country, "Capital of "+country, "Capital of "+country, 0.001, 1, value(i)))
+		}
+		run.Evaluation = evaluationOf("eval-cand", "next", config)
+		return NewReport(Run{}, run)
+	}
+	distance := func(max int) func(int) models.ScenarioResult {
+		return func(i int) models.ScenarioResult { return numberResult(editDistance.ID, float64(i%(max+1))) }
+	}
+	webhook := models.EvaluatorConfig{ID: "ev-hook", Name: "Helpfulness", EvaluatorKey: "auto_webhook_test"}
+	levenshtein2026 := models.EvaluatorConfig{ID: "ev-lev", Name: "Edit distance", Slug: "edit-distance",
+		EvaluatorKey: "auto_levenshtein_distance", URI: "agenta:builtin:auto_levenshtein_distance:v0"}
+	baseline, candidate := capitalsRuns()
+	capitals := NewReport(baseline, candidate)
+
+	invalid := []struct {
+		name   string
+		report *Report
+		gate   string
+		says   string
+	}{
+		{"edit distances up to 7", capitals, "Edit distance <= 10%", `"Edit distance" is an edit distance, a count of edits, not a rate: write the limit without %`},
+		{"edit distances of 0 and 1 only", runOf(editDistance, distance(1)), "Edit distance <= 50%", "write the limit without %"},
+		{"a webhook's score up to 10", runOf(webhook, func(i int) models.ScenarioResult { return numberResult(webhook.ID, float64(i%11)) }),
+			"Helpfulness >= 70%", `the values of "Helpfulness" go from 0 to 10, beyond [0, 1]: its mean is not a rate; write the limit without %`},
+		{"a negative score", runOf(webhook, func(i int) models.ScenarioResult { return numberResult(webhook.ID, float64(i%2)-0.5) }),
+			"Helpfulness >= 10%", "go from -0.5 to 0.5"},
+	}
+	for _, tt := range invalid {
+		gate, err := ParseGate(tt.gate)
+		if err != nil {
+			t.Fatalf("ParseGate(%q): %v", tt.gate, err)
+		}
+		err = tt.report.Check(gate)
+		r := tt.report.Gates[0]
+		if !errors.Is(err, ErrInvalidGate) || !r.Invalid || !strings.Contains(r.Reason, tt.says) || !strings.HasPrefix(r.String(), tt.gate+" failed: ") {
+			t.Errorf("%s: Check(%q) = %v (%s), want an invalid gate, named as written, saying %q", tt.name, tt.gate, err, r, tt.says)
+		}
+	}
+
+	valid := []struct {
+		name     string
+		report   *Report
+		gate     string
+		measured float64
+		passed   bool
+	}{
+		{"a pass rate", capitals, "Exact match >= 70%", 0.75, true},
+		{"a pass rate below its limit", capitals, "Exact match >= 90%", 0.75, false},
+		{"a score on [0, 1]", runOf(scoreConfig, func(i int) models.ScenarioResult { return numberResult(scoreConfig.ID, float64(i%2)) }), "score >= 50%", 0.5, true},
+		{"a 2026 Levenshtein similarity", runOf(levenshtein2026, func(i int) models.ScenarioResult { return numberResult(levenshtein2026.ID, 0.9) }), "Edit distance >= 80%", 0.9, true},
+		{"an edit distance without %", runOf(editDistance, distance(1)), "Edit distance <= 0.5", 0.5, true},
+		{"a p-value", capitals, "regression_p(Exact match) >= 5%", 26.0 / 32, true},
+	}
+	for _, tt := range valid {
+		gate, err := ParseGate(tt.gate)
+		if err != nil {
+			t.Fatalf("ParseGate(%q): %v", tt.gate, err)
+		}
+		err = tt.report.Check(gate)
+		r := tt.report.Gates[0]
+		if errors.Is(err, ErrInvalidGate) || r.Passed != tt.passed || !closeTo(r.Measured, tt.measured, 1e-12) {
+			t.Errorf("%s: Check(%q) = %v (%s), want measured %v, passed %v", tt.name, tt.gate, err, r, tt.measured, tt.passed)
+		}
+	}
+}
+
+// "57%" is exactly 0.57: 57 * 0.01 is 0.5700000000000001, and 57 right
+// rows of 100 failed ">= 57%".
+func TestPercentIsExact(t *testing.T) {
+	var run Run
+	for i := range 100 {
+		country := fmt.Sprintf("C%03d", i)
+		run.Scenarios = append(run.Scenarios, answered(country, "x", "x", 0.001, 1, boolResult(exactMatch.ID, i < 57)))
+	}
+	run.Evaluation = evaluationOf("eval-cand", "next", exactMatch)
+	r := NewReport(Run{}, run)
+	for _, text := range []string{"Exact match >= 57%", "Exact match >= 57.0 %", "Exact match >= 5.7e1%", "Exact match >= 0.57"} {
+		gate, err := ParseGate(text)
+		if err != nil || gate.Limit != 0.57 {
+			t.Errorf("ParseGate(%q) = %+v, %v; want the limit 0.57", text, gate, err)
+			continue
+		}
+		if err := r.Check(gate); err != nil {
+			t.Errorf("%q on 57 right rows of 100: %v", text, err)
+		}
+	}
+}
+
+// A limit in % reads back as the same float64 from String, whatever its
+// digits: String writes the shortest decimal of the limit, times 100.
+func TestPercentRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		x := math.Float64frombits(rng.Uint64())
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e306 {
+			continue
+		}
+		if rng.IntN(2) == 0 {
+			x = float64(rng.IntN(10001)) / 10000 // a rate's usual limits
+		}
+		g := Gate{Measure: MeasureMean, Evaluator: "Exact match", Op: AtLeast, Limit: x, Percent: true}
+		again, err := ParseGate(g.String())
+		if err != nil || again != g {
+			t.Fatalf("Gate{Limit: %v, Percent: true}.String() = %q, which parses as %+v, %v", x, g.String(), again, err)
+		}
+	}
 }

@@ -41,6 +41,10 @@ type Metric struct {
 	// values. It is NaN when Count is 0.
 	Mean      float64
 	Low, High float64 // 95% confidence interval of Mean: Wilson's over every row for bools, Student's t over the values for numbers
+	// Min and Max are the smallest and the largest value (0 and 1 for
+	// bools), NaN when Count is 0: a gate tells a score on [0, 1], which
+	// a limit in % fits, from a count or a score of another scale.
+	Min, Max float64
 
 	// Bool reports that every value was a bool: Mean is then a pass rate,
 	// and Low and High are Wilson's interval. The interval is NaN when
@@ -251,7 +255,11 @@ func (m *metricAccumulator) addScore(kind valueKind, x float64) {
 }
 
 func (m *metricAccumulator) metric() Metric {
-	out := Metric{Count: m.values.n, Errors: m.errors, Missing: m.missing, Other: m.other, Mean: math.NaN(), Low: math.NaN(), High: math.NaN()}
+	out := Metric{Count: m.values.n, Errors: m.errors, Missing: m.missing, Other: m.other, Mean: math.NaN(), Low: math.NaN(), High: math.NaN(),
+		Min: math.NaN(), Max: math.NaN()}
+	if out.Count > 0 {
+		out.Min, out.Max = m.values.min, m.values.max
+	}
 	switch {
 	case out.Count == 0:
 	case m.bools == out.Count:
@@ -277,9 +285,16 @@ type moments struct {
 	n          int
 	sum, carry float64
 	mean, m2   float64 // Welford's running mean, for m2 only
+	min, max   float64
 }
 
 func (m *moments) add(x float64) {
+	if m.n == 0 || x < m.min {
+		m.min = x
+	}
+	if m.n == 0 || x > m.max {
+		m.max = x
+	}
 	m.n++
 	m.sum, m.carry = compensatedAdd(m.sum, m.carry, x)
 	d := x - m.mean

@@ -84,8 +84,9 @@ Gates (--gate, repeatable) apply to the last variant:
   NAME OP NUMBER           the mean of evaluator NAME (its name or id);
                            OP is >=, >, <= or <, spaces optional;
                            NUMBER may end in % where the measure is a
-                           rate ('Exact match>=90%'), not on a count
-                           of rows, a cost or a latency
+                           rate ('Exact match>=90%'): a pass rate, a
+                           score on [0, 1], a p-value; not a count of
+                           rows or edits, a cost or a latency
   worse(NAME) OP N         rows where it did worse than the baseline
   regression_p(NAME) OP P  one-sided p-value of a regression against the
                            baseline, in the evaluator's worse direction
