@@ -187,3 +187,39 @@ func TestCompareStreamError(t *testing.T) {
 		t.Errorf("CompareStream with a broken candidate = %d paired, %d unpaired, %v; want the 3 rows read and the stream's error", c.Paired, c.Unpaired, err)
 	}
 }
+
+// A run that lists a scenario twice is compared once per scenario: the
+// baseline's repeated app error does not raise the limit of
+// "app_errors <= baseline", and the candidate's repeated pass does not
+// pair with a second baseline row of the same question.
+func TestCompareCountsAScenarioOnce(t *testing.T) {
+	baseline := []models.EvaluationScenario{
+		withID(answered("France", "Paris", "Paris", 1, 1, boolResult("exact", true)), "b1"),
+		withID(answered("France", "Paris", "Lyon", 1, 1, boolResult("exact", false)), "b2"), // the same question, a row of its own
+		withID(failedRow("Peru", "boom", "exact"), "b3"),
+		withID(failedRow("Peru", "boom", "exact"), "b3"),
+	}
+	candidate := []models.EvaluationScenario{
+		withID(answered("France", "Paris", "Paris", 1, 1, boolResult("exact", true)), "c1"),
+		withID(answered("France", "Paris", "Paris", 1, 1, boolResult("exact", true)), "c1"),
+		withID(answered("Peru", "Lima", "Lima", 1, 1, boolResult("exact", true)), "c3"),
+	}
+	streamed, err := CompareStream(seqOf(baseline), seqOf(candidate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]Comparison{"Compare": Compare(baseline, candidate), "CompareStream": streamed} {
+		if c.BaselineRows != 3 || c.CandidateRows != 2 || c.BaselineDuplicates != 1 || c.CandidateDuplicates != 1 || c.BaselineAppErrors != 1 {
+			t.Errorf("%s: rows %d/%d, duplicates %d/%d, baseline app errors %d; want 3/2, 1/1, 1",
+				name, c.BaselineRows, c.CandidateRows, c.BaselineDuplicates, c.CandidateDuplicates, c.BaselineAppErrors)
+		}
+		// France pairs once (a tie); the baseline's second France row has
+		// no candidate partner (the candidate lacks it); Peru pairs by
+		// its inputs with the baseline's failed row.
+		d := c.Evaluators["exact"]
+		if c.Paired != 2 || c.UnpairedBaseline != 1 || c.UnpairedCandidate != 0 || d.Tied != 1 || d.CandidateLacks != 1 || d.BaselineLacks != 1 {
+			t.Errorf("%s: paired %d, unpaired %d/%d, delta %+v; want 2 pairs (a tie, Peru better), the second France lacking on the candidate's side",
+				name, c.Paired, c.UnpairedBaseline, c.UnpairedCandidate, d)
+		}
+	}
+}

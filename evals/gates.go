@@ -108,7 +108,8 @@ func (op Op) holds(measured, limit float64) bool {
 // read from configuration through encoding.TextUnmarshaler.
 //
 // Absence of evidence is never success. A gate fails, saying why, when the
-// candidate run has no rows (scenarios), when a comparison measure has no
+// candidate run has no rows (scenarios), when it lists a scenario id more
+// than once (Summary.Duplicates), when a comparison measure has no
 // baseline (or an empty one), when the evaluator has no values. Rows
 // without a value (an errored or missing result, an app call that failed,
 // a row without partner in the baseline) count against the candidate: a
@@ -585,8 +586,9 @@ func (e *GateError) Invalid() []GateResult {
 // a baseline when there is one (comparison may be nil), and returns every
 // result and, when any gate failed, a *GateError matching ErrGateFailed.
 // Evaluator names are resolved through evaluators. A gate fails when it
-// cannot be measured (an empty run, a comparison measure without a
-// baseline, an evaluator without values) and when rows without a value
+// cannot be measured (an empty run, a candidate that lists a scenario id
+// twice, a comparison measure without a baseline, an evaluator without
+// values) and when rows without a value
 // count against the candidate (see Gate); a gate naming an evaluator,
 // measure or operator that does not exist also makes the error match
 // ErrInvalidGate, so that a typo never passes.
@@ -602,6 +604,13 @@ func Check(candidate Summary, comparison *Comparison, evaluators []Evaluator, ga
 // checkGates measures the gates; failure, when set, is why the run could
 // not be judged at all, and fails every gate.
 func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []Gate, failure error) ([]GateResult, error) {
+	if failure == nil && candidate.Duplicates > 0 {
+		// Counting the scenario once keeps the repeats from inflating
+		// the measures, but a listing that repeats rows is no evidence
+		// that it holds them all.
+		failure = fmt.Errorf("the candidate run lists scenario %q more than once (%s repeating an earlier row's scenario id, left out): a listing that repeats rows may have lost others, so it is no evidence to judge on",
+			candidate.DuplicateID, rowCount(candidate.Duplicates))
+	}
 	results := make([]GateResult, len(gates))
 	var failed []GateResult
 	for i, g := range gates {

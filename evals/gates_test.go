@@ -3,8 +3,10 @@ package evals
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -363,6 +365,64 @@ func TestPercentRoundTrip(t *testing.T) {
 		again, err := ParseGate(g.String())
 		if err != nil || again != g {
 			t.Fatalf("Gate{Limit: %v, Percent: true}.String() = %q, which parses as %+v, %v", x, g.String(), again, err)
+		}
+	}
+}
+
+// A candidate that lists a scenario twice is judged on each scenario once,
+// and no gate holds on it: a listing that repeats rows may have lost
+// others. Its reports list the rows counted, once each. A baseline's
+// repeats are counted once and fail nothing.
+func TestDuplicateScenarioFailsTheGates(t *testing.T) {
+	baseline, candidate := capitalsRuns()
+	for i := range baseline.Scenarios {
+		baseline.Scenarios[i].ID = fmt.Sprintf("b%d", i)
+		candidate.Scenarios[i].ID = fmt.Sprintf("c%d", i)
+	}
+	gates := []Gate{MinMean("Exact match", 0.7), MaxAppErrors(1)}
+	clean := NewReport(baseline, candidate)
+	if err := clean.Check(gates...); err != nil {
+		t.Fatalf("the runs without repeats: %v, want every gate to hold", err)
+	}
+	baseline.Scenarios = append(baseline.Scenarios, baseline.Scenarios[0])
+	if err := NewReport(baseline, candidate).Check(gates...); err != nil {
+		t.Errorf("a baseline that repeats a row: %v, want every gate to hold", err)
+	}
+	// Brasília, a pass, listed three times more.
+	passed := slices.IndexFunc(candidate.Scenarios, func(s models.EvaluationScenario) bool { return s.OutputText() == "Brasília" })
+	candidate.Scenarios = append(candidate.Scenarios, candidate.Scenarios[passed], candidate.Scenarios[passed], candidate.Scenarios[passed])
+	for name, run := range map[string]Run{"in memory": candidate, "streamed": {Evaluation: candidate.Evaluation, Rows: func() iter.Seq2[models.EvaluationScenario, error] { return seqOf(candidate.Scenarios) }}} {
+		r := NewReport(baseline, run)
+		if s := r.CandidateSummary; s.Rows != 8 || s.Duplicates != 3 || s.Evaluators[exactMatch.ID].Mean != 6.0/8 {
+			t.Errorf("%s: candidate summary %d rows, %d duplicates, pass rate %v; want 8, 3, 6/8", name, s.Rows, s.Duplicates, s.Evaluators[exactMatch.ID].Mean)
+		}
+		err := r.Check(gates...)
+		if !errors.Is(err, ErrGateFailed) || errors.Is(err, ErrInvalidGate) {
+			t.Fatalf("%s: Check = %v, want the gates to fail (not as invalid)", name, err)
+		}
+		for _, g := range r.Gates {
+			if g.Passed || !strings.Contains(g.Reason, `lists scenario "c`) || !strings.Contains(g.Reason, "3 rows repeating") {
+				t.Errorf("%s: %s, want it failed for the repeated scenario", name, g)
+			}
+		}
+		var csv, junit, md strings.Builder
+		if err := r.WriteCSV(&csv); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteJUnit(&junit); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteMarkdown(&md); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(csv.String(), "Brasília"); n != 3 { // the expected answer of each run's row, the candidate's output
+			t.Errorf("%s: the CSV names Brasília %d times, want 3 (one row a run):\n%s", name, n, csv.String())
+		}
+		if !strings.Contains(junit.String(), `name="capitals.precise" tests="8"`) {
+			t.Errorf("%s: JUnit's candidate suite is not of 8 rows:\n%s", name, junit.String())
+		}
+		if !strings.Contains(md.String(), "| Rows repeating a scenario id (left out) | 1 | 3 |") {
+			t.Errorf("%s: Markdown does not count the repeats:\n%s", name, md.String())
 		}
 	}
 }

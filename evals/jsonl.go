@@ -43,7 +43,7 @@ func (r *Report) WriteJSONLines(w io.Writer) error {
 	enc := json.NewEncoder(bw)
 	for _, run := range r.runs() {
 		i := 0
-		for s, err := range run.scenarios() {
+		for s, err := range run.distinct() {
 			if err != nil {
 				return err
 			}

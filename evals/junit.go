@@ -73,7 +73,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	for i, run := range runs {
 		suites[i].Name = run.name
 		total := 0.0
-		for s, err := range run.scenarios() {
+		for s, err := range run.distinct() {
 			if err != nil {
 				return err
 			}
@@ -143,7 +143,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			return err
 		}
 		row := 0
-		for s, err := range run.scenarios() {
+		for s, err := range run.distinct() {
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"hash/maphash"
 	"iter"
 	"math"
 
@@ -11,7 +12,7 @@ import (
 // config, the mean of its verdicts with a 95% confidence interval, and the
 // cost and latency of the application calls.
 type Summary struct {
-	Rows       int               // scenarios read
+	Rows       int               // scenarios read, each scenario id once
 	AppErrors  int               // rows whose app call failed (output Result of type "error")
 	Evaluators map[string]Metric // by evaluator config id (ScenarioResult.EvaluatorConfig)
 	Cost       Distribution      // per-row cost, over rows that have one
@@ -20,6 +21,17 @@ type Summary struct {
 	// EvaluatorIDs lists the keys of Evaluators in the order they were
 	// first seen, so that output built from a Summary is stable.
 	EvaluatorIDs []string
+
+	// Duplicates counts the rows left out because they repeat the
+	// scenario id (EvaluationScenario.ID) of an earlier row: a scenario
+	// counts once, as its first row, so that a listing that repeats rows
+	// inflates neither a mean nor a pass rate. The service writes each
+	// scenario once, so a repeat means its listing is not to be trusted
+	// (a page that shifted repeats a row and may have lost another):
+	// every gate on a candidate with Duplicates fails (see Check).
+	// DuplicateID is the first id repeated.
+	Duplicates  int
+	DuplicateID string
 }
 
 // Metric summarises one evaluator config's results over a set of rows.
@@ -101,12 +113,24 @@ type Accumulator struct {
 	metrics         map[string]*metricAccumulator
 	order           []string
 	cost, latency   distributionAccumulator
+	ids             scenarioIDs
+	duplicates      int
+	duplicateID     string
 }
 
 // Add counts one scenario. A row whose app call failed counts as an error
 // for every evaluator, whatever its results say; an evaluator's second
-// result in one row is ignored.
+// result in one row is ignored. A row that repeats the scenario id of an
+// earlier row is left out, and counted in Summary.Duplicates. (The ids
+// are kept as 128-bit hashes, 16 bytes a row.)
 func (a *Accumulator) Add(s models.EvaluationScenario) {
+	if !a.ids.first(s.ID) {
+		a.duplicates++
+		if a.duplicateID == "" {
+			a.duplicateID = bound(s.ID, 120)
+		}
+		return
+	}
 	a.rows++
 	failed := s.Failed()
 	if failed {
@@ -152,6 +176,8 @@ func (a *Accumulator) Summary() Summary {
 		Cost:         a.cost.distribution(),
 		Latency:      a.latency.distribution(),
 		EvaluatorIDs: append([]string(nil), a.order...),
+		Duplicates:   a.duplicates,
+		DuplicateID:  a.duplicateID,
 	}
 	for id, m := range a.metrics {
 		// The rows without a result for the evaluator: an error where
@@ -189,6 +215,34 @@ func SummarizeStream(scenarios iter.Seq2[models.EvaluationScenario, error]) (Sum
 		a.Add(s)
 	}
 	return a.Summary(), nil
+}
+
+// scenarioIDs is the set of the scenario ids seen, to count a scenario
+// listed twice once. It keeps two 64-bit hashes of each id with seeds of
+// its own, 16 bytes: two ids collide with a chance of about n²/2¹²⁹ in n
+// rows (10⁻²⁶ for a million), where the ids as strings would take 80
+// bytes a row. The zero value is ready to use.
+type scenarioIDs struct {
+	seeds [2]maphash.Seed
+	seen  map[[2]uint64]struct{}
+}
+
+// first reports whether id is seen for the first time, and remembers it. A
+// row without an id (a 2026 test case no scenario ran) is always new.
+func (s *scenarioIDs) first(id string) bool {
+	if id == "" {
+		return true
+	}
+	if s.seen == nil {
+		s.seeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+		s.seen = map[[2]uint64]struct{}{}
+	}
+	key := [2]uint64{maphash.String(s.seeds[0], id), maphash.String(s.seeds[1], id)}
+	if _, dup := s.seen[key]; dup {
+		return false
+	}
+	s.seen[key] = struct{}{}
+	return true
 }
 
 // valueKind is how a result counts in a Metric.

@@ -176,3 +176,49 @@ func TestQuantileMatchesSorting(t *testing.T) {
 		}
 	}
 }
+
+// withID gives a row its scenario id.
+func withID(s models.EvaluationScenario, id string) models.EvaluationScenario {
+	s.ID = id
+	return s
+}
+
+// A run that lists a scenario twice counts it once, as its first row: a
+// repeated pass inflates neither the pass rate nor the mean, and a
+// repeated app error not the app errors; rows without an id (a 2026 test
+// case no scenario ran) are each a row of their own.
+func TestSummarizeCountsAScenarioOnce(t *testing.T) {
+	rows := []models.EvaluationScenario{
+		withID(answered("France", "Paris", "Paris", 1, 1, boolResult("exact", true), numberResult("score", 1)), "s1"),
+		withID(answered("Japan", "Tokyo", "Kyoto", 1, 1, boolResult("exact", false), numberResult("score", 0)), "s2"),
+		withID(answered("France", "Paris", "Paris", 1, 1, boolResult("exact", true), numberResult("score", 1)), "s1"),
+		withID(answered("France", "Paris", "Paris", 1, 1, boolResult("exact", true), numberResult("score", 1)), "s1"),
+		withID(failedRow("Peru", "boom", "exact", "score"), "s3"),
+		withID(failedRow("Peru", "boom", "exact", "score"), "s3"),
+		answered("Chad", "N'Djamena", "N'Djamena", 1, 1, boolResult("exact", true), numberResult("score", 1)),
+		answered("Chad", "N'Djamena", "N'Djamena", 1, 1, boolResult("exact", true), numberResult("score", 1)),
+	}
+	var a Accumulator
+	for _, r := range rows {
+		a.Add(r)
+	}
+	streamed, err := SummarizeStream(seqOf(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]Summary{"Summarize": Summarize(rows), "Accumulator": a.Summary(), "SummarizeStream": streamed} {
+		if s.Rows != 5 || s.Duplicates != 3 || s.DuplicateID != "s1" || s.AppErrors != 1 {
+			t.Errorf("%s: Rows %d, Duplicates %d (first %q), AppErrors %d; want 5 rows, 3 duplicates (first s1), 1 app error",
+				name, s.Rows, s.Duplicates, s.DuplicateID, s.AppErrors)
+		}
+		if m := s.Evaluators["exact"]; m.Mean != 3.0/5 || m.Passed() != 3 || m.Errors != 1 {
+			t.Errorf("%s: exact = %+v, want 3 passes of 5 rows, 1 error", name, m)
+		}
+		if m := s.Evaluators["score"]; m.Mean != 3.0/4 || m.Count != 4 {
+			t.Errorf("%s: score = %+v, want mean 3/4 over 4 values", name, m)
+		}
+		if s.Cost.Count != 4 || s.Cost.Sum != 4 {
+			t.Errorf("%s: cost = %+v, want 4 rows costing 4", name, s.Cost)
+		}
+	}
+}

@@ -350,8 +350,13 @@ func printSummary(w io.Writer, report *evals.Report, baseline bool) error {
 	if baseline {
 		role = ", baseline"
 	}
-	fmt.Fprintf(w, "%s (evaluation %s%s): %d rows, %d app errors, status %s\n",
-		cell(run.Variant()), cell(run.Evaluation.ID), role, summary.Rows, summary.AppErrors, cell(string(run.Evaluation.Status.EvaluationStatus())))
+	duplicates := ""
+	if summary.Duplicates > 0 {
+		// Counted once; the gates say why they fail.
+		duplicates = fmt.Sprintf(", %d more repeating a scenario id (left out)", summary.Duplicates)
+	}
+	fmt.Fprintf(w, "%s (evaluation %s%s): %d rows%s, %d app errors, status %s\n",
+		cell(run.Variant()), cell(run.Evaluation.ID), role, summary.Rows, duplicates, summary.AppErrors, cell(string(run.Evaluation.Status.EvaluationStatus())))
 	t := newTable(w)
 	t.row("  EVALUATOR", "MEAN", "95% CI", "VALUES", "ERRORS", "MISSING")
 	for _, id := range summary.EvaluatorIDs {
