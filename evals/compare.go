@@ -312,7 +312,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	}
 	c.rows[side]++
 	c.seq++
-	failed := s.Failed()
+	failed := appFailed(s)
 	if failed {
 		c.appErrors[side]++
 	}
@@ -383,7 +383,7 @@ func sideOf(baseline bool) int {
 // an error.
 func (c *Comparer) scores(dst []score, s models.EvaluationScenario) []score {
 	start := len(dst)
-	failed := s.Failed()
+	failed := appFailed(s)
 	var seen map[string]bool // for rows with many results, where a scan would be quadratic
 	if len(s.Results) > 16 {
 		seen = make(map[string]bool, len(s.Results))

@@ -94,7 +94,9 @@ func TestComparePairing(t *testing.T) {
 		return models.Input{Name: name, Type: "text", Value: json.RawMessage(raw)}
 	}
 	row := func(pass bool, inputs ...models.Input) models.EvaluationScenario {
-		return models.EvaluationScenario{Inputs: inputs, Results: []models.ScenarioResult{boolResult("ev", pass)}}
+		// The app answered: a row without output would count as its error.
+		answer := []models.Output{{Result: models.Result{Type: "text", Value: json.RawMessage(`"an answer"`)}}}
+		return models.EvaluationScenario{Inputs: inputs, Outputs: answer, Results: []models.ScenarioResult{boolResult("ev", pass)}}
 	}
 	baseline := []models.EvaluationScenario{
 		row(true, input("a", `"x"`), input("b", `"y"`)),

@@ -59,7 +59,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				v, _ := s.Input(name)
 				record = append(record, v)
 			}
-			appError, _ := s.AppError()
+			appError, _ := appError(s)
 			record = append(record, s.ExpectedAnswer(), s.OutputText(), appError)
 			record = append(record, optional(s.Cost()), optional(s.Latency()))
 			for _, e := range cat.list {

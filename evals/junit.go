@@ -192,7 +192,7 @@ func scenarioText(s models.EvaluationScenario, cat catalog) string {
 		"inputs: " + bound(s.InputsText(), 2000),
 		"expected: " + bound(s.ExpectedAnswer(), 2000),
 	}
-	if msg, failed := s.AppError(); failed {
+	if msg, failed := appError(s); failed {
 		lines = append(lines, "app error: "+bound(msg, 1000))
 	} else {
 		lines = append(lines, "output: "+bound(s.OutputText(), 4000))

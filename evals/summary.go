@@ -12,8 +12,13 @@ import (
 // config, the mean of its verdicts with a 95% confidence interval, and the
 // cost and latency of the application calls.
 type Summary struct {
-	Rows       int               // scenarios read, each scenario id once
-	AppErrors  int               // rows whose app call failed (output Result of type "error")
+	Rows int // scenarios read, each scenario id once
+	// AppErrors counts the rows whose app call failed (an output Result
+	// of type "error") or that hold no output of it at all (none, or one
+	// without a value and without an error): a row without the app's
+	// answer is no evidence that the app answered, whatever its results
+	// say.
+	AppErrors  int
 	Evaluators map[string]Metric // by evaluator config id (ScenarioResult.EvaluatorConfig)
 	Cost       Distribution      // per-row cost, over rows that have one
 	Latency    Distribution      // per-row latency in seconds, over rows that have one
@@ -46,7 +51,7 @@ type Summary struct {
 // Gate.AllowFailedRows to accept some).
 type Metric struct {
 	Count   int // results with a bool or number value
-	Errors  int // rows whose result for this evaluator failed (type "error"), or whose app call failed
+	Errors  int // rows whose result for this evaluator failed (type "error"), or whose app call failed or left no output (see Summary.AppErrors)
 	Missing int // rows whose app call answered but that have no result for this evaluator
 	// Mean is, for a bool evaluator, the pass rate over every row (a row
 	// without a value counts as a fail); for numbers, the mean of the
@@ -118,8 +123,9 @@ type Accumulator struct {
 	duplicateID     string
 }
 
-// Add counts one scenario. A row whose app call failed counts as an error
-// for every evaluator, whatever its results say; an evaluator's second
+// Add counts one scenario. A row whose app call failed, or that has no
+// output (see Summary.AppErrors), counts as an error for every evaluator,
+// whatever its results say; an evaluator's second
 // result in one row is ignored. A row that repeats the scenario id of an
 // earlier row is left out, and counted in Summary.Duplicates. (The ids
 // are kept as 128-bit hashes, 16 bytes a row.)
@@ -132,7 +138,7 @@ func (a *Accumulator) Add(s models.EvaluationScenario) {
 		return
 	}
 	a.rows++
-	failed := s.Failed()
+	failed := appFailed(s)
 	if failed {
 		a.appErrors++
 	}
@@ -215,6 +221,32 @@ func SummarizeStream(scenarios iter.Seq2[models.EvaluationScenario, error]) (Sum
 		a.Add(s)
 	}
 	return a.Summary(), nil
+}
+
+// appFailed reports whether a row holds no answer of its app to judge: the
+// call failed, or the row has no output (a 2024 row with "outputs": []),
+// or an output without a value (absent or null) and without an error.
+// Absence of evidence is never success: such a row counts as an app error,
+// and its evaluators' results as errors, as the service writes them for a
+// failed call.
+func appFailed(s models.EvaluationScenario) bool {
+	_, failed := appError(s)
+	return failed
+}
+
+// noOutput is the app error of a row without any output.
+const noOutput = "no output: the row holds no answer of the app, and no error"
+
+// appError returns the message of a row's failed app call, or noOutput for
+// a row without an answer, and whether there is one (see appFailed).
+func appError(s models.EvaluationScenario) (string, bool) {
+	if msg, failed := s.AppError(); failed {
+		return msg, true
+	}
+	if out, ok := s.Output(); ok && out.Result.HasValue() {
+		return "", false
+	}
+	return noOutput, true
 }
 
 // scenarioIDs is the set of the scenario ids seen, to count a scenario

@@ -1,11 +1,13 @@
 package evals
 
 import (
+	"encoding/json"
 	"errors"
 	"iter"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agenta-go/agenta/models"
@@ -219,6 +221,52 @@ func TestSummarizeCountsAScenarioOnce(t *testing.T) {
 		}
 		if s.Cost.Count != 4 || s.Cost.Sum != 4 {
 			t.Errorf("%s: cost = %+v, want 4 rows costing 4", name, s.Cost)
+		}
+	}
+}
+
+// A row that holds no answer of the app and no error (the 2024 shape with
+// "outputs": [], an output without a value, or a 2026 row whose trace
+// gave null) is no evidence that the app answered: it counts as an app
+// error, and its evaluators' results, whatever they say, as errors; in a
+// comparison the candidate lacks a value there.
+func TestRowWithoutOutputCountsAgainst(t *testing.T) {
+	pass := []models.ScenarioResult{boolResult("exact", true)}
+	withOutputs := func(outputs ...models.Output) models.EvaluationScenario {
+		s := answered("France", "Paris", "Paris", 1, 1, pass...)
+		s.Outputs = outputs
+		return s
+	}
+	tests := []struct {
+		name string
+		row  models.EvaluationScenario
+	}{
+		{"no outputs (2024)", withOutputs()},
+		{"an output without a value", withOutputs(models.Output{Result: models.Result{Type: "text"}})},
+		{"an output of null (2026 trace)", withOutputs(models.Output{Result: models.Result{Type: "json", Value: json.RawMessage("null")}})},
+		{"a missing output (2026, no trace)", withOutputs(models.Output{Result: models.Result{Type: models.ResultTypeMissing, Error: &models.Error{Message: "output missing"}}})},
+	}
+	baseline := []models.EvaluationScenario{answered("France", "Paris", "Paris", 1, 1, pass...), answered("Japan", "Tokyo", "Tokyo", 1, 1, pass...)}
+	for _, tt := range tests {
+		rows := []models.EvaluationScenario{tt.row, answered("Japan", "Tokyo", "Tokyo", 1, 1, pass...)}
+		s := Summarize(rows)
+		if m := s.Evaluators["exact"]; s.AppErrors != 1 || m.Errors != 1 || m.Mean != 0.5 {
+			t.Errorf("%s: %d app errors, exact %+v; want 1 app error, and a pass rate of 1/2 with the row an error", tt.name, s.AppErrors, m)
+		}
+		c := Compare(baseline, rows)
+		if d := c.Evaluators["exact"]; c.CandidateAppErrors != 1 || d.CandidateLacks != 1 || d.Worse(HigherIsBetter) != 1 {
+			t.Errorf("%s: compared, %d candidate app errors, delta %+v; want 1, and the row worse", tt.name, c.CandidateAppErrors, d)
+		}
+		r := NewReport(Run{Scenarios: baseline}, Run{Scenarios: rows})
+		if err := r.Check(MaxAppErrors(0)); !errors.Is(err, ErrGateFailed) {
+			t.Errorf("%s: app_errors <= 0 = %v, want it failed", tt.name, err)
+		}
+		var jsonl strings.Builder
+		if err := r.WriteJSONLines(&jsonl); err != nil {
+			t.Fatal(err)
+		}
+		if tt.row.Failed() == false && !strings.Contains(jsonl.String(), `"app_error":"no output`) {
+			t.Errorf("%s: the JSON Lines do not say the row has no output:\n%s", tt.name, jsonl.String())
 		}
 	}
 }
