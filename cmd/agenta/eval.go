@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -161,7 +162,14 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 			if runF != nil {
 				return runF(opts)
 			}
-			err = runWithClient(cmd.Context(), f, func(client *agenta.Client) error { return run.run(cmd.Context(), client) })
+			// A shell that a CI service signalled alone leaves the run
+			// behind: it ends as if interrupted.
+			ctx, stop := untilParentEnds(cmd.Context())
+			defer stop()
+			err = runWithClient(ctx, f, func(client *agenta.Client) error { return run.run(ctx, client) })
+			if cause := context.Cause(ctx); errors.Is(cause, errParentEnded) {
+				fmt.Fprintf(opts.IO.ErrOut, "agenta: %v: stopping as if interrupted\n", cause)
+			}
 			return run.finish(err)
 		},
 	}
