@@ -11,18 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-// ErrGateFailed matches (with errors.Is) the error of a check in which at
-// least one gate failed; errors.As to *GateError gives the details.
-var ErrGateFailed = errors.New("evals: gate failed")
-
-// ErrInvalidGate matches (with errors.Is) the error of a check in which a
-// gate is wrong rather than the candidate: it names an evaluator the runs
-// do not have, a measure or an operator that does not exist. Such a gate
-// fails too (the error also matches ErrGateFailed), and its reason names
-// what does exist, with a suggestion when a name is close. A command line
-// reports it as a usage error.
-var ErrInvalidGate = errors.New("evals: invalid gate")
-
 // Measure names what a gate measures on the candidate run.
 type Measure string
 
@@ -538,48 +526,6 @@ func (r GateResult) String() string {
 		s += " (" + r.Detail + ")"
 	}
 	return s
-}
-
-// GateError is the error of a check in which gates failed. It matches
-// ErrGateFailed, and ErrInvalidGate when a gate is invalid.
-type GateError struct {
-	Failed []GateResult // every failing gate
-	Total  int          // gates checked
-}
-
-// Error lists every failing gate with its measured value and limit.
-func (e *GateError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "evals: %d of %d gates failed", len(e.Failed), e.Total)
-	for _, r := range e.Failed {
-		b.WriteString("\n  ")
-		b.WriteString(r.String())
-	}
-	return b.String()
-}
-
-// Is makes errors.Is(err, ErrGateFailed) true, and errors.Is(err,
-// ErrInvalidGate) when a failing gate is invalid.
-func (e *GateError) Is(target error) bool {
-	switch target {
-	case ErrGateFailed:
-		return true
-	case ErrInvalidGate:
-		return slices.ContainsFunc(e.Failed, func(r GateResult) bool { return r.Invalid })
-	}
-	return false
-}
-
-// Invalid returns the failing gates that are invalid (see
-// GateResult.Invalid).
-func (e *GateError) Invalid() []GateResult {
-	var out []GateResult
-	for _, r := range e.Failed {
-		if r.Invalid {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // Check measures each gate on a candidate run, with the comparison against
