@@ -426,3 +426,259 @@ func TestDuplicateScenarioFailsTheGates(t *testing.T) {
 		}
 	}
 }
+
+// A candidate run that lacks rows the baseline has (a run cut short, a
+// list the service sent short) measured its gates on the rows it has: 2
+// right rows of 20 passed every gate on the candidate alone. The rows the
+// baseline has and the candidate lacks count as missing for the candidate.
+func TestTruncatedCandidateFailsItsOwnGates(t *testing.T) {
+	baseline, _ := twentyRuns(func(i int, country string) models.EvaluationScenario { return rightRow(i) })
+	candidate := Run{Evaluation: evaluationOf("eval-cand", "next", exactMatch, scoreConfig),
+		Scenarios: []models.EvaluationScenario{rightRow(0), rightRow(1)}}
+	r := NewReport(baseline, candidate)
+	gates := []Gate{
+		MinMean("Exact match", 0.9), MinMean("score", 0.5), MaxAppErrors(0), NoMoreAppErrorsThanBaseline(),
+		MaxP95Latency(2), MaxMeanCost(1), {Measure: MeasureErrors, Evaluator: "Exact match", Op: AtMost, Limit: 0},
+	}
+	err := r.Check(gates...)
+	var ge *GateError
+	if !errors.As(err, &ge) || len(ge.Failed) != len(gates) {
+		t.Fatalf("Check of a candidate with 2 of the baseline's 20 rows = %v, want all %d gates failed", err, len(gates))
+	}
+	for _, g := range r.Gates {
+		if !strings.Contains(g.String(), "18") {
+			t.Errorf("%s, want it to name the 18 rows the candidate lacks", g)
+		}
+	}
+	if g := r.Gates[0]; g.Measured != 0.1 {
+		t.Errorf("the pass rate over the baseline's 20 rows = %v, want 0.1", g.Measured)
+	}
+	// Accepting them takes saying so, as for failed rows.
+	if err := r.Check(MinMean("Exact match", 0.9).AllowingFailedRows(18), MaxP95Latency(2).AllowingFailedRows(18)); err != nil {
+		t.Errorf("the gates allowing 18 failed rows = %v, want them to hold on the 2 rows there are", err)
+	}
+	// The Go check without a report says the same.
+	if _, err := Check(r.CandidateSummary, r.Comparison, r.Evaluators, MinMean("Exact match", 0.9)); err == nil {
+		t.Error("Check(summary, comparison) passed a candidate that lacks 18 rows")
+	}
+}
+
+// Rows of the candidate without a partner in the baseline (a list with
+// rows twice, a run of another test set) are no evidence that the
+// candidate did better: they once counted as better rows and pulled the
+// regression p of a candidate worse on 6 rows up to 0.999.
+func TestExtraCandidateRowsAreNoEvidence(t *testing.T) {
+	baseline, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario {
+		if i < 6 {
+			return wrongRow(i)
+		}
+		return rightRow(i)
+	})
+	for i := range 20 {
+		candidate.Scenarios = append(candidate.Scenarios, rightRow(i))
+	}
+	r := NewReport(baseline, candidate)
+	c := r.Comparison
+	if c.UnpairedCandidate != 20 || c.Paired != 20 {
+		t.Fatalf("paired %d, unpaired candidate rows %d, want 20 and 20", c.Paired, c.UnpairedCandidate)
+	}
+	for _, id := range []string{exactMatch.ID, scoreConfig.ID} {
+		d := c.Evaluators[id]
+		if d.Better(HigherIsBetter) != 0 || d.Worse(HigherIsBetter) != 6 || d.CandidateOnly != 20 || d.Baseline.Missing != 20 {
+			t.Errorf("%s: better %d, worse %d, candidate-only %d, baseline missing %d; want 0, 6, 20, 20", id,
+				d.Better(HigherIsBetter), d.Worse(HigherIsBetter), d.CandidateOnly, d.Baseline.Missing)
+		}
+		// The same p as the 20 paired rows alone give.
+		alone := Compare(baseline.Scenarios, candidate.Scenarios[:20]).Evaluators[id]
+		if d.RegressionP(HigherIsBetter) != alone.RegressionP(HigherIsBetter) || d.PValue != alone.PValue {
+			t.Errorf("%s: regression p %v (two-sided %v), want %v (%v) as without the extra rows", id,
+				d.RegressionP(HigherIsBetter), d.PValue, alone.RegressionP(HigherIsBetter), alone.PValue)
+		}
+	}
+	if err := r.Check(NoSignificantRegression("Exact match", 0.05), NoSignificantRegression("score", 0.05)); err == nil {
+		t.Error("regression_p >= 0.05 held for a candidate worse on 6 of 20 rows, better on none, with 20 rows twice")
+	}
+}
+
+// A gate allowing as many failed rows as there are rows measured nothing:
+// worse(...) and regression_p(...) passed on a candidate that failed on
+// every row. A comparison without a row valued on both sides is no
+// evidence.
+func TestAllowingEveryRowLeavesNothingToCompare(t *testing.T) {
+	baseline, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario {
+		return failedRow(country, "boom", exactMatch.ID, scoreConfig.ID)
+	})
+	r := NewReport(baseline, candidate)
+	gates := []Gate{
+		MaxWorseRows("Exact match", 0).AllowingFailedRows(20), NoSignificantRegression("Exact match", 0.05).AllowingFailedRows(20),
+		MaxWorseRows("score", 0).AllowingFailedRows(25), NoSignificantRegression("score", 0.05).AllowingFailedRows(20),
+	}
+	err := r.Check(gates...)
+	var ge *GateError
+	if !errors.As(err, &ge) || len(ge.Failed) != len(gates) {
+		t.Fatalf("Check = %v, want all %d gates failed", err, len(gates))
+	}
+	for _, g := range r.Gates {
+		if !strings.Contains(g.Reason, "no row with a value on both sides") {
+			t.Errorf("%s: reason %q, want it to say no row has a value on both sides", g.Gate, g.Reason)
+		}
+	}
+	// One row left to compare is evidence, and the allowance applies.
+	baseline, candidate = twentyRuns(func(i int, country string) models.EvaluationScenario {
+		if i == 0 {
+			return rightRow(i)
+		}
+		return failedRow(country, "boom", exactMatch.ID, scoreConfig.ID)
+	})
+	if err := NewReport(baseline, candidate).Check(MaxWorseRows("Exact match", 0).AllowingFailedRows(19)); err != nil {
+		t.Errorf("worse(Exact match) <= 0 allowing 19 failed rows, with 1 row tied = %v, want it to hold", err)
+	}
+}
+
+// The service names only the evaluators with a value on some row whose
+// app call answered. When every call of a lone candidate failed, it names
+// none: a gate by name then looked like a typo (exit 2 in the command),
+// where the candidate is to blame.
+func TestUnnamedEvaluatorIsNotATypo(t *testing.T) {
+	_, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario {
+		return failedRow(country, "boom", exactMatch.ID, scoreConfig.ID)
+	})
+	candidate.Evaluation.AggregatedResults = nil // as the service sends it
+	r := NewReport(Run{}, candidate)
+	err := r.Check(MinMean("Exact match", 0.9))
+	if !errors.Is(err, ErrGateFailed) || errors.Is(err, ErrInvalidGate) {
+		t.Fatalf("Check by name with unnamed evaluators = %v, want a gate failure, not an invalid gate", err)
+	}
+	if g := r.Gates[0]; !strings.Contains(g.Reason, exactMatch.ID) || !strings.Contains(g.Reason, "no value") {
+		t.Errorf("reason %q, want it to name the evaluators without a name and say why", g.Reason)
+	}
+	// A name close to a known one is still a typo, and so is any name
+	// when every evaluator has a name.
+	_, named := twentyRuns(func(i int, country string) models.EvaluationScenario { return rightRow(i) })
+	if err := NewReport(Run{}, named).Check(MinMean("Exact mach", 0.9)); !errors.Is(err, ErrInvalidGate) {
+		t.Errorf("a typo with every evaluator named = %v, want an invalid gate", err)
+	}
+	if err := NewReport(Run{}, named).Check(MinMean("Accuracy", 0.9)); !errors.Is(err, ErrInvalidGate) {
+		t.Errorf("an unknown name with every evaluator named = %v, want an invalid gate", err)
+	}
+}
+
+func TestErroredCandidateFailsEveryGate(t *testing.T) {
+	baseline, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario {
+		if i >= 2 {
+			return failedRow(country, "model overloaded", exactMatch.ID, scoreConfig.ID)
+		}
+		return answered(country, "Capital of "+country, "Capital of "+country, 0.001, 1,
+			boolResult(exactMatch.ID, true), numberResult(scoreConfig.ID, 1))
+	})
+	r := NewReport(baseline, candidate)
+	err := r.Check(issueGates...)
+	var ge *GateError
+	if !errors.As(err, &ge) || len(ge.Failed) != len(issueGates) || errors.Is(err, ErrInvalidGate) {
+		t.Fatalf("Check = %v, want every one of the %d gates failed, none invalid", err, len(issueGates))
+	}
+	want := []struct {
+		measured float64
+		says     string
+	}{
+		{0.1, "18 of 20 rows without a value (18 errored), counted as fails"},
+		{18, "18 rows without a candidate value counted as worse"},
+		{math.NaN(), ""}, // p: checked below
+		{math.NaN(), `18 of 20 rows without a value (18 errored); accept them with "allowing 18 failed rows"`},
+		{18, "18 rows without a candidate value counted as worse"},
+	}
+	for i, w := range want {
+		g := r.Gates[i]
+		if !math.IsNaN(w.measured) && !closeTo(g.Measured, w.measured, 1e-12) {
+			t.Errorf("%s measured %v, want %v", g.Gate, g.Measured, w.measured)
+		}
+		if !strings.Contains(g.String(), w.says) {
+			t.Errorf("%s says %q, want it to say %q", g.Gate, g.String(), w.says)
+		}
+	}
+	// 18 discordant pairs, all worse: P(X ≥ 18) = 2⁻¹⁸.
+	if p := r.Gates[2].Measured; !closeTo(p, math.Pow(2, -18), 1e-9) {
+		t.Errorf("regression p = %v, want 2^-18", p)
+	}
+	m := r.CandidateSummary.Evaluators[exactMatch.ID]
+	if m.Errors != 18 || m.Count != 2 || m.Mean != 0.1 || m.Missing != 0 {
+		t.Errorf("the candidate's exact match = %+v, want 2 values, 18 errors, pass rate 0.1", m)
+	}
+	// The one way to accept them: say so, per gate.
+	if err := r.Check(MinMean("Exact match", 0.9).AllowingFailedRows(18), MinMean("score", 0.5).AllowingFailedRows(18),
+		MaxWorseRows("score", 0).AllowingFailedRows(18), NoSignificantRegression("Exact match", 0.05).AllowingFailedRows(18)); err != nil {
+		t.Errorf("gates allowing 18 failed rows = %v, want them to hold on the 2 rows that answered", err)
+	}
+	if err := r.Check(MinMean("score", 0.5).AllowingFailedRows(17)); err == nil {
+		t.Error("a gate allowing 17 failed rows held with 18")
+	}
+}
+
+func TestMissingResultsFailEveryGate(t *testing.T) {
+	baseline, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario {
+		if i >= 2 {
+			// The app answered; the evaluators gave no result.
+			return answered(country, "Capital of "+country, "Capital of "+country, 0.001, 1)
+		}
+		return answered(country, "Capital of "+country, "Capital of "+country, 0.001, 1,
+			boolResult(exactMatch.ID, true), numberResult(scoreConfig.ID, 1))
+	})
+	r := NewReport(baseline, candidate)
+	err := r.Check(issueGates...)
+	var ge *GateError
+	if !errors.As(err, &ge) || len(ge.Failed) != len(issueGates) {
+		t.Fatalf("Check = %v, want every gate failed", err)
+	}
+	if m := r.CandidateSummary.Evaluators[scoreConfig.ID]; m.Missing != 18 || m.Errors != 0 || m.Count != 2 {
+		t.Errorf("the candidate's score = %+v, want 2 values and 18 missing", m)
+	}
+	if !strings.Contains(r.Gates[0].Detail, "18 missing") || !strings.Contains(r.Gates[3].Reason, "18 missing") {
+		t.Errorf("the gates say %q and %q, want the 18 missing rows named", r.Gates[0].Detail, r.Gates[3].Reason)
+	}
+	d := r.Comparison.Evaluators[scoreConfig.ID]
+	if d.CandidateLacks != 18 || d.Worse(HigherIsBetter) != 18 || d.Tied != 2 {
+		t.Errorf("score delta = %+v, want 18 rows worse for lacking a value, 2 tied", d)
+	}
+	// Missing on both sides is a tie.
+	both := Compare(candidate.Scenarios, candidate.Scenarios).Evaluators[scoreConfig.ID]
+	if both.BothLack != 18 || both.Worse(HigherIsBetter) != 0 || both.Better(HigherIsBetter) != 0 || both.RegressionP(HigherIsBetter) != 1 {
+		t.Errorf("a run with missing rows against itself = %+v, want 18 ties, nothing worse, p = 1", both)
+	}
+}
+
+func TestEmptyRunFailsEveryGate(t *testing.T) {
+	baseline, _ := capitalsRuns()
+	empty := Run{Evaluation: evaluationOf("eval-empty", "empty")}
+	r := NewReport(baseline, empty)
+	err := r.Check(MaxAppErrors(0), MaxP95Latency(10), MaxWorseRows("Exact match", 0), NoMoreAppErrorsThanBaseline())
+	var ge *GateError
+	if !errors.As(err, &ge) || len(ge.Failed) != 4 {
+		t.Fatalf("Check of an empty candidate = %v, want 4 failures", err)
+	}
+	for _, g := range r.Gates {
+		if g.Reason != "the candidate run has no rows" {
+			t.Errorf("%s: reason %q, want the empty run named", g.Gate, g.Reason)
+		}
+	}
+	// Without rows the service names no evaluator: a gate naming one by
+	// name fails on the empty run, not as an unknown evaluator.
+	r = NewReport(Run{}, empty)
+	err = r.Check(MinMean("Exact match", 0.5), MaxWorseRows("Exact match", 0))
+	if errors.Is(err, ErrInvalidGate) || !errors.Is(err, ErrGateFailed) {
+		t.Errorf("Check by name on an empty run = %v, want a gate failure, not an invalid gate", err)
+	}
+	for _, g := range r.Gates {
+		if g.Invalid || g.Reason != "the candidate run has no rows" {
+			t.Errorf("%s on an empty run without evaluator names = %+v, want the empty run named", g.Gate, g)
+		}
+	}
+	// An empty baseline fails the gates that compare with it.
+	_, candidate := capitalsRuns()
+	r = NewReport(empty, candidate)
+	_ = r.Check(MaxWorseRows("Exact match", 8), NoMoreAppErrorsThanBaseline().AllowingFailedRows(0))
+	for _, g := range r.Gates {
+		if g.Passed || g.Reason != "the baseline run has no rows" {
+			t.Errorf("%s against an empty baseline = %s, want a failure naming the empty baseline", g.Gate, g)
+		}
+	}
+}
