@@ -3,6 +3,7 @@ package evals
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"math"
 	"math/rand/v2"
@@ -268,5 +269,25 @@ func TestRowWithoutOutputCountsAgainst(t *testing.T) {
 		if tt.row.Failed() == false && !strings.Contains(jsonl.String(), `"app_error":"no output`) {
 			t.Errorf("%s: the JSON Lines do not say the row has no output:\n%s", tt.name, jsonl.String())
 		}
+	}
+}
+
+// The set of scenario ids keeps every id through its growth: each of
+// 100,000 ids is new once, and a repeat after that.
+func TestScenarioIDs(t *testing.T) {
+	var ids scenarioIDs
+	const n = 100000
+	for round, want := range []bool{true, false} {
+		for i := range n {
+			if got := ids.first(fmt.Sprintf("0190b5a2-%04x-7000-8000-%012x", i>>16, i)); got != want {
+				t.Fatalf("round %d, id %d: first = %v, want %v", round, i, got, want)
+			}
+		}
+	}
+	if !ids.first("") || !ids.first("") {
+		t.Error("a row without an id is not always new")
+	}
+	if ids.n != n || len(ids.slots) != 262144 {
+		t.Errorf("%d ids in %d slots, want %d in 262144 (at most 3/4 full)", ids.n, len(ids.slots), n)
 	}
 }
