@@ -227,10 +227,21 @@ func runServerOf(rows, padding int, row func(b []byte, i int, variant string) []
 // missingResultsRow is row i of the fixture evaluation, except that the
 // variant "missing" has no evaluator result on any row but the first two:
 // its app answered, and its evaluators gave nothing, which the fake
-// service cannot do.
+// service cannot do; the variant "repeats" lists its first 5 rows again,
+// with their scenario ids, in place of rows 16 to 20; and the variant
+// "nooutput" has no output on its last 2 rows ("outputs": []), and no
+// app error, its evaluators' results as they are.
 func missingResultsRow(b []byte, i int, variant string) []byte {
 	start := len(b)
+	if variant == "repeats" && i >= 15 {
+		return appendBenchScenario(b, i-15)
+	}
 	b = appendBenchScenario(b, i)
+	if variant == "nooutput" && i >= 18 {
+		from := bytes.Index(b[start:], []byte(`"outputs":[`))
+		to := bytes.Index(b[start:], []byte(`,"correct_answers"`))
+		return append(b[:start+from], append([]byte(`"outputs":[]`), b[start+to:]...)...)
+	}
 	if variant != "missing" || i < 2 {
 		return b
 	}

@@ -90,7 +90,7 @@ func TestEvalRunOptions(t *testing.T) {
 	}
 	want := EvalRunOptions{AppID: "a", TestsetID: "t", VariantIDs: []string{"v1", "v2"}, EvaluatorIDs: []string{"e1", "e2"},
 		Gates: []evals.Gate{
-			{Measure: evals.MeasureMean, Evaluator: "Exact match", Op: evals.AtLeast, Limit: 0.9},
+			{Measure: evals.MeasureMean, Evaluator: "Exact match", Op: evals.AtLeast, Limit: 0.9, Percent: true},
 			{Measure: evals.MeasureWorseRows, Evaluator: "Edit distance", Op: evals.AtMost, Limit: 2},
 		},
 		JUnit: "r.xml", CSV: "r.csv", JSON: "r.jsonl", Markdown: "r.md", Interval: 100 * time.Millisecond, Timeout: time.Minute}
