@@ -11,15 +11,16 @@ import (
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/evals"
 )
 
 // TestWorst: of several outcomes, the exit code is the first in
 // exitOrder, the earliest error with it is the one returned, and the
 // others keep their order, without repeats.
 func TestWorst(t *testing.T) {
-	coded := func(code int, text string) error { return &exitError{code: code, err: errors.New(text)} }
-	gate, local, failed, service, usage, interrupted := coded(exitGateFailed, "gate"), coded(exitLocal, "local"),
-		coded(exitEvalFailed, "failed"), coded(exitService, "service"), coded(exitUsage, "usage"), coded(exitInterrupted, "interrupted")
+	sdk := func(text string, err error) error { return &sdkError{text: text, err: err} }
+	gate, local, failed, service, usage, interrupted := sdk("gate", evals.ErrGateFailed), localError(errors.New("local")),
+		sdk("failed", agenta.ErrEvaluationFailed), sdk("service", errors.New("500")), usageErrorf("usage"), sdk("interrupted", context.Canceled)
 	tests := []struct {
 		errs   []error
 		first  string
@@ -33,7 +34,7 @@ func TestWorst(t *testing.T) {
 		{[]error{service, failed, gate}, "failed", "[service gate]"},
 		{[]error{failed, usage}, "usage", "[failed]"},
 		{[]error{usage, interrupted, service}, "interrupted", "[usage service]"},
-		{[]error{service, coded(exitService, "service 2"), service}, "service", "[service 2]"},
+		{[]error{service, sdk("service 2", errors.New("502")), service}, "service", "[service 2]"},
 	}
 	for _, tt := range tests {
 		others, first := worst(tt.errs...)
