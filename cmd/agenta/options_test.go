@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -12,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/evals"
 	"github.com/agenta-go/agenta/models"
 	"github.com/spf13/cobra"
@@ -220,59 +217,6 @@ func TestHostURL(t *testing.T) {
 		if err != nil || got != tt.want {
 			t.Errorf("--host %q, AGENTA_HOST %q: got %q, %v; want %q", tt.flag, tt.env, got, err, tt.want)
 		}
-	}
-}
-
-// TestClassify checks the exit code of each kind of error.
-func TestClassify(t *testing.T) {
-	tests := []struct {
-		name string
-		err  error
-		want int
-	}{
-		{"nil", nil, exitOK},
-		{"gate", &evals.GateError{Failed: []evals.GateResult{{Gate: evals.MinMean("x", 1)}}, Total: 1}, exitGateFailed},
-		{"evaluation failed", fmt.Errorf("waiting: %w", &agenta.EvaluationFailedError{EvaluationID: "e", Status: models.EvaluationFailed}), exitEvalFailed},
-		{"usage", usageErrorf("bad"), exitUsage},
-		{"local", localError(errors.New("disk full")), exitLocal},
-		{"service", errors.New("agenta: GET /api/x: 500 Internal Server Error"), exitService},
-	}
-	for _, tt := range tests {
-		if got := exitCode(classify(tt.err, "h")); got != tt.want {
-			t.Errorf("%s: exit code %d, want %d", tt.name, got, tt.want)
-		}
-	}
-	// An argument the SDK refuses is named as on the wire, not by its Go path.
-	err := classify(&agenta.ArgumentError{Name: "NewEvaluation.VariantIDs[1]", Field: "variant_ids[1]", Reason: "is required"}, "h")
-	if got := errorLine(err); got != "agenta: invalid variant_ids[1]: is required" || exitCode(err) != exitUsage {
-		t.Errorf("argument error: %q, exit %d; want %q, exit %d", got, exitCode(err), "agenta: invalid variant_ids[1]: is required", exitUsage)
-	}
-}
-
-// TestErrorLine checks that an error prints as one bounded line.
-func TestErrorLine(t *testing.T) {
-	long := strings.Repeat("é", 2000)
-	line := errorLine(errors.New("first\n  second\r\n\tthird " + long))
-	if strings.ContainsAny(line, "\n\r\t") {
-		t.Errorf("error line holds a control character: %q", line[:60])
-	}
-	if !strings.HasPrefix(line, "agenta: first; second; third ") {
-		t.Errorf("error line starts %q, want %q", line[:40], "agenta: first; second; third ")
-	}
-	// A terminal escape, a line separator or a bidirectional override
-	// from a server message never reaches the terminal: it shows escaped.
-	for hostile, shown := range map[string]string{"\x1b[2J": `\x1b[2J`, "\a": `\x07`, "\u2028": `\u2028`, "\u2029": `\u2029`,
-		"\u202e": `\u202e`, "\u2066": `\u2066`, "\u0085": `\u0085`, "\u009b": `\u009b`} {
-		line, c := errorLine(errors.New("a"+hostile+"b")), cell("a"+hostile+"b")
-		if strings.Contains(line, hostile) || strings.Contains(c, hostile) {
-			t.Errorf("error line %q or cell %q holds %q", line, c, hostile)
-		}
-		if !strings.Contains(line, "a"+shown+"b") || c != "a"+shown+"b" {
-			t.Errorf("error line %q or cell %q, want %q shown as %s", line, c, hostile, shown)
-		}
-	}
-	if n := utf8.RuneCountInString(line); n > maxErrorLine+len("agenta: ") {
-		t.Errorf("error line is %d runes, want at most about %d", n, maxErrorLine)
 	}
 }
 
