@@ -85,6 +85,7 @@ func TestBoundedUnderLoad(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}, Timeout: time.Minute}
 	t.Cleanup(client.CloseIdleConnections)
 	statuses := map[int]int{}
+	var lost []string // the transport errors, for the failure message
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	work := make(chan struct{})
@@ -102,6 +103,9 @@ func TestBoundedUnderLoad(t *testing.T) {
 				}
 				mu.Lock()
 				statuses[status]++
+				if err != nil && len(lost) < 5 {
+					lost = append(lost, err.Error())
+				}
 				mu.Unlock()
 			}
 		}()
@@ -119,8 +123,14 @@ func TestBoundedUnderLoad(t *testing.T) {
 	wg.Wait()
 
 	max := srv.Limits().Evaluations
-	assert.Equal(t, max, statuses[http.StatusOK], "creates answered 200: %v", statuses)
-	assert.Equal(t, creates-max, statuses[http.StatusTooManyRequests], "creates answered 429: %v", statuses)
+	assert.LessOrEqual(t, statuses[http.StatusOK], max, "creates answered 200: %v", statuses)
+	assert.GreaterOrEqual(t, statuses[http.StatusOK], max-statuses[0], "creates answered 200: %v", statuses)
+	// A create the client never got an answer to (status 0) is no answer
+	// of the fake's: a loaded machine can hold a request past the 300ms
+	// header timeout this test sets. A few are allowed, never as a 200.
+	assert.LessOrEqual(t, statuses[0], creates/200, "creates with no answer: %v %q", statuses, lost)
+	assert.Equal(t, creates-max-statuses[0], statuses[http.StatusTooManyRequests], "creates answered 429: %v %q", statuses, lost)
+	assert.Equal(t, creates, statuses[0]+statuses[http.StatusOK]+statuses[http.StatusTooManyRequests], "creates answered otherwise: %v", statuses)
 	assert.Equal(t, max, len(srv.EvaluationIDs()), "evaluations stored")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
