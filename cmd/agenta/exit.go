@@ -81,7 +81,10 @@ func worst(errs ...error) (others []error, first error) {
 // childExit); an error from the SDK or evals, once classify has described
 // it (sdkError), by the SDK's types and sentinels. An error of no kind
 // known here is cobra's, from parsing the command line: a usage error.
-// The cases are in order: the first that matches wins.
+// The cases are in order: the first that matches wins. A failing --gate,
+// for one, is parsed in eval.go (check), judged in evalrun.go (judge, by
+// evals' Report.Check), described in errors.go (classify), and gets its 1
+// here, from the *evals.GateError itself.
 func exitCode(err error) int {
 	var (
 		child   *childExit
