@@ -301,10 +301,8 @@ func crossJSON(t *testing.T, doc string) []string {
 func TestEvalRunAlikeOnBothGenerations(t *testing.T) {
 	srv24 := agentatest.NewServer()
 	t.Cleanup(srv24.Close)
-	srv26 := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026), agentatest.WithAPIKey("k26"))
-	t.Cleanup(srv26.Close)
-	keyFile := filepath.Join(t.TempDir(), "key")
-	require.NoError(t, os.WriteFile(keyFile, []byte("k26\n"), 0o600))
+	srv26 := fake2026(t)
+	keyFile := fake2026KeyFile(t)
 	ids24, ids26 := seedCross2024(srv24), seedCross2026(srv26)
 	ids26.KeyFile = keyFile
 	for _, c := range crossCases {

@@ -7,8 +7,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -24,12 +22,10 @@ import (
 func TestProviderKeysNeverSentTo2026(t *testing.T) {
 	const secret = "sk-provider-secret-1234567890"
 	t.Setenv("OPENAI_API_KEY", secret)
-	srv26 := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026), agentatest.WithAPIKey("k26"))
-	t.Cleanup(srv26.Close)
+	srv26 := fake2026(t)
 	srv24 := agentatest.NewServer()
 	t.Cleanup(srv24.Close)
-	keyFile := filepath.Join(t.TempDir(), "key")
-	require.NoError(t, os.WriteFile(keyFile, []byte("k26\n"), 0o600))
+	keyFile := fake2026KeyFile(t)
 	for _, c := range []struct {
 		ids  crossIDs
 		key  string

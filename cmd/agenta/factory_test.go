@@ -46,8 +46,7 @@ func TestHostURL(t *testing.T) {
 // --generation auto wins over AGENTA_API_GENERATION, as every flag wins
 // over its variable.
 func TestGenerationFlagAutoWinsOverEnv(t *testing.T) {
-	srv := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026), agentatest.WithAPIKey("k26"))
-	t.Cleanup(srv.Close)
+	srv := fake2026(t)
 	demo := agentatest.SeedDemo2026(srv)
 	t.Setenv("AGENTA_API_GENERATION", "2024")
 	t.Setenv("AGENTA_API_KEY", "k26")

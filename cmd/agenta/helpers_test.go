@@ -22,6 +22,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -348,4 +349,22 @@ func echoServer(t *testing.T) (srv *agentatest.Server, app, testset, variant, ev
 		{"country": hostile, "correct_answer": "-1+1"},
 	}})
 	return srv, demo.AppID, testset, variant, demo.ExactMatchID
+}
+
+// fake2026 starts a fake that speaks the 2026 API and takes the API key
+// k26 (see fake2026KeyFile), closed when the test ends.
+func fake2026(t *testing.T) *agentatest.Server {
+	t.Helper()
+	srv := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026), agentatest.WithAPIKey("k26"))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// fake2026KeyFile writes fake2026's key to a file for --api-key-file and
+// returns its path.
+func fake2026KeyFile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "key")
+	require.NoError(t, os.WriteFile(path, []byte("k26\n"), 0o600))
+	return path
 }

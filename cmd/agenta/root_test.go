@@ -1,14 +1,11 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/agenta-go/agenta/agentatest"
 	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // A command told the server speaks 2026 that meets a missing route after
@@ -17,11 +14,9 @@ import (
 // detect, the command runs again only after its 2024 request found no
 // route, which created nothing.
 func TestToldGenerationNeverRunsTwice(t *testing.T) {
-	srv := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026), agentatest.WithAPIKey("k26"))
-	t.Cleanup(srv.Close)
+	srv := fake2026(t)
 	demo := agentatest.SeedDemo2026(srv)
-	keyFile := filepath.Join(t.TempDir(), "key")
-	require.NoError(t, os.WriteFile(keyFile, []byte("k26\n"), 0o600))
+	keyFile := fake2026KeyFile(t)
 	host, forks := notFoundOn(t, srv, "/applications/revisions/commit", "/applications/variants/fork")
 	for _, gen := range []string{"2026", "auto"} {
 		forks.Store(0)

@@ -64,8 +64,7 @@ func TestVariantForkSettings(t *testing.T) {
 // variant get shows the app's URL without the credentials it may carry
 // (a 2026 revision's data.url is the URL the service calls).
 func TestVariantURLCredentialsHidden(t *testing.T) {
-	srv := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026), agentatest.WithAPIKey("k26"))
-	t.Cleanup(srv.Close)
+	srv := fake2026(t)
 	app := srv.AddApplication2026(agentatest.Application2026{Slug: "capitals",
 		URL: "http://user:hostpass-0123456789@127.0.0.1:19080/app?token=tok-0123456789abcdef", Parameters: map[string]any{"t": 1}})
 	t.Setenv("AGENTA_API_KEY", "k26")
