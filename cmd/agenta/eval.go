@@ -269,7 +269,7 @@ func (o *EvalRunOptions) check() error {
 	for _, spec := range o.gates {
 		gate, err := evals.ParseGate(spec)
 		if err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("--gate: %w", err)}
+			return usageErrorf("--gate: %w", err)
 		}
 		// Refused now rather than failed after a whole run.
 		if comparesWithBaseline(gate) && len(o.VariantIDs) < 2 {
