@@ -177,8 +177,10 @@ func invalidGateError(t *testing.T) error {
 		t.Fatal(err)
 	}
 	v := &variantRun{label: "evaluation e1 (v1)", run: evals.Run{Evaluation: models.Evaluation{ID: "e1"}}}
-	v.acc.Add(models.EvaluationScenario{EvaluationID: "e1", Results: []models.ScenarioResult{
-		{EvaluatorConfig: "exact", Result: models.Result{Type: "number", Value: []byte("1")}}}})
+	v.acc.Add(models.EvaluationScenario{ID: "s1", EvaluationID: "e1",
+		Outputs: []models.Output{{Result: models.Result{Type: "text", Value: []byte(`"Paris"`)}}},
+		Results: []models.ScenarioResult{
+			{EvaluatorConfig: "exact", Result: models.Result{Type: "number", Value: []byte("1")}}}})
 	v.summary = v.acc.Summary()
 	r := &evalRun{opts: &EvalRunOptions{Gates: []evals.Gate{gate}}, out: &guardedWriter{w: io.Discard}, runs: []*variantRun{v}}
 	err = classify(r.judge(), "h")
