@@ -70,7 +70,10 @@ func TestSlowAnswerOutlastsThePerAttemptTimeout(t *testing.T) {
 	for name, read := range readAll {
 		t.Run(name, func(t *testing.T) {
 			srv.InjectFault(agentatest.OpFetchEvaluationScenarios, 1, agentatest.Fault{Trickle: pause, TrickleBytes: piece})
-			c := progressClient(t, srv, agenta.WithTimeout(timeout), agenta.WithMaxRetries(0))
+			// The idle timeout is set apart from the per-attempt one: a
+			// loaded machine (CI's -race run) can hold a 25ms pause past
+			// 100ms, and that is the idle timeout's test, not this one.
+			c := progressClient(t, srv, agenta.WithTimeout(timeout), agenta.WithIdleTimeout(10*time.Second), agenta.WithMaxRetries(0))
 
 			got, err := read(context.Background(), c, id)
 

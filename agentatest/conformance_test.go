@@ -21,13 +21,6 @@ import (
 	"github.com/agenta-go/agenta/models"
 )
 
-// newCapitals starts a fake holding seed.py's objects.
-func newCapitals(t *testing.T, opts ...agentatest.Option) (*agentatest.Server, map[string]string) {
-	t.Helper()
-	srv := agentatest.NewTestServer(t, opts...)
-	return srv, seedFake(srv, "capitals", "")
-}
-
 // runToEnd creates an evaluation from body and returns its id once it is
 // over.
 func runToEnd(t *testing.T, srv *agentatest.Server, body orderedObject) string {

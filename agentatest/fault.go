@@ -1,7 +1,6 @@
 package agentatest
 
 import (
-	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -227,8 +226,6 @@ type shapedWriter struct {
 	written int  // bytes of the body written
 	ended   bool // the body was cut, or stalled until the client left
 }
-
-var errAnswerShaped = errors.New("agentatest: the answer was cut short or stalled by a fault")
 
 // Unwrap gives dropConnection access to the connection.
 func (w *shapedWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

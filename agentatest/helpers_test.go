@@ -5,6 +5,7 @@ package agentatest_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -107,4 +108,122 @@ func detail(t *testing.T, r rawResponse) string {
 	s, ok := doc["detail"].(string)
 	require.True(t, ok, "detail is not a string: %s", r.body)
 	return s
+}
+
+// within fails the test when f has not returned after a deadline far
+// beyond its normal time: it detects a freeze, not a slow machine.
+func within(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s: still blocked after 30 s; expected it to return at once", what)
+	}
+}
+
+// seedEcho seeds an app whose base runs app (or the template application)
+// with two variants, a three-row test set and the given evaluator keys.
+func seedEcho(srv *agentatest.Server, app agentatest.Application, evaluatorKeys ...string) (appID, testsetID string, variants, evaluators []string) {
+	appID = srv.AddApp(agentatest.App{Name: "echo"})
+	base := srv.AddBase(agentatest.Base{AppID: appID, Application: app})
+	variants = []string{
+		srv.AddVariant(agentatest.Variant{BaseID: base, ConfigName: "plain", Parameters: map[string]any{"prompt_user": "{word}"}}),
+		srv.AddVariant(agentatest.Variant{BaseID: base, ConfigName: "shout", Parameters: map[string]any{"prompt_user": "{word}!"}}),
+	}
+	testsetID = srv.AddTestset(agentatest.Testset{AppID: appID, Name: "words", Rows: []map[string]string{
+		{"word": "alpha", "correct_answer": "alpha"},
+		{"word": "beta", "correct_answer": "beta"},
+		{"word": "gamma", "correct_answer": "gamma!"},
+	}})
+	for _, key := range evaluatorKeys {
+		evaluators = append(evaluators, srv.AddEvaluatorConfig(models.EvaluatorConfig{
+			EvaluatorKey: key, SettingsValues: map[string]any{"correct_answer_key": "correct_answer"},
+		}))
+	}
+	return appID, testsetID, variants, evaluators
+}
+
+func create(t *testing.T, c *agenta.Client, appID, testsetID string, variants, evaluators []string) []models.Evaluation {
+	t.Helper()
+	evs, err := c.CreateEvaluation(context.Background(), models.NewEvaluation{
+		AppID: appID, VariantIDs: variants, EvaluatorConfigIDs: evaluators,
+		TestsetID: testsetID, RateLimit: models.DefaultRateLimit(),
+	})
+	require.NoError(t, err)
+	require.Len(t, evs, len(variants))
+	return evs
+}
+
+func state(t *testing.T, srv *agentatest.Server, id string) string {
+	t.Helper()
+	ev, ok := srv.Evaluation(id)
+	require.True(t, ok, "evaluation %s", id)
+	return ev.State()
+}
+
+// createRaw posts a NewEvaluation and returns the answer.
+func createRaw(t *testing.T, srv *agentatest.Server, appID, testsetID string, variants, evaluators []string, maxRetries int) rawResponse {
+	t.Helper()
+	list := func(ids []string) string {
+		if ids == nil {
+			ids = []string{}
+		}
+		b, _ := json.Marshal(ids)
+		return string(b)
+	}
+	body := fmt.Sprintf(`{"app_id":%q,"variant_ids":%s,"evaluators_configs":%s,"testset_id":%q,
+		"rate_limit":{"batch_size":10,"max_retries":%d,"retry_delay":3,"delay_between_batches":5}}`,
+		appID, list(variants), list(evaluators), testsetID, maxRetries)
+	return post(t, srv.URL()+"/evaluations", "application/json", body)
+}
+
+// created returns the evaluations of a 200 create answer.
+func created(t *testing.T, r rawResponse) []map[string]any {
+	t.Helper()
+	require.Equal(t, 200, r.status, "create: %s", r.body)
+	var out []map[string]any
+	require.NoError(t, json.Unmarshal(r.body, &out), "create: %s", r.body)
+	return out
+}
+
+// statusOf reads GET /evaluations/{id}/status and returns the Result.
+func statusOf(t *testing.T, srv *agentatest.Server, id string) map[string]any {
+	t.Helper()
+	r := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+id+"/status")
+	require.Equal(t, 200, r.status, "status: %s", r.body)
+	doc := r.json(t).(map[string]any)
+	require.Len(t, doc, 1, `the answer is {"status": <Result>}: %s`, r.body)
+	return doc["status"].(map[string]any)
+}
+
+func statusValue(t *testing.T, srv *agentatest.Server, id string) string {
+	t.Helper()
+	v, _ := statusOf(t, srv, id)["value"].(string)
+	return v
+}
+
+func evaluationOf(t *testing.T, srv *agentatest.Server, id string) map[string]any {
+	t.Helper()
+	r := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+id)
+	require.Equal(t, 200, r.status, "evaluation: %s", r.body)
+	return r.json(t).(map[string]any)
+}
+
+func scenariosOf(t *testing.T, srv *agentatest.Server, id string) []any {
+	t.Helper()
+	r := get(t, http.DefaultClient, srv.URL()+"/evaluations/"+id+"/evaluation_scenarios")
+	require.Equal(t, 200, r.status, "scenarios: %s", r.body)
+	return r.json(t).([]any)
+}
+
+// newCapitals starts a fake holding seed.py's objects.
+func newCapitals(t *testing.T, opts ...agentatest.Option) (*agentatest.Server, map[string]string) {
+	t.Helper()
+	srv := agentatest.NewTestServer(t, opts...)
+	return srv, seedFake(srv, "capitals", "")
 }

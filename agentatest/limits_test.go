@@ -85,6 +85,7 @@ func TestBoundedUnderLoad(t *testing.T) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 8}, Timeout: time.Minute}
 	t.Cleanup(client.CloseIdleConnections)
 	statuses := map[int]int{}
+	var lost []string // the transport errors, for the failure message
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	work := make(chan struct{})
@@ -102,6 +103,9 @@ func TestBoundedUnderLoad(t *testing.T) {
 				}
 				mu.Lock()
 				statuses[status]++
+				if err != nil && len(lost) < 5 {
+					lost = append(lost, err.Error())
+				}
 				mu.Unlock()
 			}
 		}()
@@ -119,8 +123,14 @@ func TestBoundedUnderLoad(t *testing.T) {
 	wg.Wait()
 
 	max := srv.Limits().Evaluations
-	assert.Equal(t, max, statuses[http.StatusOK], "creates answered 200: %v", statuses)
-	assert.Equal(t, creates-max, statuses[http.StatusTooManyRequests], "creates answered 429: %v", statuses)
+	assert.LessOrEqual(t, statuses[http.StatusOK], max, "creates answered 200: %v", statuses)
+	assert.GreaterOrEqual(t, statuses[http.StatusOK], max-statuses[0], "creates answered 200: %v", statuses)
+	// A create the client never got an answer to (status 0) is no answer
+	// of the fake's: a loaded machine can hold a request past the 300ms
+	// header timeout this test sets. A few are allowed, never as a 200.
+	assert.LessOrEqual(t, statuses[0], creates/200, "creates with no answer: %v %q", statuses, lost)
+	assert.Equal(t, creates-max-statuses[0], statuses[http.StatusTooManyRequests], "creates answered 429: %v %q", statuses, lost)
+	assert.Equal(t, creates, statuses[0]+statuses[http.StatusOK]+statuses[http.StatusTooManyRequests], "creates answered otherwise: %v", statuses)
 	assert.Equal(t, max, len(srv.EvaluationIDs()), "evaluations stored")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -298,4 +308,58 @@ func quoted(ids []string) string {
 		parts[i] = strconv.Quote(id)
 	}
 	return strings.Join(parts, ",")
+}
+
+// TestStalledReaderFreezesNothing: a client asks for a large answer and
+// never reads it. Other clients, seeding and Close go on regardless.
+func TestStalledReaderFreezesNothing(t *testing.T) {
+	srv := agentatest.NewServer()
+	d := agentatest.SeedDemo(srv)
+	// A variant whose answer (8 MiB) is larger than the server's socket
+	// buffer (at most 4 MiB on Linux) and the client's, kept small.
+	big := srv.AddVariant(agentatest.Variant{BaseID: d.BaseID, ConfigName: "big",
+		Parameters: map[string]any{"blob": strings.Repeat("x", 8<<20)}})
+
+	conn, err := net.Dial("tcp", strings.TrimPrefix(strings.TrimSuffix(srv.URL(), "/api"), "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	require.NoError(t, conn.(*net.TCPConn).SetReadBuffer(4096))
+	_, err = fmt.Fprintf(conn, "GET /api/variants/%s HTTP/1.1\r\nHost: fake\r\n\r\n", big)
+	require.NoError(t, err)
+	// Read the status line only, so the handler is surely writing.
+	status, err := bufio.NewReader(conn).ReadString('\n')
+	require.NoError(t, err)
+	require.Contains(t, status, "200")
+
+	c := newClient(t, srv)
+	within(t, "another client's read", func() {
+		v, err := c.GetVariant(context.Background(), d.VariantID)
+		assert.NoError(t, err)
+		assert.Equal(t, "capitals.default", v.VariantName)
+	})
+	within(t, "seeding", func() { srv.AddApp(agentatest.App{Name: "more"}) })
+	within(t, "Close", srv.Close)
+}
+
+// TestBodyOverTheLimitIs413: a body over MaxBodyBytes is refused as a
+// whole, never cut short and read as if it were complete.
+func TestBodyOverTheLimitIs413(t *testing.T) {
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	padding := strings.Repeat(" ", agentatest.MaxBodyBytes)
+	body := fmt.Sprintf(`{"base_id":%q,"new_variant_name":"n","new_config_name":"huge","parameters":{}}%s`, d.BaseID, padding)
+	r := post(t, srv.URL()+"/variants/from-base", "application/json", body)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.status, "%.200s", r.body)
+	assert.Contains(t, detail(t, r), "over 16777216 bytes")
+	reqs := srv.RequestsFor(agentatest.OpAddVariantFromBase)
+	require.Len(t, reqs, 1)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, reqs[0].Status)
+
+	// Exactly at the limit the body is read and the request served (by a
+	// route that ignores it, to keep the test quick).
+	req, err := http.NewRequest(http.MethodGet, srv.URL()+"/variants/"+d.VariantID, strings.NewReader(padding))
+	require.NoError(t, err)
+	r = do(t, http.DefaultClient, req)
+	assert.Equal(t, http.StatusOK, r.status, "%.200s", r.body)
+	assert.Len(t, srv.RequestsFor(agentatest.OpGetVariant)[0].Body, agentatest.MaxBodyBytes)
 }

@@ -411,11 +411,6 @@ type result struct {
 	Err   *resultError
 }
 
-type resultError struct {
-	Message    string
-	Stacktrace *string
-}
-
 func (r result) wire() object {
 	var e any
 	if r.Err != nil {
@@ -426,14 +421,6 @@ func (r result) wire() object {
 		e = object{{"message", r.Err.Message}, {"stacktrace", st}}
 	}
 	return object{{"type", r.Type}, {"value", r.Value}, {"error", e}}
-}
-
-func errorResult(message string, stacktrace string) result {
-	e := &resultError{Message: message}
-	if stacktrace != "" {
-		e.Stacktrace = &stacktrace
-	}
-	return result{Type: "error", Err: e}
 }
 
 // jsonb renders a JSON-like value as PostgreSQL's jsonb type gives it back:

@@ -2,7 +2,6 @@ package agentatest
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/agenta-go/agenta/models"
@@ -200,5 +199,3 @@ func (s *Server) WaitEvaluations(ctx context.Context) error {
 	}
 	return nil
 }
-
-var errServerClosed = errors.New("agentatest: server closed")

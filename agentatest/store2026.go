@@ -504,10 +504,4 @@ func StandInApplication(_ map[string]any, inputs map[string]string) (string, err
 	return "Unknown", nil
 }
 
-// ErrUnreachable, returned by an Application, makes the 2026 fake behave as
-// v0.113 does when the application's URL cannot be reached: the row gets
-// no invocation cell and no evaluator cell, and its scenario ends errors
-// with nothing in the API saying why.
-var ErrUnreachable = fmt.Errorf("agentatest: the application is unreachable")
-
 func itoa26(n int) string { return strconv.Itoa(n) }

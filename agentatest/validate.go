@@ -34,17 +34,6 @@ const (
 // pydanticV2Docs is where Pydantic v2 links each error type.
 const pydanticV2Docs = "https://errors.pydantic.dev/2.7/v/"
 
-// validationError is one item of a 422 answer's detail list.
-type validationError struct {
-	Loc  []any
-	Msg  string
-	Type string
-	// Input is the refused value; only Pydantic v2 sends it.
-	Input any
-	// Ctx is extra context; nil leaves it out.
-	Ctx any
-}
-
 // errorKind names a failure independently of the dialect.
 type errorKind int
 

@@ -34,7 +34,12 @@ type Comparison struct {
 	// BaselineAppErrors and CandidateAppErrors those whose app call failed.
 	BaselineRows, CandidateRows           int
 	BaselineAppErrors, CandidateAppErrors int
-	Evaluators                            map[string]Delta
+	// BaselineDuplicates and CandidateDuplicates count the rows left out
+	// because they repeat the scenario id of an earlier row of their run:
+	// a scenario is compared once, as its first row (see
+	// Summary.Duplicates). They count in no other field.
+	BaselineDuplicates, CandidateDuplicates int
+	Evaluators                              map[string]Delta
 
 	// EvaluatorIDs lists the keys of Evaluators in the order they were
 	// first seen.
@@ -221,6 +226,8 @@ type Comparer struct {
 	byTestcase  int    // pairs made by test case
 	rows        [2]int // by side: baseline, candidate
 	appErrors   [2]int
+	ids         [2]scenarioIDs // by side
+	duplicates  [2]int
 	seq         int // rows added, to order rows across keys
 	deltas      map[string]*deltaAccumulator
 	order       []string
@@ -287,17 +294,25 @@ type score struct {
 	value     float64
 }
 
-// AddBaseline adds a row of the baseline run.
+// AddBaseline adds a row of the baseline run. A row that repeats the
+// scenario id of an earlier baseline row is left out (counted in
+// Comparison.BaselineDuplicates).
 func (c *Comparer) AddBaseline(s models.EvaluationScenario) { c.add(s, true) }
 
-// AddCandidate adds a row of the candidate run.
+// AddCandidate adds a row of the candidate run. A row that repeats the
+// scenario id of an earlier candidate row is left out (counted in
+// Comparison.CandidateDuplicates).
 func (c *Comparer) AddCandidate(s models.EvaluationScenario) { c.add(s, false) }
 
 func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	side := sideOf(baseline)
+	if !c.ids[side].first(s.ID) {
+		c.duplicates[side]++
+		return
+	}
 	c.rows[side]++
 	c.seq++
-	failed := s.Failed()
+	failed := appFailed(s)
 	if failed {
 		c.appErrors[side]++
 	}
@@ -368,7 +383,7 @@ func sideOf(baseline bool) int {
 // an error.
 func (c *Comparer) scores(dst []score, s models.EvaluationScenario) []score {
 	start := len(dst)
-	failed := s.Failed()
+	failed := appFailed(s)
 	var seen map[string]bool // for rows with many results, where a scan would be quadratic
 	if len(s.Results) > 16 {
 		seen = make(map[string]bool, len(s.Results))
@@ -467,6 +482,7 @@ func (c *Comparer) Comparison() Comparison {
 		Paired: paired, PairedByTestcase: c.byTestcase,
 		BaselineRows: c.rows[0], CandidateRows: c.rows[1],
 		BaselineAppErrors: c.appErrors[0], CandidateAppErrors: c.appErrors[1],
+		BaselineDuplicates: c.duplicates[0], CandidateDuplicates: c.duplicates[1],
 		UnpairedBaseline: len(baseLeft), UnpairedCandidate: len(candLeft),
 		Unpaired: len(baseLeft) + len(candLeft),
 	}

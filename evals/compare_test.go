@@ -3,6 +3,7 @@ package evals
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -94,7 +95,9 @@ func TestComparePairing(t *testing.T) {
 		return models.Input{Name: name, Type: "text", Value: json.RawMessage(raw)}
 	}
 	row := func(pass bool, inputs ...models.Input) models.EvaluationScenario {
-		return models.EvaluationScenario{Inputs: inputs, Results: []models.ScenarioResult{boolResult("ev", pass)}}
+		// The app answered: a row without output would count as its error.
+		answer := []models.Output{{Result: models.Result{Type: "text", Value: json.RawMessage(`"an answer"`)}}}
+		return models.EvaluationScenario{Inputs: inputs, Outputs: answer, Results: []models.ScenarioResult{boolResult("ev", pass)}}
 	}
 	baseline := []models.EvaluationScenario{
 		row(true, input("a", `"x"`), input("b", `"y"`)),
@@ -185,5 +188,163 @@ func TestCompareStreamError(t *testing.T) {
 	c, err := CompareStream(seqOf(baseline.Scenarios), broken)
 	if !errors.Is(err, boom) || c.Paired+c.Unpaired != 3 {
 		t.Errorf("CompareStream with a broken candidate = %d paired, %d unpaired, %v; want the 3 rows read and the stream's error", c.Paired, c.Unpaired, err)
+	}
+}
+
+// A run that lists a scenario twice is compared once per scenario: the
+// baseline's repeated app error does not raise the limit of
+// "app_errors <= baseline", and the candidate's repeated pass does not
+// pair with a second baseline row of the same question.
+func TestCompareCountsAScenarioOnce(t *testing.T) {
+	baseline := []models.EvaluationScenario{
+		withID(answered("France", "Paris", "Paris", 1, 1, boolResult("exact", true)), "b1"),
+		withID(answered("France", "Paris", "Lyon", 1, 1, boolResult("exact", false)), "b2"), // the same question, a row of its own
+		withID(failedRow("Peru", "boom", "exact"), "b3"),
+		withID(failedRow("Peru", "boom", "exact"), "b3"),
+	}
+	candidate := []models.EvaluationScenario{
+		withID(answered("France", "Paris", "Paris", 1, 1, boolResult("exact", true)), "c1"),
+		withID(answered("France", "Paris", "Paris", 1, 1, boolResult("exact", true)), "c1"),
+		withID(answered("Peru", "Lima", "Lima", 1, 1, boolResult("exact", true)), "c3"),
+	}
+	streamed, err := CompareStream(seqOf(baseline), seqOf(candidate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]Comparison{"Compare": Compare(baseline, candidate), "CompareStream": streamed} {
+		if c.BaselineRows != 3 || c.CandidateRows != 2 || c.BaselineDuplicates != 1 || c.CandidateDuplicates != 1 || c.BaselineAppErrors != 1 {
+			t.Errorf("%s: rows %d/%d, duplicates %d/%d, baseline app errors %d; want 3/2, 1/1, 1",
+				name, c.BaselineRows, c.CandidateRows, c.BaselineDuplicates, c.CandidateDuplicates, c.BaselineAppErrors)
+		}
+		// France pairs once (a tie); the baseline's second France row has
+		// no candidate partner (the candidate lacks it); Peru pairs by
+		// its inputs with the baseline's failed row.
+		d := c.Evaluators["exact"]
+		if c.Paired != 2 || c.UnpairedBaseline != 1 || c.UnpairedCandidate != 0 || d.Tied != 1 || d.CandidateLacks != 1 || d.BaselineLacks != 1 {
+			t.Errorf("%s: paired %d, unpaired %d/%d, delta %+v; want 2 pairs (a tie, Peru better), the second France lacking on the candidate's side",
+				name, c.Paired, c.UnpairedBaseline, c.UnpairedCandidate, d)
+		}
+	}
+}
+
+func TestRegressionDirectionFromTheTest(t *testing.T) {
+	// 21 paired rows: the candidate is lower on 20 of them and far higher
+	// on one, so its mean is higher; the signed-rank test sees 20 of 21
+	// differences negative.
+	var baseline, candidate []models.EvaluationScenario
+	for i := range 21 {
+		country := fmt.Sprintf("R%02d", i)
+		y := 10 - 0.1*float64(i+1)
+		if i == 20 {
+			y = 1000
+		}
+		baseline = append(baseline, answered(country, "x", "x", 0, 1, numberResult(scoreConfig.ID, 10)))
+		candidate = append(candidate, answered(country, "x", "x", 0, 1, numberResult(scoreConfig.ID, y)))
+	}
+	c := Compare(baseline, candidate)
+	d := c.Evaluators[scoreConfig.ID]
+	if !(d.Diff > 0) {
+		t.Fatalf("the candidate's mean moved by %v, want up: the case is one where means and ranks disagree", d.Diff)
+	}
+	// V = 21 (the one positive difference has the top rank); exact
+	// P(V ≤ 21) over 2²¹ sign assignments: 447/2²¹, as scipy 1.10.1's
+	// wilcoxon(d, alternative="less", method="exact") gives it.
+	const want = 0.00021314620971679688
+	if p := d.RegressionP(HigherIsBetter); !closeTo(p, want, 1e-12) {
+		t.Errorf("regression p = %.17g, want %.17g", p, want)
+	}
+	r := NewReport(Run{Scenarios: baseline, Evaluation: evaluationOf("b", "b", scoreConfig)}, Run{Scenarios: candidate, Evaluation: evaluationOf("c", "c", scoreConfig)})
+	if err := r.Check(NoSignificantRegression("score", 0.05)); err == nil {
+		t.Error("regression_p(score) >= 0.05 held for a candidate lower on 20 of 21 rows")
+	}
+	// Read the other way (lower is better), the same rows are an
+	// improvement: p near 1.
+	if p := d.RegressionP(LowerIsBetter); !(p > 0.99) {
+		t.Errorf("regression p, lower is better = %v, want near 1", p)
+	}
+}
+
+func TestPairingByExpectedAnswers(t *testing.T) {
+	row := func(question, expected string, pass bool) models.EvaluationScenario {
+		return answered(question, expected, expected, 0, 1, boolResult("ev", pass))
+	}
+	// Two rows ask the same question with different expected answers; the
+	// candidate's list has them the other way round.
+	baseline := []models.EvaluationScenario{row("capital of Georgia?", "Tbilisi", true), row("capital of Georgia?", "Atlanta", false)}
+	candidate := []models.EvaluationScenario{row("capital of Georgia?", "Atlanta", false), row("capital of Georgia?", "Tbilisi", true)}
+	c := Compare(baseline, candidate)
+	d := c.Evaluators["ev"]
+	if c.Paired != 2 || d.Tied != 2 || d.Worse(HigherIsBetter) != 0 || d.Better(HigherIsBetter) != 0 {
+		t.Errorf("swapped duplicate questions paired as %+v / %+v, want 2 pairs, both ties", c, d)
+	}
+	// The service writes no expected answers on a row whose app call
+	// failed: it pairs by its inputs with the row left over, whichever
+	// order they come in.
+	failed := failedRow("capital of Georgia?", "timeout", "ev")
+	for _, cand := range [][]models.EvaluationScenario{
+		{failed, row("capital of Georgia?", "Tbilisi", true)},
+		{row("capital of Georgia?", "Tbilisi", true), failed},
+	} {
+		c := Compare(baseline, cand)
+		d := c.Evaluators["ev"]
+		// Tbilisi pairs with Tbilisi (a tie); the failure with Atlanta,
+		// where the baseline's false still beats no value.
+		if c.Paired != 2 || c.Unpaired != 0 || d.Tied != 1 || d.CandidateLacks != 1 || d.Worse(HigherIsBetter) != 1 {
+			t.Errorf("an errored duplicate: %+v / %+v, want 2 pairs, 1 tie, 1 worse", c, d)
+		}
+		if got := CompareStreamOf(t, baseline, cand); got.Paired != c.Paired || got.Evaluators["ev"] != d {
+			t.Errorf("CompareStream = %+v, want what Compare gives: %+v", got, c)
+		}
+	}
+	// Unpaired rows count as missing on the side that lacks them; a
+	// candidate row without a baseline partner is no evidence of better.
+	c = Compare(baseline, []models.EvaluationScenario{row("capital of Georgia?", "Tbilisi", true), row("capital of Peru?", "Lima", true)})
+	d = c.Evaluators["ev"]
+	if c.Paired != 1 || c.UnpairedBaseline != 1 || c.UnpairedCandidate != 1 || d.CandidateLacks != 1 || d.CandidateOnly != 1 || d.BaselineLacks != 0 || d.Better(HigherIsBetter) != 0 || d.Candidate.Missing != 1 || d.Baseline.Missing != 1 {
+		t.Errorf("unpaired rows: %+v / %+v, want each counted as missing on the other side", c, d)
+	}
+	// Rows without expected answers on both sides pair by inputs, in order.
+	plain := func(q string, pass bool) models.EvaluationScenario {
+		s := row(q, "", pass)
+		s.CorrectAnswers = nil
+		return s
+	}
+	c = Compare([]models.EvaluationScenario{plain("q", true), plain("q", false)}, []models.EvaluationScenario{plain("q", true), plain("q", false)})
+	if d := c.Evaluators["ev"]; c.Paired != 2 || d.Tied != 2 {
+		t.Errorf("rows without answers: %+v / %+v, want 2 pairs in order, both ties", c, d)
+	}
+}
+
+// CompareStreamOf runs CompareStream over two slices.
+func CompareStreamOf(t *testing.T, baseline, candidate []models.EvaluationScenario) Comparison {
+	t.Helper()
+	c, err := CompareStream(seqOf(baseline), seqOf(candidate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestComparisonLeavesTheComparerAsItWas: Comparison settles the rows
+// without answers on copies, so a Comparer can go on.
+func TestComparisonLeavesTheComparerAsItWas(t *testing.T) {
+	baseline, candidate := capitalsRuns()
+	var c Comparer
+	for _, s := range baseline.Scenarios {
+		c.AddBaseline(s)
+	}
+	for _, s := range candidate.Scenarios[:4] {
+		c.AddCandidate(s)
+	}
+	first := c.Comparison()
+	again := c.Comparison()
+	if first.Paired != again.Paired || first.Evaluators[exactMatch.ID] != again.Evaluators[exactMatch.ID] {
+		t.Errorf("two Comparisons of the same rows differ: %+v and %+v", first, again)
+	}
+	for _, s := range candidate.Scenarios[4:] {
+		c.AddCandidate(s)
+	}
+	if got, want := c.Comparison(), Compare(baseline.Scenarios, candidate.Scenarios); got.Paired != want.Paired || got.Evaluators[exactMatch.ID] != want.Evaluators[exactMatch.ID] {
+		t.Errorf("after more rows: %+v, want %+v", got, want)
 	}
 }

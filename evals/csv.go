@@ -22,7 +22,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	var inputs []string
 	haveInput := map[string]bool{}
 	for _, run := range runs {
-		for s, err := range run.scenarios() {
+		for s, err := range run.distinct() {
 			if err != nil {
 				return err
 			}
@@ -49,7 +49,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	record := make([]string, len(header))
 	for _, run := range runs {
 		i := 0
-		for s, err := range run.scenarios() {
+		for s, err := range run.distinct() {
 			if err != nil {
 				return err
 			}
@@ -59,7 +59,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				v, _ := s.Input(name)
 				record = append(record, v)
 			}
-			appError, _ := s.AppError()
+			appError, _ := appError(s)
 			record = append(record, s.ExpectedAnswer(), s.OutputText(), appError)
 			record = append(record, optional(s.Cost()), optional(s.Latency()))
 			for _, e := range cat.list {

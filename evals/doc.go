@@ -135,7 +135,7 @@
 // MaxP95Latency, MaxAppErrors and NoMoreAppErrorsThanBaseline, or parse
 // them from text with ParseGate:
 //
-//	gate, err := evals.ParseGate("Exact match >= 90%")
+//	gate, err := evals.ParseGate("Exact match >= 90%") // % fits a rate only
 //	gate, err = evals.ParseGate("worse(Edit distance) <= 2")
 //	gate, err = evals.ParseGate("latency.p95 <= 2.5 allowing 3 failed rows")
 //	gate, err = evals.ParseGate("app_errors <= baseline")
@@ -146,7 +146,10 @@
 // that names an evaluator, a measure or an operator that does not exist
 // also makes the error match ErrInvalidGate, with the names that exist and
 // a suggestion when one is close: it is the user's mistake, which a
-// command line reports as a usage error. The service names only the
+// command line reports as a usage error. So is a limit in % on a measure
+// that is no rate: a count of rows, a cost, a latency, or the mean of an
+// evaluator whose values are not on [0, 1] or that counts edits (a
+// mid-2024 edit distance), which only the runs tell. The service names only the
 // evaluators with a value on a row that answered: when some evaluator
 // known by id alone has no value, a name not close to a known one may be
 // that evaluator's, and the gate fails without being invalid. RequireGates does the same inside

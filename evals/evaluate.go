@@ -224,61 +224,6 @@ const (
 	StepScenarios = "read the scenarios" // reading (or consuming) its scenarios
 )
 
-// RunError is a run of Evaluate that did not end well: its wait failed (the
-// run failed on the service, ctx ended, the service answered an error) or
-// its scenarios could not be read. It wraps the cause, so errors.Is and
-// errors.As see the SDK's errors through it.
-type RunError struct {
-	// Run is the run's index in the request's VariantIDs, and Runs their
-	// number.
-	Run, Runs int
-	// EvaluationID is the run's evaluation, and Variant its variant's name
-	// (or id).
-	EvaluationID, Variant string
-	// Step is what failed: StepWait or StepScenarios.
-	Step string
-	// Err is the failure, as the service (or the Scenarios hook) returned it.
-	Err error
-	// Stopped lists the evaluations Evaluate stopped when it gave up.
-	Stopped []string
-	// Unfinished lists the evaluations Evaluate started, did not see end
-	// and could not stop: they may still be running on the service.
-	Unfinished []string
-	// StopErr holds the failures to stop, if any.
-	StopErr error
-}
-
-// Error names the run and says what failed, and what may still be running.
-func (e *RunError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "evals: evaluation %s (%s, run %d of %d): %s: %v", bound(e.EvaluationID, 80), bound(e.Variant, 120), e.Run+1, e.Runs, e.Step, e.Err)
-	if len(e.Stopped) > 0 {
-		fmt.Fprintf(&b, "; stopped %s", idList(e.Stopped))
-	}
-	if len(e.Unfinished) > 0 {
-		fmt.Fprintf(&b, "; %s may still be running on the service", idList(e.Unfinished))
-	}
-	if e.StopErr != nil {
-		fmt.Fprintf(&b, " (%s)", oneLine(e.StopErr.Error()))
-	}
-	return b.String()
-}
-
-// Unwrap returns what failed.
-func (e *RunError) Unwrap() error { return e.Err }
-
-// idList names evaluations in a message.
-func idList(ids []string) string {
-	quoted := make([]string, len(ids))
-	for i, id := range ids {
-		quoted[i] = bound(id, 80)
-	}
-	if len(ids) == 1 {
-		return "evaluation " + quoted[0]
-	}
-	return "evaluations " + strings.Join(quoted, ", ")
-}
-
 // byVariant orders the created evaluations as the variants were given; an
 // evaluation that names no variant keeps the service's order.
 func byVariant(created []models.Evaluation, variantIDs []string) ([]models.Evaluation, error) {

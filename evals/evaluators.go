@@ -150,6 +150,15 @@ func (e Evaluator) label() string {
 	return e.ID
 }
 
+// countsEdits reports whether the evaluator's values are edit distances, a
+// count of edits rather than a rate: a mid-2024 auto_levenshtein_distance
+// without a threshold, the one DirectionOf makes lower-is-better.
+// EvaluatorOf makes today's (2026) one, a similarity on [0, 1],
+// higher-is-better.
+func (e Evaluator) countsEdits() bool {
+	return e.Key == "auto_levenshtein_distance" && e.Direction == LowerIsBetter
+}
+
 // label returns the display name of an evaluator config id.
 func (c catalog) label(id string) string {
 	if l, ok := c.labels[id]; ok {

@@ -110,7 +110,7 @@ func ExampleParseGate() {
 		fmt.Printf("%-28s measure %-12s evaluator %-15q %s %v\n", gate, gate.Measure, gate.Evaluator, gate.Op, gate.Limit)
 	}
 	// Output:
-	// Exact match >= 0.9           measure mean         evaluator "Exact match"   >= 0.9
+	// Exact match >= 90%           measure mean         evaluator "Exact match"   >= 0.9
 	// worse(Edit distance) <= 2    measure worse        evaluator "Edit distance" <= 2
 	// latency.p95 <= 2.5           measure latency.p95  evaluator ""              <= 2.5
 	// evals: gate "Exact match = 1": unknown operator: want one of >=, >, <=, <

@@ -5,7 +5,9 @@ package evals
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"testing"
 
 	"github.com/agenta-go/agenta/models"
 )
@@ -136,4 +138,52 @@ func levenshtein(a, b string) int {
 		prev = cur
 	}
 	return prev[len(y)]
+}
+
+// rightRow is row i of twentyRuns' baseline: right on every evaluator.
+func rightRow(i int) models.EvaluationScenario {
+	country := fmt.Sprintf("C%02d", i+1)
+	return answered(country, "Capital of "+country, "Capital of "+country, 0.001, 1,
+		boolResult(exactMatch.ID, true), numberResult(scoreConfig.ID, 1))
+}
+
+// wrongRow is row i answered wrong: exact match false, score 0.
+func wrongRow(i int) models.EvaluationScenario {
+	country := fmt.Sprintf("C%02d", i+1)
+	return answered(country, "Capital of "+country, "wrong", 0.001, 1,
+		boolResult(exactMatch.ID, false), numberResult(scoreConfig.ID, 0))
+}
+
+// twentyRuns returns a baseline right on 20 rows (exact match true, score
+// 1) and a candidate built by row: each row's results, or an app error.
+func twentyRuns(candidateRow func(i int, country string) models.EvaluationScenario) (Run, Run) {
+	var baseline, candidate Run
+	for i := range 20 {
+		country := fmt.Sprintf("C%02d", i+1)
+		baseline.Scenarios = append(baseline.Scenarios, answered(country, "Capital of "+country, "Capital of "+country, 0.001, 1,
+			boolResult(exactMatch.ID, true), numberResult(scoreConfig.ID, 1)))
+		candidate.Scenarios = append(candidate.Scenarios, candidateRow(i, country))
+	}
+	baseline.Evaluation = evaluationOf("eval-base", "prod", exactMatch, scoreConfig)
+	candidate.Evaluation = evaluationOf("eval-cand", "next", exactMatch, scoreConfig)
+	return baseline, candidate
+}
+
+var scoreConfig = models.EvaluatorConfig{ID: "ev-score", Name: "score", EvaluatorKey: "auto_similarity_score"}
+
+// issueGates are the gates of issue 16 that a broken candidate passed.
+var issueGates = []Gate{
+	MinMean("Exact match", 0.9),
+	MaxWorseRows("Exact match", 0),
+	NoSignificantRegression("Exact match", 0.05),
+	MinMean("score", 0.5),
+	MaxWorseRows("score", 0),
+}
+
+func checkedReport(t *testing.T) *Report {
+	t.Helper()
+	baseline, candidate := capitalsRuns()
+	r := NewReport(baseline, candidate)
+	_ = r.Check(MinMean("Exact match", 0.8), MaxAppErrors(0))
+	return r
 }

@@ -11,18 +11,6 @@ import (
 	"unicode/utf8"
 )
 
-// ErrGateFailed matches (with errors.Is) the error of a check in which at
-// least one gate failed; errors.As to *GateError gives the details.
-var ErrGateFailed = errors.New("evals: gate failed")
-
-// ErrInvalidGate matches (with errors.Is) the error of a check in which a
-// gate is wrong rather than the candidate: it names an evaluator the runs
-// do not have, a measure or an operator that does not exist. Such a gate
-// fails too (the error also matches ErrGateFailed), and its reason names
-// what does exist, with a suggestion when a name is close. A command line
-// reports it as a usage error.
-var ErrInvalidGate = errors.New("evals: invalid gate")
-
 // Measure names what a gate measures on the candidate run.
 type Measure string
 
@@ -108,7 +96,8 @@ func (op Op) holds(measured, limit float64) bool {
 // read from configuration through encoding.TextUnmarshaler.
 //
 // Absence of evidence is never success. A gate fails, saying why, when the
-// candidate run has no rows (scenarios), when a comparison measure has no
+// candidate run has no rows (scenarios), when it lists a scenario id more
+// than once (Summary.Duplicates), when a comparison measure has no
 // baseline (or an empty one), when the evaluator has no values. Rows
 // without a value (an errored or missing result, an app call that failed,
 // a row without partner in the baseline) count against the candidate: a
@@ -136,6 +125,12 @@ type Gate struct {
 	// accepts none. It does not apply to app_errors and errors(NAME),
 	// which count such rows.
 	AllowFailedRows int
+	// Percent records that the limit was written in % ("90%", Limit 0.9),
+	// as ParseGate reads it, so that String writes it back that way. A %
+	// fits a rate only (a pass rate, a score on [0, 1], a p-value): Check
+	// finds the gate invalid on another measure, such as the mean of an
+	// edit distance, whose "<= 10%" would mean 0.1 edits.
+	Percent bool
 }
 
 // MinMean gates an evaluator's mean (for a bool evaluator, its pass rate)
@@ -199,6 +194,9 @@ func (g Gate) measure() Measure {
 // AllowFailedRows is set.
 func (g Gate) String() string {
 	limit := strconv.FormatFloat(g.Limit, 'g', -1, 64)
+	if g.Percent {
+		limit = percentText(g.Limit) + "%"
+	}
 	if g.RelativeToBaseline {
 		switch {
 		case g.Limit > 0:
@@ -255,10 +253,14 @@ var allowingSuffix = regexp.MustCompile(`(?i)\s+allowing\s+(\d{1,9})\s+failed\s+
 //	                        app errors against the baseline's
 //
 // NAME is an evaluator config's name or id; OP is one of >=, >, <=, <, with
-// or without spaces around it; NUMBER may end in % ("80%" is 0.8) where
-// the measure is a rate: a mean or a regression_p, never a count of rows
-// (worse, errors, app_errors) or a cost or latency, where it is an error
-// rather than a fraction of one row or one second. The bare
+// or without spaces around it; NUMBER may end in % ("80%" is 0.8, exactly
+// as "0.8" reads; Gate.Percent records it) where the measure is a rate: a
+// regression_p, or the mean of a pass/fail evaluator or of a score on
+// [0, 1], never a count of rows (worse, errors, app_errors) or a cost or
+// latency, where it is an error rather than a fraction of one row or one
+// second. Which evaluators are rates only the runs tell: Check finds a %
+// on the mean of an edit distance, or of values beyond [0, 1], an invalid
+// gate. The bare
 // names of run measures take precedence: write mean(cost.mean) for an
 // evaluator of that name. A name may hold parentheses ("Score (v2)"); only
 // mean, errors, worse and regression_p open the function form. Any gate
@@ -328,7 +330,7 @@ func ParseGate(text string) (Gate, error) {
 	if err != nil {
 		return fail("%v", err)
 	}
-	g.Limit = limit
+	g.Limit, g.Percent = limit, percent
 	g.Measure, g.Evaluator = MeasureMean, left
 	if open := strings.IndexByte(left, '('); open > 0 && strings.HasSuffix(left, ")") {
 		// Only a known measure opens the function form, so that a name
@@ -368,15 +370,71 @@ func parseLimit(s string) (x float64, percent bool, err error) {
 	if s == "" {
 		return 0, false, errors.New("no number after the operator")
 	}
-	scale := 1.0
 	if rest, ok := strings.CutSuffix(s, "%"); ok {
-		s, scale, percent = strings.TrimSpace(rest), 0.01, true
+		s, percent = strings.TrimSpace(rest), true
 	}
 	x, err = strconv.ParseFloat(s, 64)
 	if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
 		return 0, false, fmt.Errorf("limit %q is not a finite number", bound(s, 40))
 	}
-	return x * scale, percent, nil
+	if percent {
+		x = hundredth(s, x)
+	}
+	return x, percent, nil
+}
+
+// hundredth returns the number that the decimal text s (whose value is x)
+// is with its exponent lowered by 2, rounded once: "57" gives exactly the
+// float64 of 0.57, where 57 * 0.01 is 0.5700000000000001 and a pass rate
+// of 57 rows in 100 would fail ">= 57%". Other texts (hexadecimal) give
+// x / 100.
+func hundredth(s string, x float64) float64 {
+	if strings.ContainsAny(s, "xXpP") {
+		return x / 100
+	}
+	mantissa, exponent := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil {
+			return x / 100
+		}
+		mantissa, exponent = s[:i], e
+	}
+	y, err := strconv.ParseFloat(mantissa+"e"+strconv.Itoa(exponent-2), 64)
+	if err != nil {
+		return x / 100
+	}
+	return y
+}
+
+// percentText writes x in percent, in the fewest digits that hundredth
+// reads back as x exactly: 0.57 gives "57".
+func percentText(x float64) string {
+	if x == 0 {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	// The shortest decimal of x, d.ddd × 10^e, times 100.
+	digits, exponent, _ := strings.Cut(strconv.FormatFloat(x, 'e', -1, 64), "e")
+	sign := ""
+	if digits[0] == '-' {
+		sign, digits = "-", digits[1:]
+	}
+	digits = strings.Replace(digits, ".", "", 1)
+	e, _ := strconv.Atoi(exponent)
+	e += 2
+	switch {
+	case e >= 0 && e < 21:
+		if len(digits) <= e+1 {
+			return sign + digits + strings.Repeat("0", e+1-len(digits))
+		}
+		return sign + digits[:e+1] + "." + digits[e+1:]
+	case e < 0 && e > -7:
+		return sign + "0." + strings.Repeat("0", -e-1) + digits
+	}
+	if len(digits) > 1 {
+		digits = digits[:1] + "." + digits[1:]
+	}
+	return sign + digits + "e" + strconv.Itoa(e)
 }
 
 // percentRefused says why a limit in % does not fit a measure, or "" when
@@ -393,6 +451,33 @@ func percentRefused(m Measure, evaluator string) string {
 		return fmt.Sprintf("%s is a cost, not a rate: write the limit without %%", m)
 	case strings.HasPrefix(string(m), "latency."):
 		return fmt.Sprintf("%s is in seconds, not a rate: write the limit without %%", m)
+	}
+	return ""
+}
+
+// notARate says why the mean of an evaluator is no rate, which a limit in
+// % would not fit, or "" when it is one: a pass rate, or numbers within
+// [0, 1] on both sides from an evaluator not known to count something. A
+// mid-2024 edit distance counts edits whatever its values on these rows;
+// today's (2026) Levenshtein evaluator scores a similarity on [0, 1].
+func notARate(ev Evaluator, label string, candidate Summary, comparison *Comparison) string {
+	metrics := []Metric{candidate.Evaluators[ev.ID]}
+	if metrics[0].Bool {
+		return ""
+	}
+	if ev.countsEdits() {
+		return fmt.Sprintf("%q is an edit distance, a count of edits, not a rate: write the limit without %%, in edits, such as 2", label)
+	}
+	if comparison != nil {
+		if d, ok := comparison.Evaluators[ev.ID]; ok {
+			metrics = append(metrics, d.Baseline)
+		}
+	}
+	for _, m := range metrics {
+		if m.Count > 0 && !m.Bool && (m.Min < 0 || m.Max > 1) {
+			return fmt.Sprintf("the values of %q go from %s to %s, beyond [0, 1]: its mean is not a rate; write the limit without %%, in its own unit",
+				label, formatNumber(m.Min), formatNumber(m.Max))
+		}
 	}
 	return ""
 }
@@ -443,54 +528,13 @@ func (r GateResult) String() string {
 	return s
 }
 
-// GateError is the error of a check in which gates failed. It matches
-// ErrGateFailed, and ErrInvalidGate when a gate is invalid.
-type GateError struct {
-	Failed []GateResult // every failing gate
-	Total  int          // gates checked
-}
-
-// Error lists every failing gate with its measured value and limit.
-func (e *GateError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "evals: %d of %d gates failed", len(e.Failed), e.Total)
-	for _, r := range e.Failed {
-		b.WriteString("\n  ")
-		b.WriteString(r.String())
-	}
-	return b.String()
-}
-
-// Is makes errors.Is(err, ErrGateFailed) true, and errors.Is(err,
-// ErrInvalidGate) when a failing gate is invalid.
-func (e *GateError) Is(target error) bool {
-	switch target {
-	case ErrGateFailed:
-		return true
-	case ErrInvalidGate:
-		return slices.ContainsFunc(e.Failed, func(r GateResult) bool { return r.Invalid })
-	}
-	return false
-}
-
-// Invalid returns the failing gates that are invalid (see
-// GateResult.Invalid).
-func (e *GateError) Invalid() []GateResult {
-	var out []GateResult
-	for _, r := range e.Failed {
-		if r.Invalid {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // Check measures each gate on a candidate run, with the comparison against
 // a baseline when there is one (comparison may be nil), and returns every
 // result and, when any gate failed, a *GateError matching ErrGateFailed.
 // Evaluator names are resolved through evaluators. A gate fails when it
-// cannot be measured (an empty run, a comparison measure without a
-// baseline, an evaluator without values) and when rows without a value
+// cannot be measured (an empty run, a candidate that lists a scenario id
+// twice, a comparison measure without a baseline, an evaluator without
+// values) and when rows without a value
 // count against the candidate (see Gate); a gate naming an evaluator,
 // measure or operator that does not exist also makes the error match
 // ErrInvalidGate, so that a typo never passes.
@@ -506,6 +550,13 @@ func Check(candidate Summary, comparison *Comparison, evaluators []Evaluator, ga
 // checkGates measures the gates; failure, when set, is why the run could
 // not be judged at all, and fails every gate.
 func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []Gate, failure error) ([]GateResult, error) {
+	if failure == nil && candidate.Duplicates > 0 {
+		// Counting the scenario once keeps the repeats from inflating
+		// the measures, but a listing that repeats rows is no evidence
+		// that it holds them all.
+		failure = fmt.Errorf("the candidate run lists scenario %q more than once (%s repeating an earlier row's scenario id, left out): a listing that repeats rows may have lost others, so it is no evidence to judge on",
+			candidate.DuplicateID, rowCount(candidate.Duplicates))
+	}
 	results := make([]GateResult, len(gates))
 	var failed []GateResult
 	for i, g := range gates {
@@ -534,7 +585,8 @@ func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []
 func (g Gate) wellFormed() bool {
 	m := g.measure()
 	return g.Op.valid() && !math.IsNaN(g.Limit) && !math.IsInf(g.Limit, 0) && g.AllowFailedRows >= 0 &&
-		(runMeasures[m] || evaluatorMeasures[m]) && (!g.RelativeToBaseline || m == MeasureAppErrors)
+		(runMeasures[m] || evaluatorMeasures[m]) && (!g.RelativeToBaseline || m == MeasureAppErrors) &&
+		(!g.Percent || percentRefused(m, g.Evaluator) == "")
 }
 
 // comparesWithBaseline reports whether a gate needs a baseline.
@@ -569,6 +621,9 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 	if g.RelativeToBaseline && m != MeasureAppErrors {
 		return invalid("only app_errors takes a limit relative to the baseline")
 	}
+	if reason := percentRefused(m, g.Evaluator); g.Percent && reason != "" {
+		return invalid("%s", reason)
+	}
 	var ev Evaluator
 	if evaluatorMeasures[m] {
 		var ok bool
@@ -582,6 +637,12 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 					bound(g.Evaluator, 80), bound(strings.Join(unnamed, ", "), 300))
 			}
 			return invalid("%s", text)
+		}
+	}
+	if m == MeasureMean && g.Percent && ev.ID != "" {
+		// Only the values tell a rate: the parser knows no evaluator.
+		if reason := notARate(ev, cat.label(ev.ID), candidate, comparison); reason != "" {
+			return invalid("%s", reason)
 		}
 	}
 	// The gate is well formed: now the runs. Without rows, the service

@@ -43,7 +43,7 @@ func (r *Report) WriteJSONLines(w io.Writer) error {
 	enc := json.NewEncoder(bw)
 	for _, run := range r.runs() {
 		i := 0
-		for s, err := range run.scenarios() {
+		for s, err := range run.distinct() {
 			if err != nil {
 				return err
 			}
@@ -70,7 +70,7 @@ func newJSONLine(variant string, row int, s models.EvaluationScenario, cat catal
 	for _, in := range s.Inputs {
 		line.Inputs[in.Name] = in.Text()
 	}
-	if msg, ok := s.AppError(); ok {
+	if msg, ok := appError(s); ok {
 		line.AppError = &msg
 	}
 	if c, ok := s.Cost(); ok {

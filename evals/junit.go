@@ -73,7 +73,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	for i, run := range runs {
 		suites[i].Name = run.name
 		total := 0.0
-		for s, err := range run.scenarios() {
+		for s, err := range run.distinct() {
 			if err != nil {
 				return err
 			}
@@ -143,7 +143,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			return err
 		}
 		row := 0
-		for s, err := range run.scenarios() {
+		for s, err := range run.distinct() {
 			if err != nil {
 				return err
 			}
@@ -192,7 +192,7 @@ func scenarioText(s models.EvaluationScenario, cat catalog) string {
 		"inputs: " + bound(s.InputsText(), 2000),
 		"expected: " + bound(s.ExpectedAnswer(), 2000),
 	}
-	if msg, failed := s.AppError(); failed {
+	if msg, failed := appError(s); failed {
 		lines = append(lines, "app error: "+bound(msg, 1000))
 	} else {
 		lines = append(lines, "output: "+bound(s.OutputText(), 4000))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/agenta-go/agenta/internal/text"
@@ -76,6 +77,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	row("Rows", func(s Summary) string { return fmt.Sprint(s.Rows) })
+	if slices.ContainsFunc(runs, func(run namedRun) bool { return run.summary.Duplicates > 0 }) {
+		row("Rows repeating a scenario id (left out)", func(s Summary) string { return fmt.Sprint(s.Duplicates) })
+	}
 	row("App errors", func(s Summary) string { return fmt.Sprint(s.AppErrors) })
 	row("Cost per row, mean", func(s Summary) string { return formatDistribution(s.Cost, s.Cost.Mean) })
 	row("Cost, total", func(s Summary) string { return formatDistribution(s.Cost, s.Cost.Sum) })

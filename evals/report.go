@@ -38,6 +38,22 @@ func (r Run) scenarios() iter.Seq2[models.EvaluationScenario, error] {
 	}
 }
 
+// distinct returns a pass over the run's scenarios, each scenario id
+// once, as a Summary counts them: the writers list the rows counted.
+func (r Run) distinct() iter.Seq2[models.EvaluationScenario, error] {
+	return func(yield func(models.EvaluationScenario, error) bool) {
+		var ids scenarioIDs
+		for s, err := range r.scenarios() {
+			if err == nil && !ids.first(s.ID) {
+				continue
+			}
+			if !yield(s, err) {
+				return
+			}
+		}
+	}
+}
+
 // Variant returns the name of the run's variant: its variant name, else its
 // variant id, else its evaluation id, else "".
 func (r Run) Variant() string {

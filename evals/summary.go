@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"hash/maphash"
 	"iter"
 	"math"
 
@@ -11,8 +12,13 @@ import (
 // config, the mean of its verdicts with a 95% confidence interval, and the
 // cost and latency of the application calls.
 type Summary struct {
-	Rows       int               // scenarios read
-	AppErrors  int               // rows whose app call failed (output Result of type "error")
+	Rows int // scenarios read, each scenario id once
+	// AppErrors counts the rows whose app call failed (an output Result
+	// of type "error") or that hold no output of it at all (none, or one
+	// without a value and without an error): a row without the app's
+	// answer is no evidence that the app answered, whatever its results
+	// say.
+	AppErrors  int
 	Evaluators map[string]Metric // by evaluator config id (ScenarioResult.EvaluatorConfig)
 	Cost       Distribution      // per-row cost, over rows that have one
 	Latency    Distribution      // per-row latency in seconds, over rows that have one
@@ -20,6 +26,17 @@ type Summary struct {
 	// EvaluatorIDs lists the keys of Evaluators in the order they were
 	// first seen, so that output built from a Summary is stable.
 	EvaluatorIDs []string
+
+	// Duplicates counts the rows left out because they repeat the
+	// scenario id (EvaluationScenario.ID) of an earlier row: a scenario
+	// counts once, as its first row, so that a listing that repeats rows
+	// inflates neither a mean nor a pass rate. The service writes each
+	// scenario once, so a repeat means its listing is not to be trusted
+	// (a page that shifted repeats a row and may have lost another):
+	// every gate on a candidate with Duplicates fails (see Check).
+	// DuplicateID is the first id repeated.
+	Duplicates  int
+	DuplicateID string
 }
 
 // Metric summarises one evaluator config's results over a set of rows.
@@ -34,13 +51,17 @@ type Summary struct {
 // Gate.AllowFailedRows to accept some).
 type Metric struct {
 	Count   int // results with a bool or number value
-	Errors  int // rows whose result for this evaluator failed (type "error"), or whose app call failed
+	Errors  int // rows whose result for this evaluator failed (type "error"), or whose app call failed or left no output (see Summary.AppErrors)
 	Missing int // rows whose app call answered but that have no result for this evaluator
 	// Mean is, for a bool evaluator, the pass rate over every row (a row
 	// without a value counts as a fail); for numbers, the mean of the
 	// values. It is NaN when Count is 0.
 	Mean      float64
 	Low, High float64 // 95% confidence interval of Mean: Wilson's over every row for bools, Student's t over the values for numbers
+	// Min and Max are the smallest and the largest value (0 and 1 for
+	// bools), NaN when Count is 0: a gate tells a score on [0, 1], which
+	// a limit in % fits, from a count or a score of another scale.
+	Min, Max float64
 
 	// Bool reports that every value was a bool: Mean is then a pass rate,
 	// and Low and High are Wilson's interval. The interval is NaN when
@@ -89,7 +110,8 @@ type Distribution struct {
 
 // Accumulator builds a Summary one scenario at a time, in memory that does
 // not grow with the number of rows past a bound (131,072 cost and latency
-// values, 2 MiB; see Distribution), so that an evaluation streamed by
+// values, 2 MiB; see Distribution) but for a hash of each scenario id
+// (11 to 21 bytes a row, 2 MiB for 100,000), so that an evaluation streamed by
 // StreamEvaluationScenarios can be summarised whatever its size. The zero
 // value is ready to use. An Accumulator is not safe for concurrent use.
 type Accumulator struct {
@@ -97,14 +119,27 @@ type Accumulator struct {
 	metrics         map[string]*metricAccumulator
 	order           []string
 	cost, latency   distributionAccumulator
+	ids             scenarioIDs
+	duplicates      int
+	duplicateID     string
 }
 
-// Add counts one scenario. A row whose app call failed counts as an error
-// for every evaluator, whatever its results say; an evaluator's second
-// result in one row is ignored.
+// Add counts one scenario. A row whose app call failed, or that has no
+// output (see Summary.AppErrors), counts as an error for every evaluator,
+// whatever its results say; an evaluator's second
+// result in one row is ignored. A row that repeats the scenario id of an
+// earlier row is left out, and counted in Summary.Duplicates; the ids
+// seen are kept as 64-bit hashes, 11 to 21 bytes a row.
 func (a *Accumulator) Add(s models.EvaluationScenario) {
+	if !a.ids.first(s.ID) {
+		a.duplicates++
+		if a.duplicateID == "" {
+			a.duplicateID = bound(s.ID, 120)
+		}
+		return
+	}
 	a.rows++
-	failed := s.Failed()
+	failed := appFailed(s)
 	if failed {
 		a.appErrors++
 	}
@@ -148,6 +183,8 @@ func (a *Accumulator) Summary() Summary {
 		Cost:         a.cost.distribution(),
 		Latency:      a.latency.distribution(),
 		EvaluatorIDs: append([]string(nil), a.order...),
+		Duplicates:   a.duplicates,
+		DuplicateID:  a.duplicateID,
 	}
 	for id, m := range a.metrics {
 		// The rows without a result for the evaluator: an error where
@@ -185,6 +222,90 @@ func SummarizeStream(scenarios iter.Seq2[models.EvaluationScenario, error]) (Sum
 		a.Add(s)
 	}
 	return a.Summary(), nil
+}
+
+// appFailed reports whether a row holds no answer of its app to judge: the
+// call failed, or the row has no output (a 2024 row with "outputs": []),
+// or an output without a value (absent or null) and without an error.
+// Absence of evidence is never success: such a row counts as an app error,
+// and its evaluators' results as errors, as the service writes them for a
+// failed call.
+func appFailed(s models.EvaluationScenario) bool {
+	_, failed := appError(s)
+	return failed
+}
+
+// noOutput is the app error of a row without any output.
+const noOutput = "no output: the row holds no answer of the app, and no error"
+
+// appError returns the message of a row's failed app call, or noOutput for
+// a row without an answer, and whether there is one (see appFailed).
+func appError(s models.EvaluationScenario) (string, bool) {
+	if msg, failed := s.AppError(); failed {
+		return msg, true
+	}
+	if out, ok := s.Output(); ok && out.Result.HasValue() {
+		return "", false
+	}
+	return noOutput, true
+}
+
+// scenarioIDs is the set of the scenario ids seen, to count a scenario
+// listed twice once. It keeps a 64-bit hash of each id (with a seed of its
+// own) in an open-addressing table at most 3/4 full: 11 to 21 bytes a row
+// (100,000 rows: 2 MiB), where a Go map took 25 and the ids as strings
+// about 80. Two distinct ids share a hash with a chance of about n²/2⁶⁵ in
+// n rows (3·10⁻⁸ in a million); the second row would then be left out and
+// the gates fail, never pass. The zero value is ready to use.
+type scenarioIDs struct {
+	seed  maphash.Seed
+	slots []uint64 // 0 marks an empty slot
+	n     int
+}
+
+// first reports whether id is seen for the first time, and remembers it. A
+// row without an id (a 2026 test case no scenario ran) is always new.
+func (s *scenarioIDs) first(id string) bool {
+	if id == "" {
+		return true
+	}
+	if s.slots == nil {
+		s.seed = maphash.MakeSeed()
+		s.slots = make([]uint64, 1024)
+	}
+	h := maphash.String(s.seed, id)
+	if h == 0 {
+		h = 1 // 0 is an empty slot
+	}
+	if (s.n+1)*4 > len(s.slots)*3 {
+		old := s.slots
+		s.slots = make([]uint64, 2*len(old))
+		for _, x := range old {
+			if x != 0 {
+				s.insert(x)
+			}
+		}
+	}
+	if !s.insert(h) {
+		return false
+	}
+	s.n++
+	return true
+}
+
+// insert puts h in its slot, or the next free one (linear probing), and
+// reports false when it is there already.
+func (s *scenarioIDs) insert(h uint64) bool {
+	mask := uint64(len(s.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case 0:
+			s.slots[i] = h
+			return true
+		case h:
+			return false
+		}
+	}
 }
 
 // valueKind is how a result counts in a Metric.
@@ -251,7 +372,11 @@ func (m *metricAccumulator) addScore(kind valueKind, x float64) {
 }
 
 func (m *metricAccumulator) metric() Metric {
-	out := Metric{Count: m.values.n, Errors: m.errors, Missing: m.missing, Other: m.other, Mean: math.NaN(), Low: math.NaN(), High: math.NaN()}
+	out := Metric{Count: m.values.n, Errors: m.errors, Missing: m.missing, Other: m.other, Mean: math.NaN(), Low: math.NaN(), High: math.NaN(),
+		Min: math.NaN(), Max: math.NaN()}
+	if out.Count > 0 {
+		out.Min, out.Max = m.values.min, m.values.max
+	}
 	switch {
 	case out.Count == 0:
 	case m.bools == out.Count:
@@ -277,9 +402,16 @@ type moments struct {
 	n          int
 	sum, carry float64
 	mean, m2   float64 // Welford's running mean, for m2 only
+	min, max   float64
 }
 
 func (m *moments) add(x float64) {
+	if m.n == 0 || x < m.min {
+		m.min = x
+	}
+	if m.n == 0 || x > m.max {
+		m.max = x
+	}
 	m.n++
 	m.sum, m.carry = compensatedAdd(m.sum, m.carry, x)
 	d := x - m.mean

@@ -1,11 +1,14 @@
 package evals
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agenta-go/agenta/models"
@@ -174,5 +177,117 @@ func TestQuantileMatchesSorting(t *testing.T) {
 				t.Fatalf("n = %d, q = %v: quantile %v, sorting gives %v", n, q, got, want)
 			}
 		}
+	}
+}
+
+// withID gives a row its scenario id.
+func withID(s models.EvaluationScenario, id string) models.EvaluationScenario {
+	s.ID = id
+	return s
+}
+
+// A run that lists a scenario twice counts it once, as its first row: a
+// repeated pass inflates neither the pass rate nor the mean, and a
+// repeated app error not the app errors; rows without an id (a 2026 test
+// case no scenario ran) are each a row of their own.
+func TestSummarizeCountsAScenarioOnce(t *testing.T) {
+	rows := []models.EvaluationScenario{
+		withID(answered("France", "Paris", "Paris", 1, 1, boolResult("exact", true), numberResult("score", 1)), "s1"),
+		withID(answered("Japan", "Tokyo", "Kyoto", 1, 1, boolResult("exact", false), numberResult("score", 0)), "s2"),
+		withID(answered("France", "Paris", "Paris", 1, 1, boolResult("exact", true), numberResult("score", 1)), "s1"),
+		withID(answered("France", "Paris", "Paris", 1, 1, boolResult("exact", true), numberResult("score", 1)), "s1"),
+		withID(failedRow("Peru", "boom", "exact", "score"), "s3"),
+		withID(failedRow("Peru", "boom", "exact", "score"), "s3"),
+		answered("Chad", "N'Djamena", "N'Djamena", 1, 1, boolResult("exact", true), numberResult("score", 1)),
+		answered("Chad", "N'Djamena", "N'Djamena", 1, 1, boolResult("exact", true), numberResult("score", 1)),
+	}
+	var a Accumulator
+	for _, r := range rows {
+		a.Add(r)
+	}
+	streamed, err := SummarizeStream(seqOf(rows))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, s := range map[string]Summary{"Summarize": Summarize(rows), "Accumulator": a.Summary(), "SummarizeStream": streamed} {
+		if s.Rows != 5 || s.Duplicates != 3 || s.DuplicateID != "s1" || s.AppErrors != 1 {
+			t.Errorf("%s: Rows %d, Duplicates %d (first %q), AppErrors %d; want 5 rows, 3 duplicates (first s1), 1 app error",
+				name, s.Rows, s.Duplicates, s.DuplicateID, s.AppErrors)
+		}
+		if m := s.Evaluators["exact"]; m.Mean != 3.0/5 || m.Passed() != 3 || m.Errors != 1 {
+			t.Errorf("%s: exact = %+v, want 3 passes of 5 rows, 1 error", name, m)
+		}
+		if m := s.Evaluators["score"]; m.Mean != 3.0/4 || m.Count != 4 {
+			t.Errorf("%s: score = %+v, want mean 3/4 over 4 values", name, m)
+		}
+		if s.Cost.Count != 4 || s.Cost.Sum != 4 {
+			t.Errorf("%s: cost = %+v, want 4 rows costing 4", name, s.Cost)
+		}
+	}
+}
+
+// A row that holds no answer of the app and no error (the 2024 shape with
+// "outputs": [], an output without a value, or a 2026 row whose trace
+// gave null) is no evidence that the app answered: it counts as an app
+// error, and its evaluators' results, whatever they say, as errors; in a
+// comparison the candidate lacks a value there.
+func TestRowWithoutOutputCountsAgainst(t *testing.T) {
+	pass := []models.ScenarioResult{boolResult("exact", true)}
+	withOutputs := func(outputs ...models.Output) models.EvaluationScenario {
+		s := answered("France", "Paris", "Paris", 1, 1, pass...)
+		s.Outputs = outputs
+		return s
+	}
+	tests := []struct {
+		name string
+		row  models.EvaluationScenario
+	}{
+		{"no outputs (2024)", withOutputs()},
+		{"an output without a value", withOutputs(models.Output{Result: models.Result{Type: "text"}})},
+		{"an output of null (2026 trace)", withOutputs(models.Output{Result: models.Result{Type: "json", Value: json.RawMessage("null")}})},
+		{"a missing output (2026, no trace)", withOutputs(models.Output{Result: models.Result{Type: models.ResultTypeMissing, Error: &models.Error{Message: "output missing"}}})},
+	}
+	baseline := []models.EvaluationScenario{answered("France", "Paris", "Paris", 1, 1, pass...), answered("Japan", "Tokyo", "Tokyo", 1, 1, pass...)}
+	for _, tt := range tests {
+		rows := []models.EvaluationScenario{tt.row, answered("Japan", "Tokyo", "Tokyo", 1, 1, pass...)}
+		s := Summarize(rows)
+		if m := s.Evaluators["exact"]; s.AppErrors != 1 || m.Errors != 1 || m.Mean != 0.5 {
+			t.Errorf("%s: %d app errors, exact %+v; want 1 app error, and a pass rate of 1/2 with the row an error", tt.name, s.AppErrors, m)
+		}
+		c := Compare(baseline, rows)
+		if d := c.Evaluators["exact"]; c.CandidateAppErrors != 1 || d.CandidateLacks != 1 || d.Worse(HigherIsBetter) != 1 {
+			t.Errorf("%s: compared, %d candidate app errors, delta %+v; want 1, and the row worse", tt.name, c.CandidateAppErrors, d)
+		}
+		r := NewReport(Run{Scenarios: baseline}, Run{Scenarios: rows})
+		if err := r.Check(MaxAppErrors(0)); !errors.Is(err, ErrGateFailed) {
+			t.Errorf("%s: app_errors <= 0 = %v, want it failed", tt.name, err)
+		}
+		var jsonl strings.Builder
+		if err := r.WriteJSONLines(&jsonl); err != nil {
+			t.Fatal(err)
+		}
+		if tt.row.Failed() == false && !strings.Contains(jsonl.String(), `"app_error":"no output`) {
+			t.Errorf("%s: the JSON Lines do not say the row has no output:\n%s", tt.name, jsonl.String())
+		}
+	}
+}
+
+// The set of scenario ids keeps every id through its growth: each of
+// 100,000 ids is new once, and a repeat after that.
+func TestScenarioIDs(t *testing.T) {
+	var ids scenarioIDs
+	const n = 100000
+	for round, want := range []bool{true, false} {
+		for i := range n {
+			if got := ids.first(fmt.Sprintf("0190b5a2-%04x-7000-8000-%012x", i>>16, i)); got != want {
+				t.Fatalf("round %d, id %d: first = %v, want %v", round, i, got, want)
+			}
+		}
+	}
+	if !ids.first("") || !ids.first("") {
+		t.Error("a row without an id is not always new")
+	}
+	if ids.n != n || len(ids.slots) != 262144 {
+		t.Errorf("%d ids in %d slots, want %d in 262144 (at most 3/4 full)", ids.n, len(ids.slots), n)
 	}
 }

@@ -8,8 +8,6 @@ package main
 // .ci/realserver2026.sh), whose digests are then compared.
 
 import (
-	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -140,13 +138,12 @@ func runCross(t *testing.T, ids crossIDs, c crossCase) crossDigest {
 	for _, g := range c.gates {
 		args = append(args, "--gate", g)
 	}
-	var out, errOut bytes.Buffer
-	code := run(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-	t.Logf("%s on %s: exit %d\n%s%s", c.name, ids.Generation, code, out.String(), errOut.String())
+	code, out, errOut := runCommand(t, args...)
+	t.Logf("%s on %s: exit %d\n%s%s", c.name, ids.Generation, code, out, errOut)
 	// The variant's name, whatever the app is called: "capitals.default"
 	// on 2024, "capitals.<12 hex>" on 2026.
 	variant := ""
-	if m := crossSummary.FindStringSubmatch(out.String()); m != nil {
+	if m := crossSummary.FindStringSubmatch(out); m != nil {
 		variant = m[1]
 	}
 	named := func(text string) string {
@@ -155,7 +152,7 @@ func runCross(t *testing.T, ids crossIDs, c crossCase) crossDigest {
 		}
 		return strings.ReplaceAll(text, variant, "capitals.<variant>")
 	}
-	d := crossDigest{Case: c.name, Exit: code, Stdout: crossLines(named(out.String()))}
+	d := crossDigest{Case: c.name, Exit: code, Stdout: crossLines(named(out))}
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err, "the %s report of case %s", name, c.name)
@@ -304,10 +301,8 @@ func crossJSON(t *testing.T, doc string) []string {
 func TestEvalRunAlikeOnBothGenerations(t *testing.T) {
 	srv24 := agentatest.NewServer()
 	t.Cleanup(srv24.Close)
-	srv26 := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026), agentatest.WithAPIKey("k26"))
-	t.Cleanup(srv26.Close)
-	keyFile := filepath.Join(t.TempDir(), "key")
-	require.NoError(t, os.WriteFile(keyFile, []byte("k26\n"), 0o600))
+	srv26 := fake2026(t)
+	keyFile := fake2026KeyFile(t)
 	ids24, ids26 := seedCross2024(srv24), seedCross2026(srv26)
 	ids26.KeyFile = keyFile
 	for _, c := range crossCases {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -84,8 +85,9 @@ Gates (--gate, repeatable) apply to the last variant:
   NAME OP NUMBER           the mean of evaluator NAME (its name or id);
                            OP is >=, >, <= or <, spaces optional;
                            NUMBER may end in % where the measure is a
-                           rate ('Exact match>=90%'), not on a count
-                           of rows, a cost or a latency
+                           rate ('Exact match>=90%'): a pass rate, a
+                           score on [0, 1], a p-value; not a count of
+                           rows or edits, a cost or a latency
   worse(NAME) OP N         rows where it did worse than the baseline
   regression_p(NAME) OP P  one-sided p-value of a regression against the
                            baseline, in the evaluator's worse direction
@@ -160,7 +162,14 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 			if runF != nil {
 				return runF(opts)
 			}
-			err = runWithClient(cmd.Context(), f, func(client *agenta.Client) error { return run.run(cmd.Context(), client) })
+			// A shell that a CI service signalled alone leaves the run
+			// behind: it ends as if interrupted.
+			ctx, stop := untilParentEnds(cmd.Context())
+			defer stop()
+			err = runWithClient(ctx, f, func(client *agenta.Client) error { return run.run(ctx, client) })
+			if cause := context.Cause(ctx); errors.Is(cause, errParentEnded) {
+				fmt.Fprintf(opts.IO.ErrOut, "agenta: %v: stopping as if interrupted\n", cause)
+			}
 			return run.finish(err)
 		},
 	}
@@ -260,7 +269,7 @@ func (o *EvalRunOptions) check() error {
 	for _, spec := range o.gates {
 		gate, err := evals.ParseGate(spec)
 		if err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("--gate: %w", err)}
+			return usageErrorf("--gate: %w", err)
 		}
 		// Refused now rather than failed after a whole run.
 		if comparesWithBaseline(gate) && len(o.VariantIDs) < 2 {
@@ -349,8 +358,13 @@ func printSummary(w io.Writer, report *evals.Report, baseline bool) error {
 	if baseline {
 		role = ", baseline"
 	}
-	fmt.Fprintf(w, "%s (evaluation %s%s): %d rows, %d app errors, status %s\n",
-		cell(run.Variant()), cell(run.Evaluation.ID), role, summary.Rows, summary.AppErrors, cell(string(run.Evaluation.Status.EvaluationStatus())))
+	duplicates := ""
+	if summary.Duplicates > 0 {
+		// Counted once; the gates say why they fail.
+		duplicates = fmt.Sprintf(", %d more repeating a scenario id (left out)", summary.Duplicates)
+	}
+	fmt.Fprintf(w, "%s (evaluation %s%s): %d rows%s, %d app errors, status %s\n",
+		cell(run.Variant()), cell(run.Evaluation.ID), role, summary.Rows, duplicates, summary.AppErrors, cell(string(run.Evaluation.Status.EvaluationStatus())))
 	t := newTable(w)
 	t.row("  EVALUATOR", "MEAN", "95% CI", "VALUES", "ERRORS", "MISSING")
 	for _, id := range summary.EvaluatorIDs {

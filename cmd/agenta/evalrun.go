@@ -429,22 +429,3 @@ func (r *evalRun) close() {
 		}
 	}
 }
-
-// inContext puts context before a classified error's message, keeping its
-// exit code and what it wraps.
-func inContext(err error, context string) error {
-	var exit *exitError
-	if !errors.As(err, &exit) {
-		return err
-	}
-	return &exitError{code: exit.code, err: &contextError{text: "agenta: " + context + ": " + sdkText(exit.err), err: exit.err}}
-}
-
-// contextError is an error with more said before its message.
-type contextError struct {
-	text string
-	err  error
-}
-
-func (e *contextError) Error() string { return e.text }
-func (e *contextError) Unwrap() error { return e.err }

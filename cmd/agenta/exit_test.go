@@ -2,24 +2,29 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
+	"io"
+	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agenta-go/agenta"
-	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/models"
+	"github.com/spf13/cobra"
 )
 
 // TestWorst: of several outcomes, the exit code is the first in
 // exitOrder, the earliest error with it is the one returned, and the
 // others keep their order, without repeats.
 func TestWorst(t *testing.T) {
-	coded := func(code int, text string) error { return &exitError{code: code, err: errors.New(text)} }
-	gate, local, failed, service, usage, interrupted := coded(exitGateFailed, "gate"), coded(exitLocal, "local"),
-		coded(exitEvalFailed, "failed"), coded(exitService, "service"), coded(exitUsage, "usage"), coded(exitInterrupted, "interrupted")
+	sdk := func(text string, err error) error { return &sdkError{text: text, err: err} }
+	gate, local, failed, service, usage, interrupted := sdk("gate", evals.ErrGateFailed), localError(errors.New("local")),
+		sdk("failed", agenta.ErrEvaluationFailed), sdk("service", errors.New("500")), usageErrorf("usage"), sdk("interrupted", context.Canceled)
 	tests := []struct {
 		errs   []error
 		first  string
@@ -33,7 +38,7 @@ func TestWorst(t *testing.T) {
 		{[]error{service, failed, gate}, "failed", "[service gate]"},
 		{[]error{failed, usage}, "usage", "[failed]"},
 		{[]error{usage, interrupted, service}, "interrupted", "[usage service]"},
-		{[]error{service, coded(exitService, "service 2"), service}, "service", "[service 2]"},
+		{[]error{service, sdk("service 2", errors.New("502")), service}, "service", "[service 2]"},
 	}
 	for _, tt := range tests {
 		others, first := worst(tt.errs...)
@@ -43,46 +48,142 @@ func TestWorst(t *testing.T) {
 	}
 }
 
-// TestClassifyBrokenAnswers: an answer that stalls or is cut short is a
-// service error (exit 4) that says so, not "no answer", "cannot reach"
-// or an interruption; --timeout passing while an answer arrives says that.
-// The errors are the SDK's own, from agentatest's faults.
-func TestClassifyBrokenAnswers(t *testing.T) {
-	srv := agentatest.NewTestServer(t)
-	demo := agentatest.SeedDemo(srv)
-	client, err := agenta.NewClient(srv.URL(), agenta.WithTimeout(time.Second), agenta.WithIdleTimeout(200*time.Millisecond),
-		agenta.WithRetryWait(time.Millisecond, 2*time.Millisecond))
+// TestExitCode is the table of exit codes: every kind of error a command
+// can end with, built as the command meets it (an error from the SDK or
+// evals goes through classify, as runWithClient and eval run do), and the
+// code exitCode gives it. The codes are those of --help and the README.
+func TestExitCode(t *testing.T) {
+	api := func(status int, message string) error {
+		return &agenta.APIError{StatusCode: status, Method: "GET", Path: "/api/evaluations/e1", Message: message}
+	}
+	sdk := func(err error) error { return classify(err, "127.0.0.1:1") }
+	waitErr := func(err error) error {
+		return &agenta.WaitError{EvaluationID: "e1", Status: "EVALUATION_STARTED", Err: err}
+	}
+	failed := &agenta.EvaluationFailedError{EvaluationID: "e1", Status: models.EvaluationFailed, Message: "Evaluation Failed"}
+	gateFailed := &evals.GateError{Failed: []evals.GateResult{{Gate: evals.MinMean("Exact match", 0.9)}}, Total: 1}
+	_, parseErr := evals.ParseGate("Exact match >>= 0.9")
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"no error", nil, exitOK},
+
+		// 2: the command was run wrong.
+		{"usage error", usageErrorf("--app is required"), exitUsage},
+		{"cobra's own parse error", errors.New(`accepts 1 arg(s), received 2`), exitUsage},
+		{"flag error", flagError(&cobra.Command{Use: "x"}, errors.New("invalid argument")), exitUsage},
+		{"--gate that does not parse", usageErrorf("--gate: %w", parseErr), exitUsage},
+		{"invalid gate, as eval run reports it", invalidGateError(t), exitUsage},
+		{"argument the SDK refuses, with its field", sdk(&agenta.ArgumentError{Name: "NewEvaluation.AppID", Field: "app_id", Reason: "is required"}), exitUsage},
+		{"argument the SDK refuses", sdk(&agenta.ArgumentError{Name: "WithTimeout", Reason: "want a positive duration"}), exitUsage},
+		{"ErrInvalidArgument", sdk(fmt.Errorf("x: %w", agenta.ErrInvalidArgument)), exitUsage},
+
+		// 1: a gate failed.
+		{"gate failed", sdk(gateFailed), exitGateFailed},
+		{"ErrGateFailed", sdk(fmt.Errorf("judging: %w", evals.ErrGateFailed)), exitGateFailed},
+
+		// 3: the evaluation failed.
+		{"evaluation failed", sdk(fmt.Errorf("waiting: %w", failed)), exitEvalFailed},
+		{"aggregation failed", sdk(&agenta.EvaluationFailedError{EvaluationID: "e1", Status: models.EvaluationAggregationFailed}), exitEvalFailed},
+
+		// 4: the service answered an error, or no answer came in time.
+		{"400", sdk(api(400, "bad request")), exitService},
+		{"401", sdk(api(401, "Unauthorized")), exitService},
+		{"403", sdk(api(403, "Forbidden")), exitService},
+		{"404 not found", sdk(api(404, "Evaluation not found")), exitService},
+		{"404 route not found", sdk(api(404, "Not Found")), exitService},
+		{"not found", sdk(&agenta.NotFoundError{}), exitService},
+		{"422", sdk(&agenta.ValidationError{APIError: api(422, "field required").(*agenta.APIError)}), exitService},
+		{"429", sdk(api(429, "Too Many Requests")), exitService},
+		{"500", sdk(api(500, "Internal Server Error")), exitService},
+		{"502", sdk(api(502, "Bad Gateway")), exitService},
+		{"not created", sdk(&agenta.NotCreatedError{}), exitService},
+		{"no worker", sdk(&agenta.NoWorkerError{}), exitService},
+		{"answer over its limit", sdk(&agenta.DecodeError{StatusCode: 200, Method: "GET", Path: "/x", Err: &agenta.LimitError{Field: "List", Limit: 1 << 20}}), exitService},
+		{"answer not JSON", sdk(&agenta.DecodeError{StatusCode: 200, Method: "GET", Path: "/x", Err: &json.SyntaxError{Offset: 1}}), exitService},
+		{"trailing data", sdk(fmt.Errorf("x: %w", agenta.ErrTrailingData)), exitService},
+		{"answer cut short", sdk(fmt.Errorf("%w: %w", agenta.ErrAnswerCut, context.Canceled)), exitService},
+		{"answer stalled", sdk(fmt.Errorf("%w: %w", agenta.ErrIdleTimeout, context.Canceled)), exitService},
+		{"attempt timeout", sdk(fmt.Errorf("%w: %w", agenta.ErrAttemptTimeout, context.Canceled)), exitService},
+		{"--timeout", sdk(context.DeadlineExceeded), exitService},
+		{"--timeout during a wait", sdk(waitErr(context.DeadlineExceeded)), exitService},
+		{"connection refused", sdk(refused), exitService},
+		{"unknown host", sdk(&net.DNSError{Err: "no such host", Name: "nowhere.invalid"}), exitService},
+		{"an error of the SDK's of no other kind", sdk(errors.New("agenta: something else")), exitService},
+
+		// 5: a local failure.
+		{"report not written", reportError(reportTarget{flag: "--junit", path: "r.xml"}, &os.PathError{Op: "open", Path: "r.xml", Err: syscall.ENOSPC}), exitLocal},
+		{"standard output not written", (&guardedWriter{err: syscall.ENOSPC}).problem("the summary to standard output"), exitLocal},
+		{"standard output closed by its reader (| head)", (&guardedWriter{err: syscall.EPIPE}).problem("the summary to standard output"), exitOK},
+		{"local failure while interrupted", localError(fmt.Errorf("fake: %w", context.Canceled)), exitLocal},
+
+		// 130: interrupted.
+		{"interrupted", sdk(context.Canceled), exitInterrupted},
+		{"interrupted during a wait", sdk(waitErr(context.Canceled)), exitInterrupted},
+
+		// The background fake's own exit code is the command's.
+		{"background fake's exit", &childExit{code: exitUsage, err: errors.New("--addr: bad")}, exitUsage},
+
+		// An error with context keeps its kind.
+		{"service error in context", inContext(sdk(api(500, "x")), "reading its scenarios, 3 read, then"), exitService},
+		{"interrupt in context", inContext(sdk(context.Canceled), "reading its scenarios, 3 read, then"), exitInterrupted},
+	}
+	for _, tt := range tests {
+		if tt.name == "cobra's own parse error" {
+			// Never classified: it comes from cobra, not a call.
+			if got := exitCode(tt.err); got != tt.want {
+				t.Errorf("%s: exit code %d, want %d", tt.name, got, tt.want)
+			}
+			continue
+		}
+		if got := exitCode(tt.err); got != tt.want {
+			t.Errorf("%s: exit code %d, want %d (error %v)", tt.name, got, tt.want, tt.err)
+		}
+		// classify leaves an error the command already built as it is.
+		if tt.err != nil && exitCode(classify(tt.err, "h")) != tt.want {
+			t.Errorf("%s: classified again, exit code %d, want %d", tt.name, exitCode(classify(tt.err, "h")), tt.want)
+		}
+	}
+
+	// A partial failure: of several outcomes, the exit code is the first
+	// in exitOrder (130, 2, 3, 4, 1, 5).
+	partial := []struct {
+		name string
+		errs []error
+		want int
+	}{
+		{"one variant failed, another timed out", []error{sdk(waitErr(context.DeadlineExceeded)), sdk(failed)}, exitEvalFailed},
+		{"a gate failed, and a report was not written", []error{sdk(gateFailed), localError(errors.New("disk full"))}, exitGateFailed},
+		{"a variant could not be read, and a gate failed", []error{sdk(gateFailed), sdk(api(500, "x"))}, exitService},
+		{"interrupted after a usage error", []error{usageErrorf("bad"), sdk(context.Canceled)}, exitInterrupted},
+	}
+	for _, tt := range partial {
+		if _, first := worst(tt.errs...); exitCode(first) != tt.want {
+			t.Errorf("%s: exit code %d, want %d", tt.name, exitCode(first), tt.want)
+		}
+	}
+}
+
+// invalidGateError is what eval run's judge returns, through classify as
+// runWithClient passes it on, for a gate on an evaluator the run does not
+// have.
+func invalidGateError(t *testing.T) error {
+	t.Helper()
+	gate, err := evals.ParseGate("No such evaluator >= 0.5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(srv.URL())
-	host := u.Host
-	read := func(ctx context.Context, f agentatest.Fault) error {
-		srv.ClearFaults()
-		srv.InjectFault(agentatest.OpGetVariant, agentatest.Always, f)
-		_, err := client.GetVariant(ctx, demo.VariantID)
-		return err
+	v := &variantRun{label: "evaluation e1 (v1)", run: evals.Run{Evaluation: models.Evaluation{ID: "e1"}}}
+	v.acc.Add(models.EvaluationScenario{EvaluationID: "e1", Results: []models.ScenarioResult{
+		{EvaluatorConfig: "exact", Result: models.Result{Type: "number", Value: []byte("1")}}}})
+	v.summary = v.acc.Summary()
+	r := &evalRun{opts: &EvalRunOptions{Gates: []evals.Gate{gate}}, out: &guardedWriter{w: io.Discard}, runs: []*variantRun{v}}
+	err = classify(r.judge(), "h")
+	if want := `--gate "No such evaluator >= 0.5"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("judge: %v; want an invalid gate naming %s", err, want)
 	}
-	defer func(d time.Duration) { idleTimeout = d }(idleTimeout)
-	idleTimeout = 200 * time.Millisecond
-
-	stalled := classify(read(context.Background(), agentatest.Fault{StallAfter: 20}), host)
-	if want := "the answer from " + host + " stalled: nothing arrived for 200ms"; exitCode(stalled) != exitService || !strings.Contains(stalled.Error(), want) {
-		t.Errorf("a stalled answer: exit %d, %q; want exit 4 saying %q", exitCode(stalled), stalled, want)
-	}
-	cut := classify(read(context.Background(), agentatest.Fault{CutAfter: 20}), host)
-	if want := "the connection to " + host + " broke in the middle of the answer"; exitCode(cut) != exitService || !strings.Contains(cut.Error(), want) {
-		t.Errorf("a cut answer: exit %d, %q; want exit 4 saying %q", exitCode(cut), cut, want)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	late := classify(read(ctx, agentatest.Fault{Trickle: 100 * time.Millisecond, TrickleBytes: 10}), host)
-	if want := "--timeout passed while the answer from " + host + " was still arriving"; exitCode(late) != exitService || !strings.Contains(late.Error(), want) {
-		t.Errorf("--timeout during an answer: exit %d, %q; want exit 4 saying %q", exitCode(late), late, want)
-	}
-	for _, err := range []error{stalled, cut, late} {
-		if s := err.Error(); strings.Contains(s, "no answer") || strings.Contains(s, "cannot reach") || strings.Contains(s, "interrupted") {
-			t.Errorf("%q blames what did not happen", s)
-		}
-	}
+	return err
 }

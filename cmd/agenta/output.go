@@ -90,8 +90,8 @@ func (t *table) row(cells ...string) {
 func (t *table) flush() error { return t.tw.Flush() }
 
 // cell cleans a value for a table: tabs, line breaks, terminal escapes and
-// bidirectional overrides escaped visibly (text.Line), and at most maxCell
-// runes.
+// bidirectional overrides escaped visibly, and at most maxCell runes. It is
+// text.Line at the table's width, not a clipper of its own.
 func cell(s string) string { return text.Line(s, maxCell) }
 
 // number formats a float for a table: up to four significant digits.

@@ -80,7 +80,9 @@ const testAPIKey = "s3cret-key-0123456789"
 //	MANUAL_HOST       a demo fake without a worker, driven by the ctl command (same demo ids)
 //	MANUAL_EVALUATION_ID a finished evaluation of PRODUCTION there
 //	BIG_RUN_HOST      a server whose evaluations of any variants finish at once with BIG_RUN_ROWS rows each
-//	MISSING_RUN_HOST  the same with 20 rows, where the variant "missing" has no evaluator result on 18 of them
+//	MISSING_RUN_HOST  the same with 20 rows, where the variant "missing" has no evaluator result on 18 of them,
+//	                  the variant "repeats" lists its first 5 rows again in place of the last 5, and the
+//	                  variant "nooutput" has no output (and no app error) on its last 2
 //	HUGE_RUN_HOST     the same with HUGE_RUN_ROWS rows of about 6.7 KB: HUGE_RUN_MIB MiB of scenarios per evaluation
 //	BIG_EXACT         the id of their "Exact match" evaluator config
 //	W26_HOST T26_HOST 2026 fakes, worker down and tracing down (see setup2026)

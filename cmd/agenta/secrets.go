@@ -15,7 +15,10 @@ import (
 // CI job publishes. Standard output of every command (run wraps it in a
 // scrubWriter), standard error (a messageWriter), eval run's reports and
 // the error line are scrubbed of all of them, by internal/text, which the
-// SDK uses too.
+// SDK uses too. The writers here are adapters of internal/text, not a
+// second scrubber: scrubWriter defers text.Secrets.NewWriter until the
+// secrets are known, messageWriter applies text.Secrets.Scrub to each
+// write whole, and scrubbedWrite wraps a report's writer in one.
 
 // providerKeyNames are the environment variables that hold LLM provider
 // keys the service knows: the names models lists, so the two cannot drift.

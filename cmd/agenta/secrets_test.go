@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/csv"
 	"encoding/hex"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,33 +80,6 @@ func keyLeak(s string) string {
 		}
 	}
 	return ""
-}
-
-// echoServer is a fake whose app echoes the provider key in its output, in
-// its error, and writes hostile text, row by row.
-func echoServer(t *testing.T) (srv *agentatest.Server, app, testset, variant, evaluator string) {
-	t.Helper()
-	srv = agentatest.NewTestServer(t, agentatest.WithEvaluationPace(time.Millisecond))
-	demo := agentatest.SeedDemo(srv)
-	base := srv.AddBase(agentatest.Base{AppID: demo.AppID, Name: "echo", Application: func(_ map[string]any, in map[string]string) (string, error) {
-		switch in["country"] {
-		case "echo":
-			return "Your key is " + echoKey + ", split: " + echoKey[:30] + "…", nil
-		case "fail":
-			return "", errors.New("Incorrect API key provided: " + echoKey + ". You can find your API key at https://platform.openai.com")
-		case "encoded":
-			return base64.StdEncoding.EncodeToString([]byte(echoKey)) + " " + hex.EncodeToString([]byte(echoKey)), nil
-		}
-		return hostile, nil
-	}})
-	variant = srv.AddVariant(agentatest.Variant{BaseID: base, ConfigName: "default"})
-	testset = srv.AddTestset(agentatest.Testset{AppID: demo.AppID, Name: "echo", Rows: []map[string]string{
-		{"country": "echo", "correct_answer": hostile},
-		{"country": "fail", "correct_answer": "x"},
-		{"country": "encoded", "correct_answer": "x"},
-		{"country": hostile, "correct_answer": "-1+1"},
-	}})
-	return srv, demo.AppID, testset, variant, demo.ExactMatchID
 }
 
 // A provider key the app echoes, in its output or its error, raw, cut or

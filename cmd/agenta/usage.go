@@ -73,7 +73,7 @@ func flagError(cmd *cobra.Command, err error) error {
 			return usageErrorf("unknown flag --%s for %q%s", text.Clip(name, 100), cmd.CommandPath(), didYouMean(closestFlags(cmd, name)))
 		}
 	}
-	return &exitError{code: exitUsage, err: err}
+	return &usageError{err: err}
 }
 
 // closestFlags returns the flags of cmd whose names are closest to name,

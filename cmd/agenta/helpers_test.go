@@ -1,22 +1,38 @@
 package main
 
-// The fixture evaluation of the benchmarks and of the memory script: a
-// large evaluation shaped as the mid-2024 service sends it, served by a
-// loopback server whose own cost is small; and the peak RSS of a child
-// process.
+// What the tests of the command share: a Factory on buffers, a command
+// run in-process, servers to run it against (a fake behind a proxy that
+// answers a missing route; the fixture evaluation of the benchmarks and
+// of the memory script: a large evaluation shaped as the mid-2024 service
+// sends it, served by a loopback server whose own cost is small), and the
+// peak RSS of a child process.
 
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"testing"
 	"time"
+
+	"github.com/agenta-go/agenta/agentatest"
+	"github.com/spf13/cobra"
+	"github.com/stretchr/testify/require"
 )
 
 const benchEvaluationID = "0190b5a2-7c1e-7b52-a0a7-3c3f2b1d9e01"
@@ -227,13 +243,139 @@ func runServerOf(rows, padding int, row func(b []byte, i int, variant string) []
 // missingResultsRow is row i of the fixture evaluation, except that the
 // variant "missing" has no evaluator result on any row but the first two:
 // its app answered, and its evaluators gave nothing, which the fake
-// service cannot do.
+// service cannot do; the variant "repeats" lists its first 5 rows again,
+// with their scenario ids, in place of rows 16 to 20; and the variant
+// "nooutput" has no output on its last 2 rows ("outputs": []), and no
+// app error, its evaluators' results as they are.
 func missingResultsRow(b []byte, i int, variant string) []byte {
 	start := len(b)
+	if variant == "repeats" && i >= 15 {
+		return appendBenchScenario(b, i-15)
+	}
 	b = appendBenchScenario(b, i)
+	if variant == "nooutput" && i >= 18 {
+		from := bytes.Index(b[start:], []byte(`"outputs":[`))
+		to := bytes.Index(b[start:], []byte(`,"correct_answers"`))
+		return append(b[:start+from], append([]byte(`"outputs":[]`), b[start+to:]...)...)
+	}
 	if variant != "missing" || i < 2 {
 		return b
 	}
 	at := bytes.Index(b[start:], []byte(`"results":[`))
 	return append(b[:start+at], `"results":[]}`...)
+}
+
+// testFactory returns a Factory on buffers, with an empty environment.
+func testFactory() (*Factory, *bytes.Buffer, *bytes.Buffer) {
+	out, errOut := &bytes.Buffer{}, &bytes.Buffer{}
+	f := newFactory(&IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
+	f.getenv = func(string) string { return "" }
+	return f, out, errOut
+}
+
+// execute runs a command built by NewCmdX with args, as cobra would.
+func execute(cmd *cobra.Command, args ...string) error {
+	cmd.SetArgs(args)
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	return cmd.Execute()
+}
+
+// syncBuffer is a bytes.Buffer that a goroutine may write while the test
+// reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// runCommand runs the agenta command in this process, with the
+// environment set by t.Setenv, and returns its exit code, stdout and
+// stderr.
+func runCommand(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+// notFoundOn serves srv through a proxy that answers FastAPI's 404 Not
+// Found on the paths ending in suffix, and counts the requests whose path
+// ends in count.
+func notFoundOn(t *testing.T, srv *agentatest.Server, suffix, count string) (string, *atomic.Int32) {
+	u, err := url.Parse(srv.URL())
+	require.NoError(t, err)
+	p := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	var n atomic.Int32
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, count) {
+			n.Add(1)
+		}
+		if strings.HasSuffix(r.URL.Path, suffix) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"detail":"Not Found"}`)
+			return
+		}
+		p.ServeHTTP(w, r)
+	}))
+	t.Cleanup(proxy.Close)
+	return proxy.URL + u.Path, &n
+}
+
+// echoServer is a fake whose app echoes the provider key in its output, in
+// its error, and writes hostile text, row by row.
+func echoServer(t *testing.T) (srv *agentatest.Server, app, testset, variant, evaluator string) {
+	t.Helper()
+	srv = agentatest.NewTestServer(t, agentatest.WithEvaluationPace(time.Millisecond))
+	demo := agentatest.SeedDemo(srv)
+	base := srv.AddBase(agentatest.Base{AppID: demo.AppID, Name: "echo", Application: func(_ map[string]any, in map[string]string) (string, error) {
+		switch in["country"] {
+		case "echo":
+			return "Your key is " + echoKey + ", split: " + echoKey[:30] + "…", nil
+		case "fail":
+			return "", errors.New("Incorrect API key provided: " + echoKey + ". You can find your API key at https://platform.openai.com")
+		case "encoded":
+			return base64.StdEncoding.EncodeToString([]byte(echoKey)) + " " + hex.EncodeToString([]byte(echoKey)), nil
+		}
+		return hostile, nil
+	}})
+	variant = srv.AddVariant(agentatest.Variant{BaseID: base, ConfigName: "default"})
+	testset = srv.AddTestset(agentatest.Testset{AppID: demo.AppID, Name: "echo", Rows: []map[string]string{
+		{"country": "echo", "correct_answer": hostile},
+		{"country": "fail", "correct_answer": "x"},
+		{"country": "encoded", "correct_answer": "x"},
+		{"country": hostile, "correct_answer": "-1+1"},
+	}})
+	return srv, demo.AppID, testset, variant, demo.ExactMatchID
+}
+
+// fake2026 starts a fake that speaks the 2026 API and takes the API key
+// k26 (see fake2026KeyFile), closed when the test ends.
+func fake2026(t *testing.T) *agentatest.Server {
+	t.Helper()
+	srv := agentatest.NewServer(agentatest.WithGeneration(agentatest.Generation2026), agentatest.WithAPIKey("k26"))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// fake2026KeyFile writes fake2026's key to a file for --api-key-file and
+// returns its path.
+func fake2026KeyFile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "key")
+	require.NoError(t, os.WriteFile(path, []byte("k26\n"), 0o600))
+	return path
 }

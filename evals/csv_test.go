@@ -2,6 +2,7 @@ package evals
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -35,5 +36,37 @@ func TestReportsKeepExactNumbers(t *testing.T) {
 				t.Errorf("%s report lacks %s: %s", name, want, b.String())
 			}
 		}
+	}
+}
+
+func TestWriteCSV(t *testing.T) {
+	r := checkedReport(t)
+	var buf bytes.Buffer
+	if err := r.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	records, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatalf("the CSV does not parse: %v", err)
+	}
+	wantHeader := []string{"variant", "row", "input.country", "expected", "output", "app_error", "cost", "latency", "Edit distance", "Exact match"}
+	if strings.Join(records[0], ",") != strings.Join(wantHeader, ",") {
+		t.Fatalf("header = %q, want %q", records[0], wantHeader)
+	}
+	if len(records) != 1+16 {
+		t.Fatalf("%d lines, want a header and 16 rows", len(records))
+	}
+	byKey := map[string][]string{}
+	for _, rec := range records[1:] {
+		byKey[rec[0]+"/"+rec[2]] = rec
+	}
+	if got := byKey["capitals.precise/Australia"]; strings.Join(got[3:], "|") != "Canberra|Sydney||0.0008|0.7|7|false" {
+		t.Errorf("the candidate's Australia line = %q", got)
+	}
+	if got := byKey["capitals.precise/Nigeria"]; strings.Join(got[3:], "|") != "||rate limited|||error: rate limited|error: rate limited" {
+		t.Errorf("the candidate's Nigeria line = %q", got)
+	}
+	if got := byKey["capitals.default/Brazil"]; got[4] != "São Paulo" || got[9] != "false" {
+		t.Errorf("the baseline's Brazil line = %q", got)
 	}
 }
