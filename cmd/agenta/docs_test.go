@@ -263,3 +263,34 @@ func TestCIRecipeOnServer(t *testing.T) {
 		t.Errorf("report.xml is not green with four gates:\n%s", report)
 	}
 }
+
+// TestCommandPageExitCodes checks that docs/the-command.md's table of exit
+// codes has a row for each code --help lists, and that it gives the order
+// --help gives for several outcomes.
+func TestCommandPageExitCodes(t *testing.T) {
+	page, err := os.ReadFile(commandPage)
+	if err != nil {
+		t.Fatalf("read the command's page: %v", err)
+	}
+	codes := 0
+	for _, line := range strings.Split(exitCodesHelp, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || !strings.HasPrefix(line, "  ") || strings.Trim(fields[0], "0123456789") != "" {
+			continue
+		}
+		codes++
+		if !strings.Contains(string(page), "\n| "+fields[0]+" | ") {
+			t.Errorf("docs/the-command.md's table of exit codes has no row for %s, which --help lists:\n%s", fields[0], line)
+		}
+	}
+	if codes != len(exitOrder)+1 {
+		t.Errorf("read %d codes in --help's table, want %d (0 and each of exitOrder)", codes, len(exitOrder)+1)
+	}
+	order := make([]string, len(exitOrder))
+	for i, code := range exitOrder {
+		order[i] = fmt.Sprint(code)
+	}
+	if want := "**" + strings.Join(order, ", ") + "**"; !strings.Contains(string(page), want) {
+		t.Errorf("docs/the-command.md does not give the order of exit codes as %s", want)
+	}
+}
