@@ -63,12 +63,12 @@ func TestNotFoundAs500Fields(t *testing.T) {
 	}
 }
 
-// The README's Errors section lists the table, with each operation.
+// docs/errors.md lists the table, with each operation.
 func TestNotFoundTableDocumented(t *testing.T) {
-	readme, err := os.ReadFile("README.md")
+	page, err := os.ReadFile("docs/errors.md")
 	require.NoError(t, err)
 	for _, a := range notFoundAnswers {
 		row := "| `" + a.operation + "` | `" + a.message + "` |"
-		assert.True(t, strings.Contains(string(readme), row), "README.md lacks the row %q", row)
+		assert.True(t, strings.Contains(string(page), row), "docs/errors.md lacks the row %q", row)
 	}
 }

@@ -12,13 +12,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// TestREADMEShowsRealOutput checks that the README's Command line example
-// is the one testdata/script/readme.txtar runs, and prints what the script
-// checks the real binary prints.
-func TestREADMEShowsRealOutput(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// commandPage is the page of docs/ about the command: its table of
+// commands and its example against the fake.
+const commandPage = "../../docs/the-command.md"
+
+// TestCommandPageShowsRealOutput checks that the example of
+// docs/the-command.md is the one testdata/script/readme.txtar runs, and
+// prints what the script checks the real binary prints.
+func TestCommandPageShowsRealOutput(t *testing.T) {
+	readme, err := os.ReadFile(commandPage)
 	if err != nil {
-		t.Fatalf("read the README: %v", err)
+		t.Fatalf("read the command's page: %v", err)
 	}
 	archive, err := txtar.ParseFile("testdata/script/readme.txtar")
 	if err != nil {
@@ -30,12 +34,12 @@ func TestREADMEShowsRealOutput(t *testing.T) {
 		case "readme-stdout.txt":
 			found++
 			if !strings.Contains(string(readme), "```text\n"+string(f.Data)+"```\n") {
-				t.Errorf("README.md's Command line section does not show the output the script checks:\n%s", f.Data)
+				t.Errorf("docs/the-command.md's example does not show the output the script checks:\n%s", f.Data)
 			}
 		case "readme-commands.sh":
 			found++
 			if !strings.Contains(string(readme), "```sh\n"+string(f.Data)+"```\n") {
-				t.Errorf("README.md's Command line section does not show the commands the script runs:\n%s", f.Data)
+				t.Errorf("docs/the-command.md's example does not show the commands the script runs:\n%s", f.Data)
 			}
 		}
 	}
@@ -131,13 +135,13 @@ func TestWorkflowStep(t *testing.T) {
 	}
 }
 
-// TestREADMEDefaultOutputs checks that the README's table of commands says
-// what each reading command prints by default, as its --output or --format
-// flag (and so its --help) does.
-func TestREADMEDefaultOutputs(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// TestCommandPageDefaultOutputs checks that the table of commands in
+// docs/the-command.md says what each reading command prints by default, as
+// its --output or --format flag (and so its --help) does.
+func TestCommandPageDefaultOutputs(t *testing.T) {
+	readme, err := os.ReadFile(commandPage)
 	if err != nil {
-		t.Fatalf("read the README: %v", err)
+		t.Fatalf("read the command's page: %v", err)
 	}
 	// The rows of the table of commands: | command | what it does | prints |.
 	var rows [][]string
@@ -150,7 +154,7 @@ func TestREADMEDefaultOutputs(t *testing.T) {
 		}
 	}
 	if len(rows) < 7 {
-		t.Fatalf("found %d rows in the README's table of commands, want one per command group", len(rows))
+		t.Fatalf("found %d rows in docs/the-command.md's table of commands, want one per command group", len(rows))
 	}
 	f, _, _ := testFactory()
 	checked := 0
@@ -171,12 +175,12 @@ func TestREADMEDefaultOutputs(t *testing.T) {
 			if strings.HasPrefix(cells[0], "| "+group) {
 				checked++
 				if want := "`" + flag.DefValue + "` (default)"; !strings.Contains(cells[2], want) {
-					t.Errorf("README: %s prints %q; want it to say %s, as --%s's default", commandName(cmd), cells[2], want, flag.Name)
+					t.Errorf("docs/the-command.md: %s prints %q; want it to say %s, as --%s's default", commandName(cmd), cells[2], want, flag.Name)
 				}
 				return
 			}
 		}
-		t.Errorf("README's table of commands has no row for %s", commandName(cmd))
+		t.Errorf("docs/the-command.md's table of commands has no row for %s", commandName(cmd))
 	}
 	walk(NewCmdRoot(f))
 	if checked < 9 {
@@ -257,5 +261,36 @@ func TestCIRecipeOnServer(t *testing.T) {
 	}
 	if !strings.Contains(string(report), `<testsuite name="gates" tests="4" failures="0"`) || strings.Contains(string(report), "<failure") {
 		t.Errorf("report.xml is not green with four gates:\n%s", report)
+	}
+}
+
+// TestCommandPageExitCodes checks that docs/the-command.md's table of exit
+// codes has a row for each code --help lists, and that it gives the order
+// --help gives for several outcomes.
+func TestCommandPageExitCodes(t *testing.T) {
+	page, err := os.ReadFile(commandPage)
+	if err != nil {
+		t.Fatalf("read the command's page: %v", err)
+	}
+	codes := 0
+	for _, line := range strings.Split(exitCodesHelp, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 2 || !strings.HasPrefix(line, "  ") || strings.Trim(fields[0], "0123456789") != "" {
+			continue
+		}
+		codes++
+		if !strings.Contains(string(page), "\n| "+fields[0]+" | ") {
+			t.Errorf("docs/the-command.md's table of exit codes has no row for %s, which --help lists:\n%s", fields[0], line)
+		}
+	}
+	if codes != len(exitOrder)+1 {
+		t.Errorf("read %d codes in --help's table, want %d (0 and each of exitOrder)", codes, len(exitOrder)+1)
+	}
+	order := make([]string, len(exitOrder))
+	for i, code := range exitOrder {
+		order[i] = fmt.Sprint(code)
+	}
+	if want := "**" + strings.Join(order, ", ") + "**"; !strings.Contains(string(page), want) {
+		t.Errorf("docs/the-command.md does not give the order of exit codes as %s", want)
 	}
 }
