@@ -1129,3 +1129,14 @@ func formatBytes(n int64) string {
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
 }
+
+// errTooManyRedirects ends a redirect loop; it is never retried.
+var errTooManyRedirects = errors.New("stopped after 10 redirects")
+
+// redirectRefused marks a redirect refused by the caller's redirect policy,
+// or to a scheme other than http and https, which another attempt would
+// only repeat: it is never retried.
+type redirectRefused struct{ err error }
+
+func (e *redirectRefused) Error() string { return e.err.Error() }
+func (e *redirectRefused) Unwrap() error { return e.err }

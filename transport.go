@@ -251,17 +251,6 @@ func followRedirect(req *http.Request, via []*http.Request) bool {
 	return false
 }
 
-// errTooManyRedirects ends a redirect loop; it is never retried.
-var errTooManyRedirects = errors.New("stopped after 10 redirects")
-
-// redirectRefused marks a redirect refused by the caller's redirect policy,
-// or to a scheme other than http and https, which another attempt would
-// only repeat: it is never retried.
-type redirectRefused struct{ err error }
-
-func (e *redirectRefused) Error() string { return e.err.Error() }
-func (e *redirectRefused) Unwrap() error { return e.err }
-
 func sameOrigin(a, b *url.URL) bool {
 	return strings.EqualFold(a.Scheme, b.Scheme) &&
 		strings.EqualFold(a.Hostname(), b.Hostname()) &&
