@@ -1,14 +1,20 @@
 package agenta
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // trailingAnswers are complete JSON answers, by the kind of value they are.
@@ -154,4 +160,333 @@ func trailingServer(t *testing.T, current *atomic.Pointer[trailingCase]) string 
 	}))
 	t.Cleanup(s.Close)
 	return s.URL + "/api"
+}
+
+// Item 1: a 101 then silence must not hang the call past its timeout or
+// its context's deadline.
+func TestHostileSwitchingProtocols(t *testing.T) {
+
+	base, _ := hostileTCP(t, func(conn net.Conn, _ *http.Request) {
+		io.WriteString(conn, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n")
+		// Then silence: the connection stays open until the test ends.
+	})
+	const attempt = 300 * time.Millisecond
+	cases := []struct {
+		name    string
+		opts    []Option
+		ctxWait time.Duration
+		bound   time.Duration
+	}{
+		{"attempt timeout, no retries", []Option{WithTimeout(attempt), WithMaxRetries(0)}, time.Minute, 3 * attempt},
+		{"attempt timeout, retries", []Option{WithTimeout(attempt)}, time.Minute, 3 * 4 * attempt},
+		{"context deadline", []Option{WithTimeout(0)}, attempt, 3 * attempt},
+		{"both", []Option{WithTimeout(time.Second)}, 2 * attempt, 3 * 2 * attempt},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := hostileClient(t, base, tc.opts...)
+			for _, op := range []hostileOp{hostileGetVariant, hostileAddVariant, hostileStream} {
+				ctx, cancel := context.WithTimeout(context.Background(), tc.ctxWait)
+				took, err := hostileElapsed(ctx, c, op)
+				cancel()
+				if err == nil {
+					t.Errorf("%s: a 101 answer succeeded, want an error", op.name)
+				}
+				if took > tc.bound {
+					t.Errorf("%s: returned after %s, want within %s (err: %v)", op.name, took, tc.bound, err)
+				}
+				var apiErr *APIError
+				if errors.As(err, &apiErr) && apiErr.StatusCode != http.StatusSwitchingProtocols {
+					t.Errorf("%s: *APIError status %d, want 101", op.name, apiErr.StatusCode)
+				}
+				hostileCheckError(t, err)
+			}
+		})
+	}
+}
+
+// hostileHoldBack answers with the whole value, then holds back the end of
+// the body: the terminating chunk (after plain or gzip-encoded JSON), the
+// last byte of a Content-Length, or the trailer of a gzip stream. The connection stays open until the
+// test ends.
+func hostileHoldBack(t *testing.T, framing string) string {
+	t.Helper()
+	answer := func(path string) string {
+		switch {
+		case strings.HasSuffix(path, "/evaluation_scenarios"):
+			return `[{"id":"s-1","evaluation_id":"e-1","inputs":[],"outputs":[],"is_pinned":false,"note":"","results":[]}]`
+		case strings.HasSuffix(path, "/evaluations"):
+			return `[{"id":"e-1","app_id":"a-1","variant_ids":["v-1"],"status":{"type":"status","value":"EVALUATION_STARTED","error":null},` +
+				`"aggregated_results":[],"created_at":"2024-06-26T12:22:31.775000+00:00","updated_at":"2024-06-26T12:22:31.775000+00:00"}]`
+		case strings.HasSuffix(path, "/human-evaluations"):
+			return `[{"id":"h-1","app_id":"a-1","evaluation_type":"human_a_b_testing","status":"EVALUATION_FINISHED",` +
+				`"created_at":"2024-06-26T12:22:31.775000","updated_at":"2024-06-26T12:22:31.775000"}]`
+		}
+		return `{"app_id":"a-1","variant_id":"v-1","variant_name":"bot.default","base_id":"b-1","revision":1}`
+	}
+	base, _ := hostileTCP(t, func(conn net.Conn, req *http.Request) {
+		body := answer(req.URL.Path)
+		head := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+		switch framing {
+		case "chunked":
+			io.WriteString(conn, head+"Transfer-Encoding: chunked\r\n\r\n"+
+				strconv.FormatInt(int64(len(body)), 16)+"\r\n"+body+"\r\n")
+			// The terminating "0\r\n\r\n" never comes.
+		case "gzip":
+			// A whole gzip stream in one chunk; the terminating chunk
+			// never comes.
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			io.WriteString(zw, body)
+			zw.Close()
+			io.WriteString(conn, head+"Content-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n"+
+				strconv.FormatInt(int64(b.Len()), 16)+"\r\n"+b.String()+"\r\n")
+		case "gzip trailer":
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			io.WriteString(zw, body)
+			zw.Close()
+			zipped := b.Bytes()
+			// Everything but the 8-byte trailer (CRC-32 and size).
+			io.WriteString(conn, head+"Content-Encoding: gzip\r\nContent-Length: "+strconv.Itoa(len(zipped))+"\r\n\r\n")
+			conn.Write(zipped[:len(zipped)-8])
+		case "content-length":
+			io.WriteString(conn, head+"Content-Length: "+strconv.Itoa(len(body)+1)+"\r\n\r\n"+body)
+			// The final "\n" never comes.
+		}
+	})
+	return base
+}
+
+// Item 3: a complete answer whose body never ends returns at once: the
+// call does not wait for the end, and a stream loop ends.
+func TestHostileHeldBackEnd(t *testing.T) {
+
+	const wait = 6 * time.Second // the context's deadline; the attempt has none
+	const bound = 2 * time.Second
+	ops := []hostileOp{hostileGetVariant, hostileAddVariant, hostileCreateEvaluation,
+		hostileFetchScenarios, hostileListHuman, hostileStream}
+	for _, framing := range []string{"chunked", "content-length", "gzip", "gzip trailer"} {
+		t.Run(framing, func(t *testing.T) {
+			c := hostileClient(t, hostileHoldBack(t, framing), WithTimeout(0))
+			for _, op := range ops {
+				ctx, cancel := context.WithTimeout(context.Background(), wait)
+				took, err := hostileElapsed(ctx, c, op)
+				cancel()
+				if err != nil {
+					t.Errorf("%s: %v, want the complete answer", op.name, err)
+				}
+				if took > bound {
+					t.Errorf("%s: returned after %s, want within %s: a complete answer must not wait for the body to end", op.name, took, bound)
+				}
+			}
+		})
+	}
+}
+
+// wrappedTransport is a RoundTripper that is not an *http.Transport, such
+// as a tracing wrapper: the SDK cannot see its settings.
+type wrappedTransport struct{ next http.RoundTripper }
+
+func (w wrappedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return w.next.RoundTrip(r)
+}
+
+// Item 3 of issue 12 with a caller's RoundTripper that is not an
+// *http.Transport: a complete gzip answer whose trailer or end is held back
+// still returns at once.
+func TestHeldBackEndWrappedTransport(t *testing.T) {
+	const wait = 6 * time.Second
+	const bound = 2 * time.Second
+	for _, framing := range []string{"gzip", "gzip trailer"} {
+		t.Run(framing, func(t *testing.T) {
+			inner := &http.Transport{}
+			t.Cleanup(inner.CloseIdleConnections)
+			c := hostileClient(t, hostileHoldBack(t, framing), WithTimeout(0),
+				WithHTTPClient(&http.Client{Transport: wrappedTransport{inner}}))
+			for _, op := range []hostileOp{hostileGetVariant, hostileListHuman, hostileStream} {
+				ctx, cancel := context.WithTimeout(context.Background(), wait)
+				took, err := hostileElapsed(ctx, c, op)
+				cancel()
+				if err != nil {
+					t.Errorf("%s: %v, want the complete answer", op.name, err)
+				}
+				if took > bound {
+					t.Errorf("%s: returned after %s, want within %s", op.name, took, bound)
+				}
+			}
+		})
+	}
+}
+
+// stallTransport answers every request with status and a body that sends
+// prefix (inside a '[' for a list) and then nothing, and that ignores the
+// request's context, as a hand-written RoundTripper may: only Close ends a
+// read.
+type stallTransport struct {
+	status int
+	prefix string
+}
+
+func (s stallTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	pr, pw := io.Pipe()
+	prefix := s.prefix
+	if s.status == http.StatusOK && !strings.Contains(r.URL.Path, "/variants/") {
+		prefix = "[" + prefix
+	}
+	go func() {
+		io.WriteString(pw, prefix)
+		// Then nothing; the reader's Close ends the pipe.
+	}()
+	return &http.Response{
+		StatusCode: s.status, Status: http.StatusText(s.status), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"application/json"}}, Body: pr, Request: r,
+	}, nil
+}
+
+// Every read the SDK does ends at the attempt's timeout or the context's
+// deadline, even with a RoundTripper whose bodies ignore the context.
+func TestReadsEndWithContextIgnoringTransport(t *testing.T) {
+	const limit = 300 * time.Millisecond
+	cases := []struct {
+		name    string
+		rt      stallTransport
+		opts    []Option
+		ctxWait time.Duration
+		want    error // a sentinel the error matches
+	}{
+		{"2xx, attempt timeout", stallTransport{200, `{"app_id":"a-1",`}, []Option{WithTimeout(limit), WithMaxRetries(0)}, time.Minute, ErrAttemptTimeout},
+		{"2xx, context", stallTransport{200, `{"app_id":"a-1",`}, []Option{WithTimeout(0)}, limit, context.DeadlineExceeded},
+		{"error body, attempt timeout", stallTransport{500, `{"detail":"`}, []Option{WithTimeout(limit), WithMaxRetries(0)}, time.Minute, ErrServer},
+		{"error body, context", stallTransport{500, `{"detail":"`}, []Option{WithTimeout(0)}, limit, ErrServer},
+		{"retried 503 body, context", stallTransport{503, `{"detail":"`}, []Option{WithTimeout(0)}, limit, context.DeadlineExceeded},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := hostileClient(t, "http://127.0.0.1:9/api", append(tc.opts, WithHTTPClient(&http.Client{Transport: tc.rt}))...)
+			for _, op := range []hostileOp{hostileGetVariant, hostileListHuman, hostileStream} {
+				ctx, cancel := context.WithTimeout(context.Background(), tc.ctxWait)
+				done := make(chan error, 1)
+				start := time.Now()
+				go func() { _, err := hostileElapsed(ctx, c, op); done <- err }()
+				select {
+				case err := <-done:
+					if !errors.Is(err, tc.want) {
+						t.Errorf("%s: got %v, want an error matching %v", op.name, err, tc.want)
+					}
+					hostileCheckError(t, err)
+				case <-time.After(10 * limit):
+					t.Errorf("%s: still running after %s, want an end near %s", op.name, time.Since(start), limit)
+				}
+				cancel()
+			}
+		})
+	}
+}
+
+// No hostile answer leaves a goroutine of the SDK behind once the call has
+// returned, its server is gone and the idle connections are closed: not
+// the drain of a complete answer whose end was held back, not a gzip
+// reader, not a stream stopped early or cut by its context, not a 101.
+func TestHostileAnswersLeaveNoGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	t.Run("calls", func(t *testing.T) {
+		ops := []hostileOp{hostileGetVariant, hostileAddVariant, hostileListHuman, hostileStream}
+		run := func(c *Client, ctxWait time.Duration) {
+			for _, op := range ops {
+				ctx, cancel := context.WithTimeout(context.Background(), ctxWait)
+				_ = op.run(ctx, c)
+				cancel()
+			}
+		}
+		for _, framing := range []string{"chunked", "content-length", "gzip", "gzip trailer"} {
+			inner := &http.Transport{}
+			run(hostileClient(t, hostileHoldBack(t, framing), WithTimeout(0)), time.Minute)
+			run(hostileClient(t, hostileHoldBack(t, framing), WithTimeout(0),
+				WithHTTPClient(&http.Client{Transport: wrappedTransport{inner}})), time.Minute)
+			t.Cleanup(inner.CloseIdleConnections)
+		}
+		switching, _ := hostileTCP(t, func(conn net.Conn, _ *http.Request) {
+			io.WriteString(conn, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n")
+		})
+		run(hostileClient(t, switching, WithTimeout(0)), 50*time.Millisecond)
+		run(hostileClient(t, "http://127.0.0.1:9/api", WithTimeout(0),
+			WithHTTPClient(&http.Client{Transport: stallTransport{200, `{"app_id":"a-1",`}})), 50*time.Millisecond)
+
+		// A stream stopped after its first row, and one its context cuts.
+		rows := `[{"id":"s-1","evaluation_id":"e-1"},{"id":"s-2","evaluation_id":"e-1"},`
+		stalled, _ := hostileTCP(t, func(conn net.Conn, _ *http.Request) {
+			io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"+
+				strconv.FormatInt(int64(len(rows)), 16)+"\r\n"+rows+"\r\n")
+		})
+		c := hostileClient(t, stalled, WithTimeout(0))
+		for range c.StreamEvaluationScenarios(context.Background(), "e-1") {
+			break
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		for _, err := range c.StreamEvaluationScenarios(ctx, "e-1") {
+			if err != nil {
+				break
+			}
+		}
+		cancel()
+	})
+	// Connections and drains end asynchronously (a drain within drainWait):
+	// give them time, then compare, with a margin for the runtime's own.
+	const margin = 2
+	deadline := time.Now().Add(3*drainWait + 2*time.Second)
+	for runtime.NumGoroutine() > before+margin && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+margin {
+		buf := make([]byte, 1<<20)
+		t.Errorf("expected at most %d goroutines, got %d:\n%s", before+margin, n, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// silentTransport never answers and ignores the request's context and its
+// Cancel channel, as a hand-written RoundTripper may; it returns only when
+// release is closed.
+type silentTransport struct{ release chan struct{} }
+
+func (s silentTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	<-s.release
+	return nil, errors.New("released")
+}
+
+// A RoundTripper that never answers ends the call at the attempt's timeout
+// or the context's deadline, as a server that never answers does.
+func TestSilentTransportEndsAtDeadline(t *testing.T) {
+	const limit = 300 * time.Millisecond
+	cases := []struct {
+		name    string
+		opts    []Option
+		ctxWait time.Duration
+		want    error
+	}{
+		{"attempt timeout", []Option{WithTimeout(limit), WithMaxRetries(0)}, time.Minute, ErrAttemptTimeout},
+		{"context", []Option{WithTimeout(0)}, limit, context.DeadlineExceeded},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := silentTransport{make(chan struct{})}
+			t.Cleanup(func() { close(rt.release) })
+			c := hostileClient(t, "http://127.0.0.1:9/api", append(tc.opts, WithHTTPClient(&http.Client{Transport: rt}))...)
+			for _, op := range []hostileOp{hostileGetVariant, hostileAddVariant, hostileStream} {
+				ctx, cancel := context.WithTimeout(context.Background(), tc.ctxWait)
+				done := make(chan error, 1)
+				go func() { _, err := hostileElapsed(ctx, c, op); done <- err }()
+				select {
+				case err := <-done:
+					if !errors.Is(err, tc.want) {
+						t.Errorf("%s: got %v, want an error matching %v", op.name, err, tc.want)
+					}
+					hostileCheckError(t, err)
+				case <-time.After(10 * limit):
+					t.Errorf("%s: still running after %s, want an end near %s", op.name, 10*limit, limit)
+				}
+				cancel()
+			}
+		})
+	}
 }

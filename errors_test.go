@@ -1,18 +1,25 @@
 package agenta
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/agenta-go/agenta/agentatest"
 	"github.com/agenta-go/agenta/models"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -601,4 +608,228 @@ func TestUnencodableWalkFindsTheOneBadValue(t *testing.T) {
 	if found < 50 {
 		t.Fatalf("only %d of 500 cases held a bad value; the generator needs more", found)
 	}
+}
+
+// Item 5: every string built from server data is bounded and scrubbed
+// after decoding; Body is scrubbed before it is cut.
+func TestHostileErrorStrings(t *testing.T) {
+
+	mib := strings.Repeat("x", 1<<20)
+	cases := []struct {
+		name   string
+		op     hostileOp
+		status int
+		header http.Header
+		body   string
+	}{
+		{"JSON string for a list (encoding/json path)", hostileListHuman, 200, nil,
+			`"` + mib + hostileKey + mib + `"`},
+		{"JSON string for a list (scenario path)", hostileFetchScenarios, 200, nil,
+			`"` + mib + hostileKey + mib + `"`},
+		{"JSON string for a stream", hostileStream, 200, nil, `"` + hostileKey + `"`},
+		{"key in created_at", hostileListHuman, 200, nil,
+			`[{"id":"h-1","created_at":"` + hostileKey + `"}]`},
+		{"key in a long created_at", hostileListHuman, 200, nil,
+			`[{"id":"h-1","created_at":"2024-06-26T12:22:31` + hostileKey + strings.Repeat("9", 5000) + `"}]`},
+		{"key in created_at, escaped", hostileListHuman, 200, nil,
+			`[{"id":"h-1","created_at":"` + hostileEscapeAll(hostileKey) + `"}]`},
+		{"422 msg with the key escaped", hostileAddVariant, 422, nil,
+			`{"detail":[{"loc":["body","parameters"],"msg":"bad key ` + hostileEscapeAll(hostileKey) + `","type":"value_error"}]}`},
+		{"404 detail with the key escaped", hostileGetVariant, 404, nil,
+			`{"detail":"no variant for ` + hostileEscapeAll(hostileKey) + `"}`},
+		{"bad Location header", hostileGetVariant, 302,
+			http.Header{"Location": {"http://[::1%" + hostileKey + "/"}}, ""},
+		{"long bad Location header", hostileGetVariant, 302,
+			http.Header{"Location": {"http://[::1%" + strings.Repeat("y", 60<<10) + hostileKey}}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var logged bytes.Buffer
+			logger := slog.New(slog.NewTextHandler(&logged, nil))
+			c := hostileClient(t, hostileServe(t, tc.status, tc.header, tc.body),
+				WithMaxRetries(0), WithLogger(logger))
+			err := tc.op.run(context.Background(), c)
+			if err == nil {
+				t.Fatalf("%s succeeded, want an error", tc.op.name)
+			}
+			hostileCheckError(t, err)
+			if strings.Contains(logged.String(), hostileKey) {
+				t.Errorf("the log holds the API key: %.300q…", logged.String())
+			}
+			if n := logged.Len(); n > 2*hostileMaxError {
+				t.Errorf("the log is %d bytes for one failed call, want at most %d", n, 2*hostileMaxError)
+			}
+			var apiErr *APIError
+			if errors.As(err, &apiErr) && bytes.Contains(apiErr.Body, []byte(hostileKey)) {
+				t.Errorf("APIError.Body holds the API key")
+			}
+		})
+	}
+}
+
+// Item 5: the 1 MiB cut of an error body never leaves a part of a key.
+func TestHostileErrorBodyCut(t *testing.T) {
+
+	for _, kept := range []int{1, 8, 14, len(hostileKey) - 1} {
+		t.Run(strconv.Itoa(kept), func(t *testing.T) {
+			body := strings.Repeat("x", maxErrorBody-kept) + hostileKey + strings.Repeat("z", 100)
+			c := hostileClient(t, hostileServe(t, 400, http.Header{"Content-Type": {"text/plain"}}, body), WithMaxRetries(0))
+			err := hostileGetVariant.run(context.Background(), c)
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("got %v, want an *APIError", err)
+			}
+			if len(apiErr.Body) > maxErrorBody {
+				t.Errorf("Body is %d bytes, want at most %d", len(apiErr.Body), maxErrorBody)
+			}
+			tail := apiErr.Body[max(0, len(apiErr.Body)-len(hostileKey)):]
+			for n := 4; n < len(hostileKey); n++ {
+				if bytes.HasSuffix(tail, []byte(hostileKey[:n])) {
+					t.Errorf("Body ends with the first %d bytes of the key: %q", n, tail)
+					break
+				}
+			}
+			hostileCheckError(t, err)
+		})
+	}
+}
+
+// Item 10: the sentinels tell "no answer came", "the attempt's timeout
+// expired" and "the caller's context ended" apart, the message says which
+// limit expired, and the cause stays wrapped.
+func TestHostileFailureSentinels(t *testing.T) {
+
+	stall, _ := hostileTCP(t, func(net.Conn, *http.Request) {}) // reads the request, never answers
+	drop, _ := hostileTCP(t, func(conn net.Conn, _ *http.Request) { conn.Close() })
+	partial, _ := hostileTCP(t, func(conn net.Conn, _ *http.Request) {
+		io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"app_id\":")
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String() + "/api"
+	ln.Close()
+
+	const attempt = 200 * time.Millisecond
+	cases := []struct {
+		name     string
+		base     string
+		opts     []Option
+		ctxWait  time.Duration
+		want     error
+		notWant  []error
+		mentions string
+	}{
+		{"attempt timeout, no retries", stall, []Option{WithTimeout(attempt), WithMaxRetries(0)}, time.Minute,
+			ErrAttemptTimeout, []error{ErrNoResponse}, "WithTimeout"},
+		{"attempt timeout, retries", stall, []Option{WithTimeout(attempt), WithMaxRetries(2)}, time.Minute,
+			ErrAttemptTimeout, []error{ErrNoResponse}, "WithTimeout"},
+		{"attempt timeout reading the body", partial, []Option{WithTimeout(attempt), WithMaxRetries(0)}, time.Minute,
+			ErrAttemptTimeout, []error{ErrNoResponse}, "WithTimeout"},
+		{"caller's context", stall, []Option{WithTimeout(0)}, attempt,
+			context.DeadlineExceeded, []error{ErrAttemptTimeout, ErrNoResponse}, "context"},
+		{"caller's context reading the body", partial, []Option{WithTimeout(0)}, attempt,
+			context.DeadlineExceeded, []error{ErrAttemptTimeout, ErrNoResponse}, "context"},
+		{"dropped connection", drop, []Option{WithTimeout(5 * time.Second)}, time.Minute,
+			ErrNoResponse, []error{ErrAttemptTimeout, context.DeadlineExceeded}, ""},
+		{"connection refused", refused, []Option{WithTimeout(5 * time.Second)}, time.Minute,
+			ErrNoResponse, []error{ErrAttemptTimeout, context.DeadlineExceeded}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := hostileClient(t, tc.base, tc.opts...)
+			ctx, cancel := context.WithTimeout(context.Background(), tc.ctxWait)
+			defer cancel()
+			err := hostileGetVariant.run(ctx, c)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want an error matching %v", err, tc.want)
+			}
+			for _, other := range tc.notWant {
+				if errors.Is(err, other) {
+					t.Errorf("%v also matches %v; the sentinels must tell them apart", err, other)
+				}
+			}
+			if tc.mentions != "" && !strings.Contains(err.Error(), tc.mentions) {
+				t.Errorf("the message should say which limit expired (%q), got %q", tc.mentions, err)
+			}
+			var netErr net.Error
+			if !errors.As(err, &netErr) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) &&
+				!errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%v: the cause (a net.Error, EOF or a deadline) is not wrapped", err)
+			}
+			hostileCheckError(t, err)
+		})
+	}
+}
+
+// FastAPI's route-level 404 matches ErrRouteNotFound and ErrNotFound on every
+// operation, and its error says what to check.
+func TestRouteNotFound(t *testing.T) {
+	for _, op := range operations() {
+		t.Run(op.name, func(t *testing.T) {
+			c := gockClient(t)
+			expect(op.method, op.path, op.query).replyJSON(404, `{"detail":"Not Found"}`)
+
+			err := op.call(context.Background(), c)
+
+			apiErr := requireAPIError(t, err, 404, op.method, op.path)
+			assert.True(t, errors.Is(err, ErrRouteNotFound), "expected ErrRouteNotFound, got false: %v", err)
+			assert.True(t, errors.Is(err, ErrNotFound), "expected ErrNotFound, got false: %v", err)
+			assert.Equal(t, "Not Found", apiErr.Message, "Message keeps the server's text")
+			want := "404 Not Found: the server has no route for this path; check that the base URL ends in the service's prefix, usually /api, and that the server's version has " + op.name
+			assert.Contains(t, err.Error(), want)
+			assertAllSent(t)
+		})
+	}
+}
+
+// Only FastAPI's exact route answer is a missing route; a 404 about a
+// missing object is not.
+func TestRouteNotFoundIsExact(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		want   bool
+	}{
+		{"FastAPI's answer", 404, `{"detail":"Not Found"}`, true},
+		{"with whitespace", 404, " {\"detail\" : \"Not Found\"}\n", true},
+		{"a missing object", 404, `{"detail":"404: App not found"}`, false},
+		{"a missing variant", 404, `{"detail":"Variant with ID 'x' not found"}`, false},
+		{"another field too", 404, `{"detail":"Not Found","hint":"x"}`, false},
+		{"other case", 404, `{"detail":"not found"}`, false},
+		{"plain text", 404, `Not Found`, false},
+		{"empty", 404, ``, false},
+		{"another status", 410, `{"detail":"Not Found"}`, false},
+		{"a 500", 500, `{"detail":"Not Found"}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := newAPIError(tc.status, "GET", "/api/x", []byte(tc.body))
+			assert.Equal(t, tc.want, errors.Is(err, ErrRouteNotFound), "errors.Is(%d %s, ErrRouteNotFound)", tc.status, tc.body)
+			assert.Equal(t, tc.want, strings.Contains(err.Error(), "usually /api"), "the hint in %q", err)
+			if tc.status == 404 {
+				assert.True(t, errors.Is(err, ErrNotFound), "every 404 matches ErrNotFound")
+			}
+		})
+	}
+	assert.True(t, errors.Is(ErrRouteNotFound, ErrNotFound), "ErrRouteNotFound is a case of ErrNotFound")
+	assert.False(t, errors.Is(ErrNotFound, ErrRouteNotFound), "ErrNotFound is not a case of ErrRouteNotFound")
+}
+
+// The issue's reproduction: a base URL without /api against a server whose
+// API lives under /api.
+func TestBaseURLWithoutPrefixIsRouteNotFound(t *testing.T) {
+	srv := agentatest.NewServer()
+	t.Cleanup(srv.Close)
+	root, ok := strings.CutSuffix(srv.URL(), "/api")
+	require.True(t, ok, "the fake's URL %q should end in /api", srv.URL())
+	c, err := NewClient(root)
+	require.NoError(t, err)
+
+	_, err = c.GetVariant(context.Background(), "0190b5a2-7c1e-7d3a-9f00-4b1d2c3e4f50")
+
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrRouteNotFound), "expected ErrRouteNotFound, got %v", err)
+	assert.Contains(t, err.Error(), "usually /api")
 }

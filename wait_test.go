@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -406,4 +407,27 @@ func TestWaitEvaluationFailureMessageIsBounded(t *testing.T) {
 	require.True(t, errors.As(err, &failed), "expected *EvaluationFailedError, got %T %v", err, err)
 	assert.LessOrEqual(t, len([]rune(failed.Message)), maxMessage+1, "message runes")
 	assert.True(t, strings.HasPrefix(long, strings.TrimSuffix(failed.Message, "…")), "the message is the start of the service's")
+}
+
+// A run whose status echoes the key, in any encoding, and that never ends:
+// the *WaitError names the status, scrubbed.
+func TestWaitErrorScrubsStatus(t *testing.T) {
+	for _, echo := range []string{hostileKey, hostileEscapeAll(hostileKey)} {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"status":{"type":"status","value":"RUNNING `+echo+`","error":null}}`)
+		}))
+		c := hostileClient(t, s.URL+"/api")
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		_, err := c.WaitEvaluation(ctx, "e-1", &WaitOptions{Interval: 20 * time.Millisecond})
+		cancel()
+		s.Close()
+		var waitErr *WaitError
+		if !errors.As(err, &waitErr) {
+			t.Fatalf("got %v, want a *WaitError", err)
+		}
+		if strings.Contains(string(waitErr.Status), hostileKey) {
+			t.Errorf("WaitError.Status holds the API key: %q", waitErr.Status)
+		}
+		hostileCheckError(t, err)
+	}
 }
