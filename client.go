@@ -30,7 +30,7 @@ type Client struct {
 	logger     *slog.Logger
 	secrets    *clientSecrets // what it scrubs: credentials it sent (see redact.go)
 	limits     ResponseLimits
-	gzip       bool             // ask for gzip and inflate it (see compression.go)
+	gzip       bool             // ask for gzip and inflate it (see transport.go)
 	generation *generationState // the server's API generation (generation.go)
 }
 

@@ -824,10 +824,9 @@ func TestBaseURLWithoutPrefixIsRouteNotFound(t *testing.T) {
 	t.Cleanup(srv.Close)
 	root, ok := strings.CutSuffix(srv.URL(), "/api")
 	require.True(t, ok, "the fake's URL %q should end in /api", srv.URL())
-	c, err := NewClient(root)
-	require.NoError(t, err)
+	c := newTestClient(t, root)
 
-	_, err = c.GetVariant(context.Background(), "0190b5a2-7c1e-7d3a-9f00-4b1d2c3e4f50")
+	_, err := c.GetVariant(context.Background(), "0190b5a2-7c1e-7d3a-9f00-4b1d2c3e4f50")
 
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, ErrRouteNotFound), "expected ErrRouteNotFound, got %v", err)

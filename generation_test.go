@@ -25,8 +25,7 @@ func TestGenerationDetected(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := agentatest.NewTestServer(t, agentatest.WithGeneration(tc.gen))
-			c, err := agenta.NewClient(srv.URL(), agenta.WithAPIKey("k"))
-			require.NoError(t, err)
+			c := clientFor(t, srv, agenta.WithAPIKey("k"))
 			for range 3 {
 				g, err := c.Generation(ctx26(t))
 				require.NoError(t, err)
@@ -45,10 +44,9 @@ func TestGenerationDetected(t *testing.T) {
 
 func TestGenerationFailedProbeIsNotCached(t *testing.T) {
 	srv := agentatest.NewTestServer(t, agentatest.WithGeneration(agentatest.Generation2026))
-	c, err := agenta.NewClient(srv.URL(), agenta.WithAPIKey("k"), agenta.WithMaxRetries(0))
-	require.NoError(t, err)
+	c := clientFor(t, srv, agenta.WithAPIKey("k"), agenta.WithMaxRetries(0))
 	srv.InjectFault(agentatest.OpFetchRun, 1, agentatest.Fault{Status: 503})
-	_, err = c.Generation(ctx26(t))
+	_, err := c.Generation(ctx26(t))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "detecting the server's API generation")
 	assert.Contains(t, err.Error(), "AGENTA_API_GENERATION")
@@ -58,16 +56,14 @@ func TestGenerationFailedProbeIsNotCached(t *testing.T) {
 	assert.Equal(t, agenta.Generation2026, g)
 
 	// Without a credential, v0.113 answers 401: no generation, no cache.
-	anon, err := agenta.NewClient(srv.URL())
-	require.NoError(t, err)
+	anon := clientFor(t, srv)
 	_, err = anon.Generation(ctx26(t))
 	assert.True(t, errors.Is(err, agenta.ErrUnauthorized), "got %v", err)
 }
 
 func TestGenerationConcurrentCallsShareOneProbe(t *testing.T) {
 	srv := agentatest.NewTestServer(t, agentatest.WithGeneration(agentatest.Generation2026))
-	c, err := agenta.NewClient(srv.URL(), agenta.WithAPIKey("k"))
-	require.NoError(t, err)
+	c := clientFor(t, srv, agenta.WithAPIKey("k"))
 	srv.InjectFault(agentatest.OpFetchRun, 1, agentatest.Fault{Stall: 200 * time.Millisecond})
 	var wg sync.WaitGroup
 	got := make([]agenta.Generation, 8)
@@ -89,8 +85,7 @@ func TestGenerationConcurrentCallsShareOneProbe(t *testing.T) {
 
 func TestGenerationSetExplicitly(t *testing.T) {
 	srv := agentatest.NewTestServer(t, agentatest.WithGeneration(agentatest.Generation2026))
-	c, err := agenta.NewClient(srv.URL(), agenta.WithGeneration(agenta.Generation2024))
-	require.NoError(t, err)
+	c := clientFor(t, srv, agenta.WithGeneration(agenta.Generation2024))
 	g, err := c.Generation(ctx26(t))
 	require.NoError(t, err)
 	assert.Equal(t, agenta.Generation2024, g, "WithGeneration wins over the server")

@@ -37,14 +37,6 @@ func progressFake(t *testing.T) (*agentatest.Server, string, []models.Evaluation
 	return srv, id, want
 }
 
-func progressClient(t *testing.T, srv *agentatest.Server, opts ...agenta.Option) *agenta.Client {
-	t.Helper()
-	c, err := agenta.NewClient(srv.URL(), append([]agenta.Option{agenta.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(c.CloseIdleConnections)
-	return c
-}
-
 // readAll reads an evaluation's scenarios whole, or streamed.
 var readAll = map[string]func(context.Context, *agenta.Client, string) ([]models.EvaluationScenario, error){
 	"fetch": func(ctx context.Context, c *agenta.Client, id string) ([]models.EvaluationScenario, error) {
@@ -70,7 +62,7 @@ func TestSlowAnswerOutlastsThePerAttemptTimeout(t *testing.T) {
 	for name, read := range readAll {
 		t.Run(name, func(t *testing.T) {
 			srv.InjectFault(agentatest.OpFetchEvaluationScenarios, 1, agentatest.Fault{Trickle: pause, TrickleBytes: piece})
-			c := progressClient(t, srv, agenta.WithTimeout(timeout), agenta.WithMaxRetries(0))
+			c := clientFor(t, srv, agenta.WithTimeout(timeout), agenta.WithMaxRetries(0))
 
 			got, err := read(context.Background(), c, id)
 
@@ -107,7 +99,7 @@ func TestStalledAnswerEndsOnTheIdleTimeout(t *testing.T) {
 		for name, read := range readAll {
 			t.Run(tc.name+"/"+name, func(t *testing.T) {
 				srv.InjectFault(agentatest.OpFetchEvaluationScenarios, 1, agentatest.Fault{StallAfter: 1500})
-				c := progressClient(t, srv, tc.opts...)
+				c := clientFor(t, srv, tc.opts...)
 				before := len(srv.RequestsFor(agentatest.OpFetchEvaluationScenarios))
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
@@ -136,7 +128,7 @@ func TestStalledAnswerEndsOnTheIdleTimeout(t *testing.T) {
 func TestIdleTimeoutZeroLeavesTheBodyToTheContext(t *testing.T) {
 	srv, id, _ := progressFake(t)
 	srv.InjectFault(agentatest.OpFetchEvaluationScenarios, 1, agentatest.Fault{StallAfter: 1500})
-	c := progressClient(t, srv, agenta.WithTimeout(50*time.Millisecond), agenta.WithIdleTimeout(0))
+	c := clientFor(t, srv, agenta.WithTimeout(50*time.Millisecond), agenta.WithIdleTimeout(0))
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 
@@ -151,7 +143,7 @@ func TestIdleTimeoutZeroLeavesTheBodyToTheContext(t *testing.T) {
 // only the time a read waits on the network counts.
 func TestIdleTimeoutIgnoresTheCallersTime(t *testing.T) {
 	srv, id, want := progressFake(t)
-	c := progressClient(t, srv, agenta.WithTimeout(30*time.Millisecond), agenta.WithMaxRetries(0))
+	c := clientFor(t, srv, agenta.WithTimeout(30*time.Millisecond), agenta.WithMaxRetries(0))
 	n := 0
 	for s, err := range c.StreamEvaluationScenarios(context.Background(), id) {
 		require.NoError(t, err, "after %d rows", n)
@@ -169,7 +161,7 @@ func TestCutAnswerIsNotNoResponse(t *testing.T) {
 	for name, read := range readAll {
 		t.Run(name, func(t *testing.T) {
 			srv.InjectFault(agentatest.OpFetchEvaluationScenarios, 1, agentatest.Fault{CutAfter: 3000})
-			c := progressClient(t, srv)
+			c := clientFor(t, srv)
 
 			_, err := read(context.Background(), c, id)
 
@@ -187,7 +179,7 @@ func TestCutAnswerIsNotNoResponse(t *testing.T) {
 func TestPerAttemptTimeoutNamesTheHeaders(t *testing.T) {
 	srv, id, _ := progressFake(t)
 	srv.InjectFault(agentatest.OpFetchEvaluationScenarios, 1, agentatest.Fault{Stall: agentatest.StallForever})
-	c := progressClient(t, srv, agenta.WithTimeout(50*time.Millisecond), agenta.WithMaxRetries(0))
+	c := clientFor(t, srv, agenta.WithTimeout(50*time.Millisecond), agenta.WithMaxRetries(0))
 
 	_, err := c.FetchEvaluationScenarios(context.Background(), id)
 

@@ -88,10 +88,7 @@ func echoingService(t *testing.T) string {
 func TestSentKeysAreSecretsOfTheClient(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, err := NewClient(echoingService(t), WithAPIKey(leakAPIKey), WithLogger(logger), WithMaxRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newTestClient(t, echoingService(t), WithAPIKey(leakAPIKey), WithLogger(logger), WithMaxRetries(0))
 	ctx := context.Background()
 	var printed []any
 
@@ -168,10 +165,7 @@ func TestSentKeysAreSecretsOfTheClient(t *testing.T) {
 // A Client keeps at most maxSentSecrets provider keys, the latest, with
 // its own credentials always.
 func TestSentSecretsBounded(t *testing.T) {
-	c, err := NewClient("http://127.0.0.1:1/api", WithAPIKey(leakAPIKey))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newTestClient(t, "http://127.0.0.1:1/api", WithAPIKey(leakAPIKey))
 	for i := range maxSentSecrets + 10 {
 		c.secrets.addSent(fmt.Sprintf("provider-key-%04d-0123456789", i))
 	}
@@ -469,16 +463,13 @@ func FuzzHostileErrorPath(f *testing.F) {
 			code += 100
 		}
 		answer := &fuzzAnswer{status: code, header: header, body: body}
-		c, err := NewClient("http://127.0.0.1:1/api", WithAPIKey(fuzzKey), WithMaxRetries(0),
+		c := newTestClient(t, "http://127.0.0.1:1/api", WithAPIKey(fuzzKey), WithMaxRetries(0),
 			WithTimeout(2*time.Second), WithHTTPClient(&http.Client{Transport: answer}))
-		if err != nil {
-			t.Fatal(err)
-		}
 		ops := []hostileOp{hostileGetVariant, hostileAddVariant, hostileListHuman, hostileStream}
 		op := ops[int(how&0x7f)%len(ops)]
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		err = op.run(ctx, c)
+		err := op.run(ctx, c)
 		if err == nil {
 			return
 		}

@@ -24,10 +24,20 @@ func fake26(t *testing.T, opts ...agentatest.Option) (*agenta.Client, *agentates
 		agentatest.WithEvaluationPace(2 * time.Millisecond)}, opts...)
 	srv := agentatest.NewTestServer(t, opts...)
 	demo := agentatest.SeedDemo2026(srv)
-	c, err := agenta.NewClient(srv.URL(), agenta.WithAPIKey("ApiKey "+fake26Key), agenta.WithRetryWait(0, time.Millisecond))
-	require.NoError(t, err)
+	return clientFor(t, srv, agenta.WithAPIKey("ApiKey "+fake26Key), agenta.WithRetryWait(0, time.Millisecond)), srv, demo
+}
+
+// clientFor is the one builder of the external tests' Clients: a Client
+// for the fake srv with short retry waits, whose idle connections close
+// when the test ends. What a test needs beyond that (a key, other waits,
+// timeouts) it passes as opts, which come last and so win.
+func clientFor(t testing.TB, srv *agentatest.Server, opts ...agenta.Option) *agenta.Client {
+	t.Helper()
+	opts = append([]agenta.Option{agenta.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)
+	c, err := agenta.NewClient(srv.URL(), opts...)
+	require.NoError(t, err, "NewClient(%q)", srv.URL())
 	t.Cleanup(c.CloseIdleConnections)
-	return c, srv, demo
+	return c
 }
 
 func ctx26(t *testing.T) context.Context {

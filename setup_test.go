@@ -40,11 +40,16 @@ func testOptions(opts ...Option) []Option {
 	return append([]Option{WithAPIKey(testKey), WithRetryWait(0, time.Millisecond)}, opts...)
 }
 
-// newTestClient returns a Client for baseURL built from testOptions.
+// newTestClient is the one builder of the internal tests' Clients: a
+// Client for baseURL (a test server's URL, usually under /api) built from
+// testOptions, whose idle connections close when the test ends. What a
+// test needs beyond that (its own transport, retries, timeouts, a logger)
+// it passes as opts.
 func newTestClient(tb testing.TB, baseURL string, opts ...Option) *Client {
 	tb.Helper()
 	c, err := NewClient(baseURL, testOptions(opts...)...)
 	require.NoError(tb, err, "NewClient(%q)", baseURL)
+	tb.Cleanup(c.CloseIdleConnections)
 	return c
 }
 
@@ -179,11 +184,7 @@ func hostileClient(t *testing.T, base string, opts ...Option) *Client {
 		WithRetryWait(time.Millisecond, 5*time.Millisecond),
 		WithLogger(slog.New(slog.NewTextHandler(logged, nil))),
 	}, opts...)
-	c, err := NewClient(base, all...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.CloseIdleConnections)
+	c := newTestClient(t, base, all...) // hostileKey overrides testKey
 	t.Cleanup(func() {
 		for _, line := range strings.Split(logged.String(), "\n") {
 			if strings.Contains(line, hostileKey) {

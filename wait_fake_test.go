@@ -20,10 +20,7 @@ func fakeClient(t *testing.T, opts ...agentatest.Option) (*agenta.Client, *agent
 	srv := agentatest.NewServer(opts...)
 	t.Cleanup(srv.Close)
 	demo := agentatest.SeedDemo(srv)
-	c, err := agenta.NewClient(srv.URL())
-	require.NoError(t, err)
-	t.Cleanup(c.CloseIdleConnections)
-	return c, srv, demo
+	return clientFor(t, srv), srv, demo
 }
 
 func fakeCreate(t *testing.T, c *agenta.Client, demo agentatest.Demo, testsetID string) string {
