@@ -5,16 +5,23 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // trailingAnswers are complete JSON answers, by the kind of value they are.
@@ -489,4 +496,223 @@ func TestSilentTransportEndsAtDeadline(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestNilContextAndClientAreRefused(t *testing.T) {
+	c := gockClient(t)
+	var nilCtx context.Context
+	_, err := c.GetVariant(nilCtx, "v")
+	requireArgumentError(t, err, "ctx")
+	_, err = c.CreateEvaluation(nilCtx, validNewEvaluation())
+	requireArgumentError(t, err, "ctx")
+
+	var nilClient *Client
+	_, err = nilClient.GetVariant(context.Background(), "v")
+	requireArgumentError(t, err, "Client")
+	_, err = (&Client{}).ListHumanEvaluations(context.Background(), "app")
+	requireArgumentError(t, err, "Client")
+	assert.NotPanics(t, func() { _ = fmt.Sprintf("%v %+v", nilClient, Client{}) })
+	assertNothingUnmatched(t)
+}
+
+// Query values are encoded: a value with & or = stays one value.
+func TestQueryValuesAreEncoded(t *testing.T) {
+	for _, tc := range []struct {
+		name, path, query string
+		call              func(c *Client) error
+		want              url.Values
+	}{
+		{"variant by env", "/api/apps/get_variant_by_env", "app_id=a%26environment%3Dstaging&environment=prod+%2F+eu",
+			func(c *Client) error {
+				_, err := c.GetVariantByEnvironment(context.Background(), "a&environment=staging", "prod / eu")
+				return err
+			}, url.Values{"app_id": {"a&environment=staging"}, "environment": {"prod / eu"}}},
+		{"human evaluations", "/api/human-evaluations", "app_id=x%26app_id%3Dy%23z",
+			func(c *Client) error {
+				_, err := c.ListHumanEvaluations(context.Background(), "x&app_id=y#z")
+				return err
+			}, url.Values{"app_id": {"x&app_id=y#z"}}},
+		{"span type", "/api/observability/spans/sp-1/", "type=generation%26debug%3D1",
+			func(c *Client) error {
+				_, err := c.GetSpan(context.Background(), "sp-1", &GetSpanOptions{Type: "generation&debug=1"})
+				return err
+			}, url.Values{"type": {"generation&debug=1"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := gockClient(t)
+			e := expect("GET", tc.path, tc.query)
+			e.replyJSON(200, okBody(map[bool]string{true: "ListHumanEvaluations"}[strings.Contains(tc.path, "human")]))
+
+			require.NoError(t, tc.call(c))
+
+			got, err := url.ParseQuery(e.only(t).Query)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got, "the server reads exactly these values")
+			assertAllSent(t)
+		})
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		op         operation
+	}{
+		{"HTML on 200", "<html><body>login</body></html>", operations()[4]},
+		{"null object", "null", operations()[5]},
+		{"truncated object", `{"variant_id":"v"`, operations()[2]},
+		{"object instead of array", `{"detail":"x"}`, operations()[0]},
+		{"truncated array", `[{"id":"h1"},`, operations()[6]},
+		{"wrong type", `[{"id":42}]`, operations()[1]},
+		{"bad timestamp", `{"id":"s","created_at":"yesterday"}`, operations()[5]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := gockClient(t)
+			expect(tc.op.method, tc.op.path, tc.op.query).replyJSON(200, tc.body)
+
+			err := tc.op.call(context.Background(), c)
+
+			require.Error(t, err)
+			var derr *DecodeError
+			require.True(t, errors.As(err, &derr), "expected *DecodeError, got %T: %v", err, err)
+			assert.Equal(t, 200, derr.StatusCode)
+			assert.Equal(t, tc.op.method, derr.Method)
+			assert.Equal(t, tc.op.path, derr.Path)
+			assert.NotNil(t, errors.Unwrap(err), "the cause is wrapped")
+			var apiErr *APIError
+			assert.False(t, errors.As(err, &apiErr), "a 2xx answer is not an APIError")
+			assertAllSent(t) // decoding failures are not retried
+		})
+	}
+	t.Run("null list is empty", func(t *testing.T) {
+		c := gockClient(t)
+		expect("GET", "/api/human-evaluations", "app_id=a").replyJSON(200, "null")
+		got, err := c.ListHumanEvaluations(context.Background(), "a")
+		require.NoError(t, err)
+		assert.Empty(t, got)
+		assertAllSent(t)
+	})
+	t.Run("empty list is not nil", func(t *testing.T) {
+		c := gockClient(t)
+		expect("GET", "/api/human-evaluations", "app_id=a").replyJSON(200, "[]")
+		got, err := c.ListHumanEvaluations(context.Background(), "a")
+		require.NoError(t, err)
+		assert.NotNil(t, got)
+		assert.Len(t, got, 0)
+		assertAllSent(t)
+	})
+}
+
+// The Client writes nothing anywhere unless given a logger: not to
+// slog.Default, not to the standard logger.
+func TestLoggingSilentByDefault(t *testing.T) {
+	var slogBuf, stdBuf bytes.Buffer
+	prevSlog := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&slogBuf, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	prevOut, prevFlags := log.Writer(), log.Flags()
+	log.SetOutput(&stdBuf)
+	t.Cleanup(func() {
+		slog.SetDefault(prevSlog)
+		log.SetOutput(prevOut)
+		log.SetFlags(prevFlags)
+	})
+	c := gockClient(t)
+	expect("GET", "/api/variants/v", "").times(2).replyJSON(503, `{"detail":"busy"}`)
+	expect("GET", "/api/variants/v", "").replyJSON(200, `{}`)
+	expect("POST", "/api/evaluations", "").replyJSON(500, `{"detail":"boom"}`)
+
+	_, err := c.GetVariant(context.Background(), "v")
+	require.NoError(t, err)
+	_, err = c.CreateEvaluation(context.Background(), validNewEvaluation())
+	require.Error(t, err)
+
+	assert.Empty(t, slogBuf.String(), "nothing logged to slog.Default")
+	assert.Empty(t, stdBuf.String(), "nothing logged to the standard logger")
+	assertAllSent(t)
+}
+
+// With a logger, one line per attempt: method, path, status, attempt and the
+// planned wait; never query values, headers, bodies or credentials.
+func TestLoggingOneLinePerAttempt(t *testing.T) {
+	rec, logger := newLogRecorder()
+	c := gockClient(t, WithLogger(logger), WithHeader("Cookie", "session=COOKIESECRET"))
+	path := "/api/apps/get_variant_by_env"
+	query := "app_id=app-QUERYVALUE&environment=production"
+	expect("GET", path, query).replyJSON(503, `{"detail":"BODYTEXT busy"}`).SetHeader("Retry-After", "0")
+	expect("GET", path, query).times(1).ReplyError(errors.New("connection reset by peer"))
+	expect("GET", path, query).replyJSON(200, `{"variant_id":"RESPONSEBODY"}`)
+
+	_, err := c.GetVariantByEnvironment(context.Background(), "app-QUERYVALUE", "production")
+	require.NoError(t, err)
+	assertAllSent(t)
+
+	lines := rec.lines()
+	require.Len(t, lines, 3, "one line per attempt")
+	for i, l := range lines {
+		assert.Equal(t, "GET", l["method"], "line %d", i)
+		assert.Equal(t, path, l["path"], "line %d", i)
+		assert.Equal(t, int64(i+1), l["attempt"], "line %d", i)
+	}
+	assert.Equal(t, int64(503), lines[0]["status"])
+	assert.Equal(t, time.Duration(0), lines[0]["wait"])
+	assert.Equal(t, slog.LevelWarn, lines[0]["level"])
+	assert.NotContains(t, lines[1], "status", "a transport error has no status")
+	assert.Contains(t, lines[1]["error"], "connection reset by peer")
+	assert.Contains(t, lines[1], "wait")
+	assert.Equal(t, int64(200), lines[2]["status"])
+	assert.NotContains(t, lines[2], "wait", "no wait after the last attempt")
+	assert.Equal(t, slog.LevelInfo, lines[2]["level"])
+
+	text := rec.text()
+	for _, leak := range []string{"QUERYVALUE", "app_id", "BODYTEXT", "RESPONSEBODY", "COOKIESECRET", "Authorization", "User-Agent", "Cookie", "agenta.test"} {
+		assert.NotContains(t, text, leak, "log output must not contain %q", leak)
+	}
+	assertNoSecret(t, "log output", text)
+}
+
+// Secrets never reach logs at any level, even when the server echoes them.
+func TestLoggingNeverShowsSecrets(t *testing.T) {
+	rec, logger := newLogRecorder()
+	c := gockClient(t, WithLogger(logger))
+	echo := `{"detail":"bad key ` + testProviderKey + ` for ` + testKey + `"}`
+	expect("POST", "/api/evaluations", "").replyJSON(429, echo)
+	expect("POST", "/api/evaluations", "").replyJSON(400, echo)
+
+	_, err := c.CreateEvaluation(context.Background(), validNewEvaluation())
+
+	require.Error(t, err)
+	assert.Len(t, rec.lines(), 2)
+	assertNoSecret(t, "log output", rec.text())
+	assertNoSecret(t, "error string", err.Error())
+	assertAllSent(t)
+}
+
+// A stalled attempt ends at the per-attempt timeout with an error that says
+// so, and the context error stays visible.
+func TestPerAttemptTimeoutEndsStalledCall(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, err := NewClient(srv.URL+"/api", WithTimeout(20*time.Millisecond), WithMaxRetries(0))
+	require.NoError(t, err)
+
+	_, err = c.GetVariant(context.Background(), "v")
+
+	require.Error(t, err)
+	var netErr net.Error
+	isTimeout := errors.As(err, &netErr) && netErr.Timeout()
+	assert.True(t, isTimeout || errors.Is(err, context.DeadlineExceeded), "expected a timeout error, got %T: %v", err, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	c, err = NewClient(srv.URL+"/api", WithMaxRetries(0))
+	require.NoError(t, err)
+	_, err = c.GetVariant(ctx, "v")
+	assert.True(t, errors.Is(err, context.DeadlineExceeded), "expected context.DeadlineExceeded, got %v", err)
 }

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -831,4 +832,105 @@ func TestBaseURLWithoutPrefixIsRouteNotFound(t *testing.T) {
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, ErrRouteNotFound), "expected ErrRouteNotFound, got %v", err)
 	assert.Contains(t, err.Error(), "usually /api")
+}
+
+// Each id is escaped as exactly one path segment, so no id reaches another
+// endpoint.
+func TestIDsAreEscapedAsOneSegment(t *testing.T) {
+	for _, tc := range []struct{ id, segment string }{
+		{"plain-id_1", "plain-id_1"},
+		{"a/b", "a%2Fb"},
+		{"../../admin", "..%2F..%2Fadmin"},
+		{"a?b=c", "a%3Fb=c"},
+		{"a#frag", "a%23frag"},
+		{"100%", "100%25"},
+		{"%2F", "%252F"},
+		{"a b", "a%20b"},
+		{"a..b", "a..b"},
+		{"...", "..."},
+		{"a;b", "a%3Bb"},
+		{"a+b", "a+b"},
+		{"über", "%C3%BCber"},
+		{"/", "%2F"},
+		{"\\..\\x", "%5C..%5Cx"},
+	} {
+		for _, op := range idOperations {
+			t.Run(op.name+"/"+tc.id, func(t *testing.T) {
+				c := gockClient(t, WithMaxRetries(0))
+				path := op.prefix + tc.segment + op.suffix
+				expect("GET", path, "").replyJSON(200, okBody(op.name))
+
+				require.NoError(t, op.call(c, tc.id), "expected a request to %s", path)
+				assertAllSent(t)
+				assert.NotContains(t, tc.segment, "/", "one segment")
+				got, err := url.PathUnescape(tc.segment)
+				require.NoError(t, err)
+				assert.Equal(t, tc.id, got, "the segment decodes back to the id")
+			})
+		}
+	}
+}
+
+// Empty or meaningless ids are refused before anything is sent.
+func TestMeaninglessIDsAreRefused(t *testing.T) {
+	bad := []string{"", " ", "\t\n", ".", "..", "a\nb", "a\rb", "a\x00b", "a\x7fb"}
+	type refusal struct {
+		name, arg string
+		inPath    bool
+		call      func(c *Client, v string) error
+	}
+	var cases []refusal
+	for _, op := range idOperations {
+		cases = append(cases, refusal{op.name, map[string]string{
+			"FetchEvaluationScenarios": "evaluationID", "GetVariant": "variantID", "GetSpan": "spanID",
+			"FetchEvaluation": "evaluationID", "FetchEvaluationStatus": "evaluationID",
+		}[op.name], true, op.call})
+	}
+	cases = append(cases,
+		refusal{"GetVariantByEnvironment(app)", "appID", false, func(c *Client, v string) error {
+			_, err := c.GetVariantByEnvironment(context.Background(), v, "production")
+			return err
+		}},
+		refusal{"GetVariantByEnvironment(env)", "environment", false, func(c *Client, v string) error {
+			_, err := c.GetVariantByEnvironment(context.Background(), "app-1", v)
+			return err
+		}},
+		refusal{"WaitEvaluation", "evaluationID", true, func(c *Client, v string) error {
+			_, err := c.WaitEvaluation(context.Background(), v, nil)
+			return err
+		}},
+		refusal{"ListHumanEvaluations", "appID", false, func(c *Client, v string) error {
+			_, err := c.ListHumanEvaluations(context.Background(), v)
+			return err
+		}},
+	)
+	for _, tc := range cases {
+		for _, v := range bad {
+			if (v == "." || v == "..") && !tc.inPath {
+				continue // dot ids matter only in paths; query values are escaped
+			}
+			t.Run(fmt.Sprintf("%s/%q", tc.name, v), func(t *testing.T) {
+				c := gockClient(t)
+
+				err := tc.call(c, v)
+
+				requireArgumentError(t, err, tc.arg)
+				assertNothingUnmatched(t)
+			})
+		}
+	}
+}
+
+// A body JSON cannot carry is refused before sending, naming the request.
+func TestUnencodableBodyIsInvalidArgument(t *testing.T) {
+	c := gockClient(t)
+	v := validAddVariant()
+	v.Parameters = map[string]any{"temperature": math.NaN()}
+
+	_, err := c.AddVariantFromBase(context.Background(), v)
+
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrInvalidArgument), "got %v", err)
+	assert.Contains(t, err.Error(), "AddVariantFromBase")
+	assertNothingUnmatched(t)
 }

@@ -9,14 +9,19 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // hostileGzip returns the gzip members of prefix, n MiB of fill, and
@@ -503,4 +508,180 @@ func TestRedirectSchemeNotQuoted(t *testing.T) {
 			t.Errorf("%T in the chain holds the key, lowercased: %.300q", e, e.Error())
 		}
 	}
+}
+
+// Credentials never follow a redirect to another origin (here another port
+// of the same host, which net/http alone would trust), but do follow one to
+// the same origin.
+func TestRedirectDropsCredentialsAcrossOrigins(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	seen := map[string]http.Header{}
+	record := func(name string, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[name] = r.Header.Clone()
+	}
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		record("other", r)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"variant_id":"elsewhere"}`)
+	}))
+	defer other.Close()
+	var origin *httptest.Server
+	origin = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/api/variants/away":
+			record("origin", r)
+			http.Redirect(w, r, other.URL+"/api/variants/x", http.StatusTemporaryRedirect)
+		case "/api/variants/home":
+			record("origin", r)
+			http.Redirect(w, r, origin.URL+"/api/variants/moved", http.StatusFound)
+		case "/api/variants/moved":
+			record("moved", r)
+			_, _ = io.WriteString(w, `{"variant_id":"moved"}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer origin.Close()
+	require.NotEqual(t, origin.URL, other.URL)
+	ou, _ := url.Parse(origin.URL)
+	tu, _ := url.Parse(other.URL)
+	require.Equal(t, ou.Hostname(), tu.Hostname(), "same host, different ports")
+
+	var policyCalls atomic.Int32
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { policyCalls.Add(1); return nil }}
+	for _, withClient := range []bool{false, true} {
+		opts := []Option{WithAPIKey(testKey), WithHeader("Cookie", "session=s3cret"), WithHeader("X-Session-Token", "tok")}
+		if withClient {
+			opts = append(opts, WithHTTPClient(hc))
+		}
+		c, err := NewClient(origin.URL+"/api", opts...)
+		require.NoError(t, err)
+
+		v, err := c.GetVariant(context.Background(), "away")
+		require.NoError(t, err)
+		assert.Equal(t, "elsewhere", v.VariantID)
+		mu.Lock()
+		assert.Equal(t, testKey, seen["origin"].Get("Authorization"), "the origin gets the key")
+		for _, h := range []string{"Authorization", "Cookie", "X-Session-Token"} {
+			assert.Empty(t, seen["other"].Values(h), "%s must not follow a redirect to another origin", h)
+		}
+		assert.Equal(t, "agenta-go/"+Version, seen["other"].Get("User-Agent"))
+		mu.Unlock()
+
+		v, err = c.GetVariant(context.Background(), "home")
+		require.NoError(t, err)
+		assert.Equal(t, "moved", v.VariantID)
+		mu.Lock()
+		assert.Equal(t, testKey, seen["moved"].Get("Authorization"), "a same-origin redirect keeps the key")
+		assert.Equal(t, "session=s3cret", seen["moved"].Get("Cookie"))
+		mu.Unlock()
+	}
+	assert.Equal(t, int32(2), policyCalls.Load(), "the caller's redirect policy still runs")
+	assert.Nil(t, hc.Transport, "the caller's client is untouched")
+}
+
+// A redirect refused by the caller's policy is an answer, not a transient
+// failure: it is not retried, and the policy's error is kept.
+func TestRedirectRefusedByCallerPolicy(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Redirect(w, r, "/login", http.StatusFound)
+	}))
+	defer srv.Close()
+	errNoRedirects := errors.New("no redirects, please")
+	for _, tc := range []struct {
+		name   string
+		policy error
+	}{
+		{"policy error", errNoRedirects},
+		{"use last response", http.ErrUseLastResponse},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hits.Store(0)
+			hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return tc.policy }}
+			c, err := NewClient(srv.URL+"/api", WithHTTPClient(hc), WithRetryWait(0, time.Millisecond))
+			require.NoError(t, err)
+
+			_, err = c.GetVariant(context.Background(), "v")
+
+			require.Error(t, err)
+			assert.Equal(t, int32(1), hits.Load(), "expected one attempt")
+			if tc.policy == http.ErrUseLastResponse {
+				requireAPIError(t, err, http.StatusFound, "GET", "/api/variants/v")
+			} else {
+				assert.True(t, errors.Is(err, errNoRedirects), "expected the policy's error, got %v", err)
+			}
+		})
+	}
+}
+
+// A redirect to a scheme the SDK cannot speak is refused at once, with a
+// typed error that is never retried, whatever the caller's policy allows.
+func TestRedirectToOtherSchemeNotRetried(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		opts []Option
+	}{
+		{"default client", nil},
+		{"caller's policy accepts it", []Option{WithHTTPClient(&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }})}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var hits atomic.Int32
+			mux, c := setup(t, tc.opts...)
+			mux.HandleFunc("GET /variants/v", func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				http.Redirect(w, r, "ftp://127.0.0.1/file", http.StatusFound)
+			})
+
+			_, err := c.GetVariant(context.Background(), "v")
+
+			require.Error(t, err)
+			assert.Equal(t, int32(1), hits.Load(), "expected one attempt")
+			var refused *redirectRefused
+			assert.True(t, errors.As(err, &refused), "expected a *redirectRefused, got %T: %v", err, err)
+			assert.Contains(t, err.Error(), `unsupported protocol scheme "ftp"`)
+		})
+	}
+}
+
+// Error bodies and success bodies are read to the end and closed, so one
+// connection serves every call.
+func TestConnectionsAreReused(t *testing.T) {
+	var conns atomic.Int32
+	var n atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch n.Add(1) % 3 {
+		case 0:
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = io.WriteString(w, `{"detail":"`+strings.Repeat("x", 8<<10)+`"}`)
+		case 1:
+			_, _ = io.WriteString(w, `[{"id":"h1"},{"id":"h2"}]`+"\n\n")
+		default:
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = io.WriteString(w, `<html><title>bad gateway</title></html>`)
+		}
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c, err := NewClient(srv.URL+"/api", WithMaxRetries(0))
+	require.NoError(t, err)
+
+	for i := 0; i < 30; i++ {
+		_, _ = c.ListHumanEvaluations(context.Background(), "app")
+	}
+
+	assert.Equal(t, int32(30), n.Load())
+	assert.Equal(t, int32(1), conns.Load(), "expected one connection for 30 sequential calls")
 }
