@@ -1,12 +1,10 @@
 package agenta
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/url"
+	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -32,7 +30,7 @@ type Client struct {
 	logger     *slog.Logger
 	secrets    *clientSecrets // what it scrubs: credentials it sent (see redact.go)
 	limits     ResponseLimits
-	gzip       bool             // ask for gzip and inflate it (see compression.go)
+	gzip       bool             // ask for gzip and inflate it (see transport.go)
 	generation *generationState // the server's API generation (generation.go)
 }
 
@@ -186,81 +184,42 @@ func basePathOf(base string) string {
 	return ""
 }
 
-func parseBaseURL(raw string) (string, error) {
-	trimmed := strings.TrimSpace(raw)
-	switch {
-	case trimmed == "":
-		return "", invalid("baseURL", "is empty")
-	case trimmed != raw:
-		// A trailing space would be escaped into the path (/api%20), a
-		// leading one breaks parsing with a confusing message.
-		return "", invalid("baseURL", "has leading or trailing spaces; remove them")
-	case !strings.Contains(raw, "://") && hostAndPort(raw):
-		scheme := "https://"
-		if local(raw) {
-			scheme = "http://"
-		}
-		return "", invalid("baseURL", "has no scheme; did you mean %s%s?", scheme, raw)
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
-			err = uerr.Err
-		}
-		return "", invalid("baseURL", "is not a valid URL: %v", err)
-	}
-	switch {
-	case u.Scheme != "http" && u.Scheme != "https":
-		return "", invalid("baseURL", "must use http or https, got scheme %q", u.Scheme)
-	case u.Host == "" || u.Hostname() == "":
-		return "", invalid("baseURL", "has no host")
-	case u.User != nil:
-		return "", invalid("baseURL", "must not carry credentials; use WithAPIKey or WithHeader")
-	case strings.Contains(u.Path, "@"):
-		// user:pass/word@host parses as host "user:pass" and path
-		// "/word@host": a password written with a "/" in it.
-		return "", invalid("baseURL", "must not carry credentials (an @ in its path); use WithAPIKey or WithHeader")
-	case u.RawQuery != "" || u.ForceQuery:
-		return "", invalid("baseURL", "must not have a query")
-	case u.Fragment != "":
-		return "", invalid("baseURL", "must not have a fragment")
-	}
-	return u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), nil
-}
+// text is call.text for strings read outside a call's error path, such as
+// an evaluation's failure message: it scrubs every secret of the Client.
+func (c *Client) text(s string, n int) string { return c.secrets.load().all.Text(s, n) }
 
-// hostAndPort reports a scheme-less base URL that starts with a host name
-// or address and an optional port, such as "127.0.0.1:8080/api" or
-// "cloud.agenta.ai/api", so that the error can suggest the URL meant. It
-// holds no "@", query or fragment, so the suggestion never echoes
-// credentials.
-func hostAndPort(raw string) bool {
-	if strings.ContainsAny(raw, "@?#") || hasControl(raw) {
-		return false
-	}
-	hostPort, _, _ := strings.Cut(raw, "/")
-	host, port, hasPort := strings.Cut(hostPort, ":")
-	if host == "" || hasPort && port == "" {
-		return false
-	}
-	for _, r := range port {
-		if r < '0' || r > '9' {
-			return false
+// NewClientFromEnv returns a Client configured from the environment, the way
+// the examples and most programs want it:
+//
+//   - AGENTA_HOST is the server's URL. When it has no path, "/api" is added,
+//     so "https://cloud.agenta.ai" and "https://cloud.agenta.ai/api" both
+//     work; a URL with a path is used as it is.
+//   - AGENTA_API_KEY, when set and not empty, is sent as WithAPIKey sends it.
+//     When it is unset, no Authorization header is sent.
+//   - AGENTA_API_GENERATION, when set to 2024 or 2026, says which API the
+//     server speaks, as WithGeneration does; empty or "auto" detects it
+//     (see Client.Generation).
+//
+// Options given override them: WithBaseURL replaces AGENTA_HOST,
+// WithAPIKey or WithHeader("Authorization", …) replaces AGENTA_API_KEY,
+// and WithGeneration replaces AGENTA_API_GENERATION.
+// Without AGENTA_HOST (and without WithBaseURL) it returns an error wrapping
+// ErrInvalidArgument that says to set it. Like NewClient, it does no network
+// I/O.
+func NewClientFromEnv(opts ...Option) (*Client, error) {
+	host := os.Getenv(envHost)
+	all := make([]Option, 0, len(opts)+1)
+	all = append(all, func(s *settings) error {
+		key := os.Getenv(envAPIKey)
+		if key != "" && hasControl(key) {
+			// Never echo the key: it is a secret.
+			return invalid(envAPIKey, "contains CR, LF or another control character")
 		}
-	}
-	for _, r := range host {
-		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '.' || r == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// local reports a scheme-less base URL for this machine or a private
-// network, which is most likely served over plain http.
-func local(raw string) bool {
-	host, _, _ := strings.Cut(raw, "/")
-	host, _, _ = strings.Cut(host, ":")
-	ip := net.ParseIP(host)
-	return strings.EqualFold(host, "localhost") || ip != nil && (ip.IsLoopback() || ip.IsPrivate())
+		s.envAPIKey = key
+		g, err := parseGeneration(os.Getenv(envGeneration))
+		s.generation = g
+		return err
+	})
+	all = append(all, opts...)
+	return newClient(baseURLSetting{value: hostToBaseURL(host), name: envHost, fromEnv: true}, all)
 }

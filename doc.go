@@ -133,51 +133,53 @@
 //
 // # Layout
 //
-// For maintainers, each file of this package and the one thing it holds:
+// For maintainers, each file of this package and the one thing it holds,
+// from the bottom floor up (a file uses only the files listed before it,
+// but for client.go, which wires engine.go's retry hook and generation.go's
+// state; layers_test.go keeps it so):
 //
-//	client.go          the Client, NewClient and its accessors
-//	options.go         Option and the With… functions
-//	env.go             NewClientFromEnv and where the base URL came from
-//	args.go            checks of operation arguments; path segments
-//	transport.go       the pooled transport, the redirect policy, which credentials to drop
-//	engine.go          one call: request → attempts → 2xx response or typed error, with logging
+//	errors.go          every error type and sentinel; the checks of operation
+//	                   arguments; answerError, the one place a non-2xx answer
+//	                   becomes an error; the 500s that mean not found
+//	redact.go          the Client's secrets (every credential it sent), which
+//	                   internal/text applies
+//	scenario_stream.go the fast reader of JSON arrays and scenarios (bytes only)
+//	options.go         Option and every With… function, ResponseLimits,
+//	                   Generation, and where the base URL came from
+//	transport.go       the pooled transport, the redirect policy, which
+//	                   credentials to drop, the gzip reader
 //	retry.go           the retry policy and the backoff, as pure functions
-//	decode.go          reading a 2xx answer: one object, or a list element by element,
-//	                   and its end: data after the value is an error
-//	scenario_stream.go the fast list decoder for evaluation scenarios
-//	errors.go          every error type and sentinel, and reading error answers
-//	notfound.go        the service's not-found answers that come as 500, by operation
-//	unencodable.go     naming the part of a request body JSON cannot carry
-//	redact.go          the Client's secrets (every credential it sent), applied to bodies,
-//	                   strings and 2xx answers by internal/text
-//	limits.go          ResponseLimits: how many bytes of an answer a call reads
-//	compression.go     inflating gzip answers without waiting for the body's end
-//	variants.go, evaluations.go, wait.go, human_evaluations.go, observability.go
-//	                   the operations, one file per API area
-//	generation.go      which API the server speaks, set or detected once
-//	envelope.go        the 2026 envelope {"count":N,…}: lookups, creates, paging by id cursor
-//	applications.go, testsets.go, evaluators.go, runs.go, traces.go, wait_run.go
-//	                   the 2026 operations, one file per API area
-//	run_rows.go        a 2026 run's rows, joined from cells, test cases and traces
-//	evaluations2026.go, variants2026.go
-//	                   the 2024 evaluation and variant operations on a 2026 server
+//	client.go          the Client, NewClient, NewClientFromEnv, accessors
+//	engine.go          one call: request → attempts → status → the decoded
+//	                   answer (one object, or a list element by element, and
+//	                   its end) or the typed error, with logging
+//	generation.go      which API the server speaks, detected once
+//	envelope.go        the 2026 envelope {"count":N,…}: lookups, creates,
+//	                   paging by id cursor
+//	observability.go, human_evaluations.go, applications.go, evaluators.go,
+//	testsets.go, traces.go, runs.go, run_rows.go, evaluations2026.go,
+//	evaluations.go, variants.go, wait.go
+//	                   the operations, one file per API area; a 2024
+//	                   operation's 2026 form sits beside it or in
+//	                   evaluations2026.go; run_rows.go joins a 2026 run's rows
+//
+// docs/design.md has the floors, how they are measured, and the numbers.
 //
 // Outside the root package: internal/text is the module's one treatment of
 // text (scrub, then cut; clip by runes; escape controls; neutralise CSV
 // cells), used by the SDK, the command, the fake and evals; internal/sealed
 // keeps models.ProviderKeys' values out of reach of reflection.
 //
-// One call, GetVariant: variants.go checks the id (segment, args.go) and
+// One call, GetVariant: variants.go checks the id (segment, errors.go) and
 // gives getOne (engine.go) a request; start builds the URL, headers and body
 // and sends them through the Client's one retryablehttp.Client, whose
 // CheckRetry hook (checkRetry, engine.go) asks shouldRetry and backoff
-// (retry.go) after each attempt; decodeObject (decode.go) reads the 2xx
+// (retry.go) after each attempt; decodeObject (engine.go) reads the 2xx
 // answer.
 //
-// One error, a 422: checkRetry sees the answer and shouldRetry refuses to
-// retry it; start hands it to readError (engine.go), which reads at most
-// 1 MiB, scrubs credentials (redact.go) and calls buildAPIError (errors.go),
-// which parses the body into a *ValidationError, its texts scrubbed, then
-// cut; start returns it unchanged
-// through getOne to the caller's errors.As.
+// One error, a 422, in three files: variants.go → engine.go (start;
+// checkRetry, where shouldRetry refuses to retry it; readError reads at
+// most 1 MiB) → errors.go (answerError scrubs, then cuts the body and
+// parses it into a *ValidationError); start returns it unchanged through
+// getOne to the caller's errors.As.
 package agenta

@@ -3,11 +3,16 @@ package agenta
 import (
 	"bytes"
 	"context"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
+	"net/url"
+	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -457,6 +462,31 @@ func invalidField(name, field, format string, args ...any) error {
 	return &ArgumentError{Name: name, Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
+// answerError is the one place where a non-2xx answer becomes an error,
+// as go-github's CheckResponse: a 422 becomes a *ValidationError, any other
+// status an *APIError, with the operation, the body (up to maxErrorBody
+// bytes, scrubbed of secrets before it is cut) and, for a redirect that was
+// not followed, its Location. write marks a request that is not retried,
+// such as a create.
+func answerError(resp *http.Response, body []byte, operation, method, path string, write bool, secrets *text.Secrets) error {
+	err := buildAPIError(resp.StatusCode, method, path, secrets.ScrubCut(body, maxErrorBody), secrets)
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		apiErr.Operation = operation
+		if location := resp.Header.Get("Location"); location != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			note := "redirect to " + secrets.Text(location, maxMessage) + " not followed"
+			if write {
+				note += " (a create follows at most one 307 or 308, to the same origin)"
+			}
+			if apiErr.Message != "" {
+				note += ": " + apiErr.Message
+			}
+			apiErr.Message = note
+		}
+	}
+	return err
+}
+
 // newAPIError builds the error for a non-2xx answer from up to maxErrorBody
 // bytes of its body. A 422 becomes a *ValidationError.
 func newAPIError(status int, method, path string, body []byte) error {
@@ -808,3 +838,305 @@ func (e *trailingError) Error() string {
 }
 
 func (e *trailingError) Is(target error) bool { return target == ErrTrailingData }
+
+// notFoundAnswers are the service's answers that mean "not found" but come
+// with status 500 (see the contract's README, "Variants" and "Create
+// evaluation"). An *APIError of the operation with status 500 and exactly
+// this Message matches ErrNotFound as well as ErrServer, so that a typo in an
+// id does not page whoever alerts on ErrServer. The README's Errors section
+// lists the same table; keep the two in step (TestNotFoundTableDocumented).
+//
+// Each text is matched only on its operation: "'id'" from another
+// operation is no evidence of anything missing.
+var notFoundAnswers = []struct {
+	operation string // the Client method
+	message   string // APIError.Message, exactly
+	missing   string // what is missing, said in the error string
+}{
+	{"GetVariantByEnvironment", "App Variant not found", "the app, or a variant deployed to that environment"},
+	{"GetVariant", "'NoneType' object has no attribute 'base_id'", "the variant"},
+	{"AddVariantFromBase", "'NoneType' object has no attribute 'base_name'", "the base"},
+	{"AddVariantFromBase", "'base_name'", "the base"},
+	{"AddVariantFromBase", "Previous app variant not found", "a variant of the base to fork from"},
+	// The real mid-2024 server reads an unknown variant's revision first
+	// (../shared/realserver, create_unknown_variant).
+	{"CreateEvaluation", "'NoneType' object has no attribute 'revision'", "the variant"},
+	{"CreateEvaluation", "'NoneType' object has no attribute 'id'", "a variant or the test set"},
+	{"CreateEvaluation", "'id'", "a variant or the test set"},
+	{"FetchEvaluationStatus", "'NoneType' object has no attribute 'status'", "the evaluation"},
+}
+
+// notFoundAs500 returns what is missing when e is one of notFoundAnswers.
+func (e *APIError) notFoundAs500() (missing string, ok bool) {
+	if e.StatusCode != http.StatusInternalServerError || e.Operation == "" {
+		return "", false
+	}
+	for _, a := range notFoundAnswers {
+		if a.operation == e.Operation && a.message == e.Message {
+			return a.missing, true
+		}
+	}
+	return "", false
+}
+
+// unencodableError explains why body, a request body, cannot be marshalled
+// (marshalErr): it walks the value for the first part JSON cannot carry and
+// names it by its Go path, such as
+// AddVariantFromBase.Parameters["temperature"]: NaN cannot be sent as JSON.
+// The reason never quotes a value, which may be a credential.
+func unencodableError(body any, marshalErr error) error {
+	v := reflect.ValueOf(body)
+	root := "body"
+	if t := reflect.TypeOf(body); t != nil {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Name() != "" {
+			root = t.Name()
+		}
+	}
+	w := walker{seen: map[uintptr]bool{}}
+	if path, reason, ok := w.find(v, root, 0); ok {
+		return invalid(path, "%s cannot be sent as JSON", reason)
+	}
+	return invalid(root, "cannot be sent as JSON: %s", jsonReason(marshalErr))
+}
+
+// maxWalkDepth bounds the walk, as encoding/json bounds its own recursion.
+const maxWalkDepth = 1000
+
+// walker looks for the part of a value that encoding/json refuses.
+type walker struct {
+	seen map[uintptr]bool // maps, slices and pointers on the current path
+}
+
+var (
+	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// find returns the path of the first unencodable part of v and what it is.
+func (w *walker) find(v reflect.Value, path string, depth int) (string, string, bool) {
+	if !v.IsValid() {
+		return "", "", false
+	}
+	if depth > maxWalkDepth {
+		return path, "a value nested this deep", true
+	}
+	if v.CanInterface() && implementsMarshaler(v) {
+		// A custom encoding decides for itself: look inside only when it
+		// fails, and blame the value itself when nothing inside explains it.
+		if _, err := json.Marshal(v.Interface()); err == nil {
+			return "", "", false
+		} else if p, r, ok := w.inside(v, path, depth); ok {
+			return p, r, true
+		} else {
+			return path, "its value (" + jsonReason(err) + ")", true
+		}
+	}
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		switch f := v.Float(); {
+		case math.IsNaN(f):
+			return path, "NaN", true
+		case math.IsInf(f, 1):
+			return path, "+Inf", true
+		case math.IsInf(f, -1):
+			return path, "-Inf", true
+		}
+	case reflect.Complex64, reflect.Complex128, reflect.Chan, reflect.Func, reflect.UnsafePointer:
+		return path, "a " + v.Kind().String(), true
+	}
+	return w.inside(v, path, depth)
+}
+
+// inside walks the parts of a composite value.
+func (w *walker) inside(v reflect.Value, path string, depth int) (string, string, bool) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice:
+		if v.IsNil() {
+			return "", "", false
+		}
+		if v.Kind() != reflect.Slice || v.Len() > 0 {
+			ptr := v.Pointer()
+			if w.seen[ptr] {
+				return path, "a value that contains itself", true
+			}
+			w.seen[ptr] = true
+			defer delete(w.seen, ptr)
+		}
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return w.find(v.Elem(), path, depth+1)
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() && !f.Anonymous || f.Tag.Get("json") == "-" {
+				continue
+			}
+			fieldPath := path + "." + f.Name
+			if f.Anonymous {
+				fieldPath = path // promoted fields are named as the caller writes them
+			}
+			if p, r, ok := w.find(v.Field(i), fieldPath, depth+1); ok {
+				return p, r, true
+			}
+		}
+	case reflect.Map:
+		keys := v.MapKeys()
+		sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+		for _, k := range keys {
+			if p, r, ok := w.find(v.MapIndex(k), path+"["+mapKey(k)+"]", depth+1); ok {
+				return p, r, true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if p, r, ok := w.find(v.Index(i), path+"["+strconv.Itoa(i)+"]", depth+1); ok {
+				return p, r, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// implementsMarshaler reports a value with its own JSON or text encoding.
+func implementsMarshaler(v reflect.Value) bool {
+	t := v.Type()
+	if t.Kind() == reflect.Interface {
+		return false
+	}
+	if t.Implements(marshalerType) || t.Implements(textMarshalerType) {
+		return true
+	}
+	return v.CanAddr() && (reflect.PointerTo(t).Implements(marshalerType) || reflect.PointerTo(t).Implements(textMarshalerType))
+}
+
+// mapKey writes a map key as Go source would: quoted when it is a string.
+func mapKey(k reflect.Value) string {
+	if k.Kind() == reflect.String {
+		return strconv.Quote(k.String())
+	}
+	return fmt.Sprint(k)
+}
+
+// jsonReason is encoding/json's innermost complaint without its "json: "
+// prefixes, for an error the walk could not place or a failing MarshalJSON.
+func jsonReason(err error) string {
+	var unsupported *json.UnsupportedValueError
+	if errors.As(err, &unsupported) {
+		return "unsupported value " + unsupported.Str
+	}
+	var unsupportedType *json.UnsupportedTypeError
+	if errors.As(err, &unsupportedType) {
+		return "unsupported type " + unsupportedType.Type.String()
+	}
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			break
+		}
+		err = next
+	}
+	return strings.ReplaceAll(err.Error(), "json: ", "")
+}
+
+// segment checks an identifier and escapes it as exactly one path segment,
+// so that no id, whatever it contains, can reach another endpoint. name is
+// the Go argument, field the service's name for it.
+func segment(name, field, id string) (string, error) {
+	if err := required(name, field, id); err != nil {
+		return "", err
+	}
+	if id == "." || id == ".." {
+		return "", invalidField(name, field, "%q is not an identifier: it would change the path", id)
+	}
+	return url.PathEscape(id), nil
+}
+
+// required refuses an empty, blank or control-character value.
+func required(name, field, value string) error {
+	switch {
+	case value == "":
+		return invalidField(name, field, "is required")
+	case strings.TrimSpace(value) == "":
+		return invalidField(name, field, "is blank")
+	case hasControl(value):
+		return invalidField(name, field, "contains a control character")
+	}
+	return nil
+}
+
+// hasControl reports a control character other than tab, which no header
+// value or identifier may hold.
+func hasControl(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}
+
+// requiredList refuses an empty list or one with an empty item.
+func requiredList(name, field string, values []string) error {
+	if len(values) == 0 {
+		return invalidField(name, field, "must list at least one id")
+	}
+	for i, v := range values {
+		index := "[" + strconv.Itoa(i) + "]"
+		if err := required(name+index, field+index, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LimitError is a 2xx answer that outgrew one of the ResponseLimits. It
+// names the limit and how to raise it; errors.Is matches ErrAnswerTooLarge.
+type LimitError struct {
+	// Field is the ResponseLimits field that was exceeded: "Single",
+	// "List" or "Element".
+	Field string
+	// Limit is its value in bytes.
+	Limit int64
+}
+
+// Error names the limit exceeded and the option that raises it.
+func (e *LimitError) Error() string {
+	what := "an answer"
+	switch e.Field {
+	case "Single":
+		what = "an answer of one object"
+	case "List":
+		what = "a list answer"
+	case "Element":
+		what = "one element of a list"
+	}
+	return "the answer exceeds the limit of " + formatBytes(e.Limit) + " on " + what +
+		"; raise it with WithResponseLimits(agenta.ResponseLimits{" + e.Field + ": …})"
+}
+
+// Is matches ErrAnswerTooLarge.
+func (e *LimitError) Is(target error) bool { return target == ErrAnswerTooLarge }
+
+// formatBytes writes n in MiB when it is a whole number of them.
+func formatBytes(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// errTooManyRedirects ends a redirect loop; it is never retried.
+var errTooManyRedirects = errors.New("stopped after 10 redirects")
+
+// redirectRefused marks a redirect refused by the caller's redirect policy,
+// or to a scheme other than http and https, which another attempt would
+// only repeat: it is never retried.
+type redirectRefused struct{ err error }
+
+func (e *redirectRefused) Error() string { return e.err.Error() }
+func (e *redirectRefused) Unwrap() error { return e.err }

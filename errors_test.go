@@ -1,15 +1,27 @@
 package agenta
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/agenta-go/agenta/agentatest"
+	"github.com/agenta-go/agenta/models"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -383,4 +395,542 @@ func TestReadableMessages(t *testing.T) {
 		assert.LessOrEqual(t, utf8.RuneCountInString(apiErr.Message), maxMessage+1, "message length")
 		assert.True(t, strings.HasSuffix(apiErr.Message, "…"), "a cut message is marked: %q", apiErr.Message)
 	})
+}
+
+// Each of the service's not-found-as-500 texts matches ErrNotFound on its
+// own operation, and only there; ErrServer matches everywhere.
+func TestNotFoundAs500(t *testing.T) {
+	for _, op := range operations() {
+		for _, answer := range notFoundAnswers {
+			for _, prefix := range []string{"", "500: "} {
+				t.Run(op.name+"/"+prefix+answer.message, func(t *testing.T) {
+					c := gockClient(t)
+					body, _ := json.Marshal(map[string]string{"detail": prefix + answer.message})
+					expect(op.method, op.path, op.query).replyJSON(500, string(body))
+
+					err := op.call(context.Background(), c)
+
+					apiErr := requireAPIError(t, err, 500, op.method, op.path)
+					assert.Equal(t, op.name, apiErr.Operation, "Operation")
+					assert.Equal(t, answer.message, apiErr.Message, "Message")
+					assert.True(t, errors.Is(err, ErrServer), "expected ErrServer to match a 500, got false: %v", err)
+					own := answer.operation == op.name
+					assert.Equal(t, own, errors.Is(err, ErrNotFound),
+						"errors.Is(err, ErrNotFound) for %q on %s: want %v", answer.message, op.name, own)
+					if own {
+						assert.Contains(t, err.Error(), answer.missing+" does not exist", "the error says what is missing")
+					}
+					assertAllSent(t) // a 500 is never retried
+				})
+			}
+		}
+	}
+}
+
+// Operation and Message decide, so that an APIError a caller builds in a
+// fake behaves as the SDK's own.
+func TestNotFoundAs500Fields(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  *APIError
+		want bool
+	}{
+		{"the SDK's answer", &APIError{StatusCode: 500, Operation: "GetVariant", Message: "'NoneType' object has no attribute 'base_id'"}, true},
+		{"another operation", &APIError{StatusCode: 500, Operation: "GetSpan", Message: "'NoneType' object has no attribute 'base_id'"}, false},
+		{"no operation", &APIError{StatusCode: 500, Message: "App Variant not found"}, false},
+		{"another status", &APIError{StatusCode: 502, Operation: "GetVariantByEnvironment", Message: "App Variant not found"}, false},
+		{"another text", &APIError{StatusCode: 500, Operation: "AddVariantFromBase", Message: "App variant with the same name already exists"}, false},
+		{"a plain 404", &APIError{StatusCode: 404}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, errors.Is(tc.err, ErrNotFound), "errors.Is(%+v, ErrNotFound)", *tc.err)
+		})
+	}
+}
+
+// docs/errors.md lists the table, with each operation.
+func TestNotFoundTableDocumented(t *testing.T) {
+	page, err := os.ReadFile("docs/errors.md")
+	require.NoError(t, err)
+	for _, a := range notFoundAnswers {
+		row := "| `" + a.operation + "` | `" + a.message + "` |"
+		assert.True(t, strings.Contains(string(page), row), "docs/errors.md lacks the row %q", row)
+	}
+}
+
+// A body JSON cannot carry is refused before sending, with the Go path of the
+// part at fault and no "json:" prefixes.
+func TestUnencodableBodyNamesTheField(t *testing.T) {
+	cyclic := map[string]any{}
+	cyclic["self"] = cyclic
+	for _, tc := range []struct {
+		name       string
+		parameters map[string]any
+		want       string
+	}{
+		{"NaN", map[string]any{"model": "gpt-4o", "temperature": math.NaN()},
+			`agenta: invalid argument AddVariantFromBase.Parameters["temperature"]: NaN cannot be sent as JSON`},
+		{"+Inf deep in a list", map[string]any{"inputs": []any{map[string]any{"name": "country", "weight": math.Inf(1)}}},
+			`agenta: invalid argument AddVariantFromBase.Parameters["inputs"][0]["weight"]: +Inf cannot be sent as JSON`},
+		{"-Inf float32", map[string]any{"top_p": float32(math.Inf(-1))},
+			`agenta: invalid argument AddVariantFromBase.Parameters["top_p"]: -Inf cannot be sent as JSON`},
+		{"a pointer to NaN", map[string]any{"t": ptr(math.NaN())},
+			`agenta: invalid argument AddVariantFromBase.Parameters["t"]: NaN cannot be sent as JSON`},
+		{"a channel", map[string]any{"stream": make(chan int)},
+			`agenta: invalid argument AddVariantFromBase.Parameters["stream"]: a chan cannot be sent as JSON`},
+		{"a function", map[string]any{"hook": func() {}},
+			`agenta: invalid argument AddVariantFromBase.Parameters["hook"]: a func cannot be sent as JSON`},
+		{"a complex number", map[string]any{"z": complex(1, 2)},
+			`agenta: invalid argument AddVariantFromBase.Parameters["z"]: a complex128 cannot be sent as JSON`},
+		{"a cycle", map[string]any{"loop": cyclic},
+			`agenta: invalid argument AddVariantFromBase.Parameters["loop"]["self"]: a value that contains itself cannot be sent as JSON`},
+		{"a failing MarshalJSON", map[string]any{"custom": failingMarshaler{}},
+			`agenta: invalid argument AddVariantFromBase.Parameters["custom"]: its value (no encoding for this) cannot be sent as JSON`},
+		{"the first in key order", map[string]any{"b": math.NaN(), "a": math.Inf(1)},
+			`agenta: invalid argument AddVariantFromBase.Parameters["a"]: +Inf cannot be sent as JSON`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := gockClient(t)
+			v := validAddVariant()
+			v.Parameters = tc.parameters
+
+			_, err := c.AddVariantFromBase(context.Background(), v)
+
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, ErrInvalidArgument), "expected ErrInvalidArgument, got %v", err)
+			assert.Equal(t, tc.want, err.Error())
+			assert.NotContains(t, err.Error(), "json:", "encoding/json's prefixes")
+			assertNothingUnmatched(t) // nothing was sent
+		})
+	}
+}
+
+type failingMarshaler struct{}
+
+func (failingMarshaler) MarshalJSON() ([]byte, error) { return nil, errors.New("no encoding for this") }
+
+// The walk names fields as Go code writes them: through pointers,
+// structs, promoted fields and arrays, skipping what JSON skips.
+func TestUnencodableErrorPaths(t *testing.T) {
+	type inner struct{ Scores [2]float64 }
+	type Embedded struct{ Weight float64 }
+	type body struct {
+		Embedded
+		Name    string
+		Ignored float64 `json:"-"`
+		hidden  float64
+		Inner   *inner
+		Keys    models.ProviderKeys
+	}
+	for _, tc := range []struct {
+		name string
+		body any
+		want string
+	}{
+		{"array in a pointer", &body{Inner: &inner{Scores: [2]float64{1, math.NaN()}}},
+			"agenta: invalid argument body.Inner.Scores[1]: NaN cannot be sent as JSON"},
+		{"promoted field", body{Embedded: Embedded{Weight: math.Inf(1)}},
+			"agenta: invalid argument body.Weight: +Inf cannot be sent as JSON"},
+		{"ignored and unexported fields are not blamed", body{Ignored: math.NaN(), hidden: math.NaN(), Inner: &inner{Scores: [2]float64{math.Inf(-1)}}},
+			"agenta: invalid argument body.Inner.Scores[0]: -Inf cannot be sent as JSON"},
+		{"an int map key", map[int]float64{7: math.NaN()},
+			"agenta: invalid argument body[7]: NaN cannot be sent as JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := unencodableError(tc.body, errors.New("json: unsupported value: NaN"))
+			assert.Equal(t, tc.want, err.Error())
+		})
+	}
+	t.Run("nothing found falls back to encoding/json's reason", func(t *testing.T) {
+		err := unencodableError(struct{ A int }{1}, errors.New("json: error calling MarshalJSON for type x: json: boom"))
+		assert.Equal(t, "agenta: invalid argument body: cannot be sent as JSON: error calling MarshalJSON for type x: boom", err.Error())
+	})
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// On random nested parameters holding at most one value JSON cannot carry,
+// the walk blames exactly that value, by its full path, whenever
+// json.Marshal fails, and never blames anything when it succeeds.
+func TestUnencodableWalkFindsTheOneBadValue(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	bads := []struct {
+		value  any
+		reason string
+	}{{math.NaN(), "NaN"}, {math.Inf(1), "+Inf"}, {float32(math.Inf(-1)), "-Inf"}, {make(chan int), "a chan"}}
+	found := 0
+	for i := range 500 {
+		var wantPath, wantReason string
+		var build func(path string, depth int) any
+		build = func(path string, depth int) any {
+			switch n := rng.IntN(10); {
+			case depth < 4 && n < 3:
+				m := map[string]any{}
+				for k := range rng.IntN(4) {
+					key := fmt.Sprintf("k%d", k)
+					m[key] = build(path+fmt.Sprintf("[%q]", key), depth+1)
+				}
+				return m
+			case depth < 4 && n < 5:
+				var list []any
+				for k := range rng.IntN(4) {
+					list = append(list, build(fmt.Sprintf("%s[%d]", path, k), depth+1))
+				}
+				return list
+			case n == 5 && wantPath == "" && rng.IntN(2) == 0:
+				b := bads[rng.IntN(len(bads))]
+				wantPath, wantReason = path, b.reason
+				return b.value
+			case n == 6:
+				return nil
+			case n == 7:
+				return rng.Float64()
+			default:
+				return fmt.Sprintf("s%d", rng.IntN(100))
+			}
+		}
+		params := map[string]any{"root": build(`AddVariantFromBase.Parameters["root"]`, 0)}
+		v := validAddVariant()
+		v.Parameters = params
+		_, marshalErr := json.Marshal(v)
+		if (marshalErr != nil) != (wantPath != "") {
+			t.Fatalf("case %d: json.Marshal error %v, but a bad value at %q", i, marshalErr, wantPath)
+		}
+		if marshalErr == nil {
+			continue
+		}
+		found++
+		err := unencodableError(v, marshalErr)
+		want := "agenta: invalid argument " + wantPath + ": " + wantReason + " cannot be sent as JSON"
+		if err.Error() != want {
+			t.Fatalf("case %d: got %q, want %q", i, err, want)
+		}
+	}
+	if found < 50 {
+		t.Fatalf("only %d of 500 cases held a bad value; the generator needs more", found)
+	}
+}
+
+// Item 5: every string built from server data is bounded and scrubbed
+// after decoding; Body is scrubbed before it is cut.
+func TestHostileErrorStrings(t *testing.T) {
+
+	mib := strings.Repeat("x", 1<<20)
+	cases := []struct {
+		name   string
+		op     hostileOp
+		status int
+		header http.Header
+		body   string
+	}{
+		{"JSON string for a list (encoding/json path)", hostileListHuman, 200, nil,
+			`"` + mib + hostileKey + mib + `"`},
+		{"JSON string for a list (scenario path)", hostileFetchScenarios, 200, nil,
+			`"` + mib + hostileKey + mib + `"`},
+		{"JSON string for a stream", hostileStream, 200, nil, `"` + hostileKey + `"`},
+		{"key in created_at", hostileListHuman, 200, nil,
+			`[{"id":"h-1","created_at":"` + hostileKey + `"}]`},
+		{"key in a long created_at", hostileListHuman, 200, nil,
+			`[{"id":"h-1","created_at":"2024-06-26T12:22:31` + hostileKey + strings.Repeat("9", 5000) + `"}]`},
+		{"key in created_at, escaped", hostileListHuman, 200, nil,
+			`[{"id":"h-1","created_at":"` + hostileEscapeAll(hostileKey) + `"}]`},
+		{"422 msg with the key escaped", hostileAddVariant, 422, nil,
+			`{"detail":[{"loc":["body","parameters"],"msg":"bad key ` + hostileEscapeAll(hostileKey) + `","type":"value_error"}]}`},
+		{"404 detail with the key escaped", hostileGetVariant, 404, nil,
+			`{"detail":"no variant for ` + hostileEscapeAll(hostileKey) + `"}`},
+		{"bad Location header", hostileGetVariant, 302,
+			http.Header{"Location": {"http://[::1%" + hostileKey + "/"}}, ""},
+		{"long bad Location header", hostileGetVariant, 302,
+			http.Header{"Location": {"http://[::1%" + strings.Repeat("y", 60<<10) + hostileKey}}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var logged bytes.Buffer
+			logger := slog.New(slog.NewTextHandler(&logged, nil))
+			c := hostileClient(t, hostileServe(t, tc.status, tc.header, tc.body),
+				WithMaxRetries(0), WithLogger(logger))
+			err := tc.op.run(context.Background(), c)
+			if err == nil {
+				t.Fatalf("%s succeeded, want an error", tc.op.name)
+			}
+			hostileCheckError(t, err)
+			if strings.Contains(logged.String(), hostileKey) {
+				t.Errorf("the log holds the API key: %.300q…", logged.String())
+			}
+			if n := logged.Len(); n > 2*hostileMaxError {
+				t.Errorf("the log is %d bytes for one failed call, want at most %d", n, 2*hostileMaxError)
+			}
+			var apiErr *APIError
+			if errors.As(err, &apiErr) && bytes.Contains(apiErr.Body, []byte(hostileKey)) {
+				t.Errorf("APIError.Body holds the API key")
+			}
+		})
+	}
+}
+
+// Item 5: the 1 MiB cut of an error body never leaves a part of a key.
+func TestHostileErrorBodyCut(t *testing.T) {
+
+	for _, kept := range []int{1, 8, 14, len(hostileKey) - 1} {
+		t.Run(strconv.Itoa(kept), func(t *testing.T) {
+			body := strings.Repeat("x", maxErrorBody-kept) + hostileKey + strings.Repeat("z", 100)
+			c := hostileClient(t, hostileServe(t, 400, http.Header{"Content-Type": {"text/plain"}}, body), WithMaxRetries(0))
+			err := hostileGetVariant.run(context.Background(), c)
+			var apiErr *APIError
+			if !errors.As(err, &apiErr) {
+				t.Fatalf("got %v, want an *APIError", err)
+			}
+			if len(apiErr.Body) > maxErrorBody {
+				t.Errorf("Body is %d bytes, want at most %d", len(apiErr.Body), maxErrorBody)
+			}
+			tail := apiErr.Body[max(0, len(apiErr.Body)-len(hostileKey)):]
+			for n := 4; n < len(hostileKey); n++ {
+				if bytes.HasSuffix(tail, []byte(hostileKey[:n])) {
+					t.Errorf("Body ends with the first %d bytes of the key: %q", n, tail)
+					break
+				}
+			}
+			hostileCheckError(t, err)
+		})
+	}
+}
+
+// Item 10: the sentinels tell "no answer came", "the attempt's timeout
+// expired" and "the caller's context ended" apart, the message says which
+// limit expired, and the cause stays wrapped.
+func TestHostileFailureSentinels(t *testing.T) {
+
+	stall, _ := hostileTCP(t, func(net.Conn, *http.Request) {}) // reads the request, never answers
+	drop, _ := hostileTCP(t, func(conn net.Conn, _ *http.Request) { conn.Close() })
+	partial, _ := hostileTCP(t, func(conn net.Conn, _ *http.Request) {
+		io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"app_id\":")
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String() + "/api"
+	ln.Close()
+
+	const attempt = 200 * time.Millisecond
+	cases := []struct {
+		name     string
+		base     string
+		opts     []Option
+		ctxWait  time.Duration
+		want     error
+		notWant  []error
+		mentions string
+	}{
+		{"attempt timeout, no retries", stall, []Option{WithTimeout(attempt), WithMaxRetries(0)}, time.Minute,
+			ErrAttemptTimeout, []error{ErrNoResponse}, "WithTimeout"},
+		{"attempt timeout, retries", stall, []Option{WithTimeout(attempt), WithMaxRetries(2)}, time.Minute,
+			ErrAttemptTimeout, []error{ErrNoResponse}, "WithTimeout"},
+		{"attempt timeout reading the body", partial, []Option{WithTimeout(attempt), WithMaxRetries(0)}, time.Minute,
+			ErrAttemptTimeout, []error{ErrNoResponse}, "WithTimeout"},
+		{"caller's context", stall, []Option{WithTimeout(0)}, attempt,
+			context.DeadlineExceeded, []error{ErrAttemptTimeout, ErrNoResponse}, "context"},
+		{"caller's context reading the body", partial, []Option{WithTimeout(0)}, attempt,
+			context.DeadlineExceeded, []error{ErrAttemptTimeout, ErrNoResponse}, "context"},
+		{"dropped connection", drop, []Option{WithTimeout(5 * time.Second)}, time.Minute,
+			ErrNoResponse, []error{ErrAttemptTimeout, context.DeadlineExceeded}, ""},
+		{"connection refused", refused, []Option{WithTimeout(5 * time.Second)}, time.Minute,
+			ErrNoResponse, []error{ErrAttemptTimeout, context.DeadlineExceeded}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := hostileClient(t, tc.base, tc.opts...)
+			ctx, cancel := context.WithTimeout(context.Background(), tc.ctxWait)
+			defer cancel()
+			err := hostileGetVariant.run(ctx, c)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want an error matching %v", err, tc.want)
+			}
+			for _, other := range tc.notWant {
+				if errors.Is(err, other) {
+					t.Errorf("%v also matches %v; the sentinels must tell them apart", err, other)
+				}
+			}
+			if tc.mentions != "" && !strings.Contains(err.Error(), tc.mentions) {
+				t.Errorf("the message should say which limit expired (%q), got %q", tc.mentions, err)
+			}
+			var netErr net.Error
+			if !errors.As(err, &netErr) && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) &&
+				!errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%v: the cause (a net.Error, EOF or a deadline) is not wrapped", err)
+			}
+			hostileCheckError(t, err)
+		})
+	}
+}
+
+// FastAPI's route-level 404 matches ErrRouteNotFound and ErrNotFound on every
+// operation, and its error says what to check.
+func TestRouteNotFound(t *testing.T) {
+	for _, op := range operations() {
+		t.Run(op.name, func(t *testing.T) {
+			c := gockClient(t)
+			expect(op.method, op.path, op.query).replyJSON(404, `{"detail":"Not Found"}`)
+
+			err := op.call(context.Background(), c)
+
+			apiErr := requireAPIError(t, err, 404, op.method, op.path)
+			assert.True(t, errors.Is(err, ErrRouteNotFound), "expected ErrRouteNotFound, got false: %v", err)
+			assert.True(t, errors.Is(err, ErrNotFound), "expected ErrNotFound, got false: %v", err)
+			assert.Equal(t, "Not Found", apiErr.Message, "Message keeps the server's text")
+			want := "404 Not Found: the server has no route for this path; check that the base URL ends in the service's prefix, usually /api, and that the server's version has " + op.name
+			assert.Contains(t, err.Error(), want)
+			assertAllSent(t)
+		})
+	}
+}
+
+// Only FastAPI's exact route answer is a missing route; a 404 about a
+// missing object is not.
+func TestRouteNotFoundIsExact(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		body   string
+		want   bool
+	}{
+		{"FastAPI's answer", 404, `{"detail":"Not Found"}`, true},
+		{"with whitespace", 404, " {\"detail\" : \"Not Found\"}\n", true},
+		{"a missing object", 404, `{"detail":"404: App not found"}`, false},
+		{"a missing variant", 404, `{"detail":"Variant with ID 'x' not found"}`, false},
+		{"another field too", 404, `{"detail":"Not Found","hint":"x"}`, false},
+		{"other case", 404, `{"detail":"not found"}`, false},
+		{"plain text", 404, `Not Found`, false},
+		{"empty", 404, ``, false},
+		{"another status", 410, `{"detail":"Not Found"}`, false},
+		{"a 500", 500, `{"detail":"Not Found"}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := newAPIError(tc.status, "GET", "/api/x", []byte(tc.body))
+			assert.Equal(t, tc.want, errors.Is(err, ErrRouteNotFound), "errors.Is(%d %s, ErrRouteNotFound)", tc.status, tc.body)
+			assert.Equal(t, tc.want, strings.Contains(err.Error(), "usually /api"), "the hint in %q", err)
+			if tc.status == 404 {
+				assert.True(t, errors.Is(err, ErrNotFound), "every 404 matches ErrNotFound")
+			}
+		})
+	}
+	assert.True(t, errors.Is(ErrRouteNotFound, ErrNotFound), "ErrRouteNotFound is a case of ErrNotFound")
+	assert.False(t, errors.Is(ErrNotFound, ErrRouteNotFound), "ErrNotFound is not a case of ErrRouteNotFound")
+}
+
+// The issue's reproduction: a base URL without /api against a server whose
+// API lives under /api.
+func TestBaseURLWithoutPrefixIsRouteNotFound(t *testing.T) {
+	srv := agentatest.NewServer()
+	t.Cleanup(srv.Close)
+	root, ok := strings.CutSuffix(srv.URL(), "/api")
+	require.True(t, ok, "the fake's URL %q should end in /api", srv.URL())
+	c := newTestClient(t, root)
+
+	_, err := c.GetVariant(context.Background(), "0190b5a2-7c1e-7d3a-9f00-4b1d2c3e4f50")
+
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrRouteNotFound), "expected ErrRouteNotFound, got %v", err)
+	assert.Contains(t, err.Error(), "usually /api")
+}
+
+// Each id is escaped as exactly one path segment, so no id reaches another
+// endpoint.
+func TestIDsAreEscapedAsOneSegment(t *testing.T) {
+	for _, tc := range []struct{ id, segment string }{
+		{"plain-id_1", "plain-id_1"},
+		{"a/b", "a%2Fb"},
+		{"../../admin", "..%2F..%2Fadmin"},
+		{"a?b=c", "a%3Fb=c"},
+		{"a#frag", "a%23frag"},
+		{"100%", "100%25"},
+		{"%2F", "%252F"},
+		{"a b", "a%20b"},
+		{"a..b", "a..b"},
+		{"...", "..."},
+		{"a;b", "a%3Bb"},
+		{"a+b", "a+b"},
+		{"über", "%C3%BCber"},
+		{"/", "%2F"},
+		{"\\..\\x", "%5C..%5Cx"},
+	} {
+		for _, op := range idOperations {
+			t.Run(op.name+"/"+tc.id, func(t *testing.T) {
+				c := gockClient(t, WithMaxRetries(0))
+				path := op.prefix + tc.segment + op.suffix
+				expect("GET", path, "").replyJSON(200, okBody(op.name))
+
+				require.NoError(t, op.call(c, tc.id), "expected a request to %s", path)
+				assertAllSent(t)
+				assert.NotContains(t, tc.segment, "/", "one segment")
+				got, err := url.PathUnescape(tc.segment)
+				require.NoError(t, err)
+				assert.Equal(t, tc.id, got, "the segment decodes back to the id")
+			})
+		}
+	}
+}
+
+// Empty or meaningless ids are refused before anything is sent.
+func TestMeaninglessIDsAreRefused(t *testing.T) {
+	bad := []string{"", " ", "\t\n", ".", "..", "a\nb", "a\rb", "a\x00b", "a\x7fb"}
+	type refusal struct {
+		name, arg string
+		inPath    bool
+		call      func(c *Client, v string) error
+	}
+	var cases []refusal
+	for _, op := range idOperations {
+		cases = append(cases, refusal{op.name, map[string]string{
+			"FetchEvaluationScenarios": "evaluationID", "GetVariant": "variantID", "GetSpan": "spanID",
+			"FetchEvaluation": "evaluationID", "FetchEvaluationStatus": "evaluationID",
+		}[op.name], true, op.call})
+	}
+	cases = append(cases,
+		refusal{"GetVariantByEnvironment(app)", "appID", false, func(c *Client, v string) error {
+			_, err := c.GetVariantByEnvironment(context.Background(), v, "production")
+			return err
+		}},
+		refusal{"GetVariantByEnvironment(env)", "environment", false, func(c *Client, v string) error {
+			_, err := c.GetVariantByEnvironment(context.Background(), "app-1", v)
+			return err
+		}},
+		refusal{"WaitEvaluation", "evaluationID", true, func(c *Client, v string) error {
+			_, err := c.WaitEvaluation(context.Background(), v, nil)
+			return err
+		}},
+		refusal{"ListHumanEvaluations", "appID", false, func(c *Client, v string) error {
+			_, err := c.ListHumanEvaluations(context.Background(), v)
+			return err
+		}},
+	)
+	for _, tc := range cases {
+		for _, v := range bad {
+			if (v == "." || v == "..") && !tc.inPath {
+				continue // dot ids matter only in paths; query values are escaped
+			}
+			t.Run(fmt.Sprintf("%s/%q", tc.name, v), func(t *testing.T) {
+				c := gockClient(t)
+
+				err := tc.call(c, v)
+
+				requireArgumentError(t, err, tc.arg)
+				assertNothingUnmatched(t)
+			})
+		}
+	}
+}
+
+// A body JSON cannot carry is refused before sending, naming the request.
+func TestUnencodableBodyIsInvalidArgument(t *testing.T) {
+	c := gockClient(t)
+	v := validAddVariant()
+	v.Parameters = map[string]any{"temperature": math.NaN()}
+
+	_, err := c.AddVariantFromBase(context.Background(), v)
+
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrInvalidArgument), "got %v", err)
+	assert.Contains(t, err.Error(), "AddVariantFromBase")
+	assertNothingUnmatched(t)
 }

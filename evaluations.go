@@ -2,6 +2,9 @@ package agenta
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"iter"
 	"maps"
 	"net/http"
@@ -209,4 +212,39 @@ func checkNewEvaluation(ev models.NewEvaluation) error {
 		}
 	}
 	return nil
+}
+
+// statusAnswer is the status read's answer, {"status": <Result>}. An answer
+// without a status is a decoding error, not an empty status that would
+// keep a wait going for ever; a bare string status is taken as its value.
+type statusAnswer struct {
+	Status models.Result
+}
+
+func (a *statusAnswer) UnmarshalJSON(data []byte) error {
+	var wire struct {
+		Status json.RawMessage `json:"status"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return err
+	}
+	switch {
+	case len(wire.Status) == 0 || string(wire.Status) == "null":
+		return errors.New(`the answer has no "status"`)
+	case wire.Status[0] == '"':
+		a.Status = models.Result{Type: models.ResultTypeStatus, Value: wire.Status}
+		return nil
+	case wire.Status[0] != '{':
+		// Name the kind of value only: it may hold a secret, and the error
+		// stays in the chain of the *DecodeError.
+		kind := "a number"
+		switch wire.Status[0] {
+		case '[':
+			kind = "an array"
+		case 't', 'f':
+			kind = "a boolean"
+		}
+		return fmt.Errorf(`"status" is %s, neither a Result object nor a string`, kind)
+	}
+	return json.Unmarshal(wire.Status, &a.Status)
 }

@@ -374,48 +374,6 @@ func numberResult(typ string, x float64) models.Result {
 	return models.Result{Type: typ, Value: []byte(strconv.FormatFloat(x, 'g', -1, 64))}
 }
 
-// waitEvaluation2026 is WaitEvaluation on a 2026 server: WaitRun with the
-// same interval, retries and progress (each status mapped by statusOfRun),
-// then the run in the 2024 shape, read as FetchEvaluation reads it.
-func (c *Client) waitEvaluation2026(ctx context.Context, runID string, opts *WaitOptions) (*models.Evaluation, error) {
-	runOpts := &WaitRunOptions{}
-	if opts != nil {
-		runOpts.Interval, runOpts.OnRetry, runOpts.NoWorkerAfter = opts.Interval, opts.OnRetry, opts.NoWorkerAfter
-		if onStatus := opts.OnStatus; onStatus != nil {
-			runOpts.OnStatus = func(run models.EvaluationRun) {
-				onStatus(statusOfRun(models.RunStatus(c.text(string(run.Status), maxMessage))))
-			}
-		}
-	}
-	run, err := c.WaitRun(ctx, runID, runOpts)
-	if err != nil && !errors.Is(err, ErrEvaluationFailed) {
-		return nil, err
-	}
-	// The last read rides out server trouble as the wait did.
-	w := &waiter{c: c, ctx: ctx, id: runID, interval: DefaultWaitInterval, seen: true}
-	if opts != nil {
-		w.onRetry = opts.OnRetry
-		if opts.Interval > 0 {
-			w.interval = opts.Interval
-		}
-	}
-	defer w.stop()
-	ev, readErr := retryRead(w, func(ctx context.Context, _ string) (*models.Evaluation, error) {
-		return c.evaluationOfRun(ctx, run)
-	})
-	if readErr != nil {
-		return nil, readErr
-	}
-	if err != nil {
-		failure := &EvaluationFailedError{EvaluationID: runID, Status: models.EvaluationFailed}
-		if ev.Status.Error != nil {
-			failure.Message = ev.Status.Error.Message
-		}
-		return ev, failure
-	}
-	return ev, nil
-}
-
 // streamScenarios2026 is StreamEvaluationScenarios on a 2026 server: the
 // run's rows (StreamRunScenarios).
 func (c *Client) streamScenarios2026(ctx context.Context, runID string) iter.Seq2[models.EvaluationScenario, error] {

@@ -1,7 +1,7 @@
 package agenta_test
 
 // The 2024 operations on a 2026 server (evaluations2026.go,
-// variants2026.go): what they send, what they return, and that a Client
+// variants.go): what they send, what they return, and that a Client
 // that does not know its server's generation sends exactly what it always
 // did.
 
@@ -129,8 +129,7 @@ func TestEvaluateOnEitherGeneration(t *testing.T) {
 	t.Run("2024", func(t *testing.T) {
 		srv := agentatest.NewTestServer(t)
 		demo := agentatest.SeedDemo(srv)
-		c, err := agenta.NewClient(srv.URL())
-		require.NoError(t, err)
+		c := clientFor(t, srv)
 		runs, err := evals.Evaluate(ctx26(t), c, models.NewEvaluation{AppID: demo.AppID, VariantIDs: demo.VariantIDs(),
 			EvaluatorConfigIDs: []string{demo.ExactMatchID}, TestsetID: demo.TestsetID, RateLimit: models.DefaultRateLimit()},
 			&agenta.WaitOptions{Interval: 5 * time.Millisecond})
@@ -148,8 +147,7 @@ func TestEvaluateOnEitherGeneration(t *testing.T) {
 func TestCreateEvaluationResolves2026(t *testing.T) {
 	c, srv, demo := fake26(t, agentatest.WithGeneration(agentatest.Generation2026))
 	ctx := ctx26(t)
-	c2026, err := agenta.NewClient(srv.URL(), agenta.WithAPIKey(fake26Key), agenta.WithGeneration(agenta.Generation2026))
-	require.NoError(t, err)
+	c2026 := clientFor(t, srv, agenta.WithAPIKey(fake26Key), agenta.WithGeneration(agenta.Generation2026))
 	_ = c
 
 	byRevision := models.NewEvaluation{AppID: "capitals", VariantIDs: []string{demo.RevisionID}, TestsetID: demo.TestsetRevisionID,
@@ -194,8 +192,7 @@ func TestCreateEvaluationResolves2026(t *testing.T) {
 // returned with the error, which names them.
 func TestCreateEvaluationPartly2026(t *testing.T) {
 	_, srv, demo := fake26(t)
-	c, err := agenta.NewClient(srv.URL(), agenta.WithAPIKey(fake26Key), agenta.WithGeneration(agenta.Generation2026))
-	require.NoError(t, err)
+	c := clientFor(t, srv, agenta.WithAPIKey(fake26Key), agenta.WithGeneration(agenta.Generation2026))
 	srv.InjectFault(agentatest.OpCreateSimpleEvaluation, 1, agentatest.Fault{Status: 200, Body: `{"count":1,"evaluation":{"id":"01a215fe-0000-7000-8000-0000000000aa","flags":{},"data":{"status":"pending"}}}`})
 	srv.InjectFault(agentatest.OpCreateSimpleEvaluation, 1, agentatest.Fault{Status: 200, Body: `{"count":0}`})
 	created, err := c.CreateEvaluation(ctx26(t), newEvaluation26(demo, 3))
@@ -212,8 +209,7 @@ func TestCreateEvaluationPartly2026(t *testing.T) {
 func TestWaitEvaluation2026(t *testing.T) {
 	t.Run("no worker", func(t *testing.T) {
 		_, srv, demo := fake26(t)
-		c, err := agenta.NewClient(srv.URL(), agenta.WithAPIKey(fake26Key), agenta.WithGeneration(agenta.Generation2026))
-		require.NoError(t, err)
+		c := clientFor(t, srv, agenta.WithAPIKey(fake26Key), agenta.WithGeneration(agenta.Generation2026))
 		srv.StopWorker()
 		created, err := c.CreateEvaluation(ctx26(t), newEvaluation26(demo, 1))
 		require.NoError(t, err)
@@ -225,8 +221,7 @@ func TestWaitEvaluation2026(t *testing.T) {
 	})
 	t.Run("failure", func(t *testing.T) {
 		_, srv, demo := fake26(t)
-		c, err := agenta.NewClient(srv.URL(), agenta.WithAPIKey(fake26Key), agenta.WithGeneration(agenta.Generation2026))
-		require.NoError(t, err)
+		c := clientFor(t, srv, agenta.WithAPIKey(fake26Key), agenta.WithGeneration(agenta.Generation2026))
 		// Two applications in one run: the service marks it failure.
 		second := srv.AddApplication2026(agentatest.Application2026{Slug: "second"})
 		body := `{"evaluation":{"name":"two","data":{"testset_steps":{"` + demo.TestsetRevisionID + `":"auto"},` +
@@ -263,8 +258,7 @@ func TestWaitEvaluation2026(t *testing.T) {
 // candidate.
 func TestTracingDownFailsGates2026(t *testing.T) {
 	_, srv, demo := fake26(t)
-	c, err := agenta.NewClient(srv.URL(), agenta.WithAPIKey(fake26Key))
-	require.NoError(t, err)
+	c := clientFor(t, srv, agenta.WithAPIKey(fake26Key))
 	srv.StopTracing()
 	runs, err := evals.Evaluate(ctx26(t), c, newEvaluation26(demo, 1), &agenta.WaitOptions{Interval: 5 * time.Millisecond})
 	require.NoError(t, err)
@@ -289,8 +283,7 @@ func TestTracingDownFailsGates2026(t *testing.T) {
 // recipe use them.
 func TestVariants2026(t *testing.T) {
 	_, srv, demo := fake26(t)
-	c, err := agenta.NewClient(srv.URL(), agenta.WithAPIKey(fake26Key), agenta.WithGeneration(agenta.Generation2026))
-	require.NoError(t, err)
+	c := clientFor(t, srv, agenta.WithAPIKey(fake26Key), agenta.WithGeneration(agenta.Generation2026))
 	ctx := ctx26(t)
 
 	v, err := c.GetVariant(ctx, demo.VariantID)

@@ -160,9 +160,8 @@ func FuzzAnswerDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, op uint8, body []byte) {
 		fuzzAnswerMu.Lock()
 		defer fuzzAnswerMu.Unlock()
-		c, err := NewClient("http://fuzz.invalid/api", WithAPIKey("k"), WithMaxRetries(0),
+		c := newTestClient(t, "http://fuzz.invalid/api", WithAPIKey("k"), WithMaxRetries(0),
 			WithHTTPClient(&http.Client{Transport: &fuzzBodyTransport{body: body}}))
-		require.NoError(t, err)
 		ctx := context.Background()
 		switch op % 7 {
 		case 0:
@@ -245,12 +244,9 @@ func fuzzCheckOne[T any](t *testing.T, body []byte, got *T, err error) {
 
 // fuzzClient returns a client whose every call is answered 200 with body.
 func fuzzClient(t *testing.T, body []byte) *Client {
-	c, err := NewClient("http://fuzz.invalid/api", WithAPIKey("k"), WithMaxRetries(0),
+	t.Helper()
+	return newTestClient(t, "http://fuzz.invalid/api", WithMaxRetries(0),
 		WithHTTPClient(&http.Client{Transport: &fuzzBodyTransport{body: body}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // FuzzFetchEvaluationAnswer feeds any 200 body to FetchEvaluation. It must

@@ -4,64 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agenta-go/agenta/internal/text"
 	"net/http"
 	"sync"
 )
-
-// Generation names which API a server speaks: the mid-2024 routes of the
-// published interface (/evaluations/{id}, /variants/…, up to Agenta v0.95)
-// or today's (runs, scenarios, results, traces: v0.103.4 on, the same
-// slice from v0.111 to v0.113).
-type Generation int
-
-// The generations. GenerationUnknown is the zero value: not set, detect.
-const (
-	GenerationUnknown Generation = iota
-	Generation2024
-	Generation2026
-)
-
-// String returns "2024", "2026" or "unknown".
-func (g Generation) String() string {
-	switch g {
-	case Generation2024:
-		return "2024"
-	case Generation2026:
-		return "2026"
-	}
-	return "unknown"
-}
-
-// envGeneration is the environment variable NewClientFromEnv reads the
-// generation from.
-const envGeneration = "AGENTA_API_GENERATION"
-
-// WithGeneration tells the Client which API the server speaks, so that
-// Generation never probes it. GenerationUnknown means detect, the default.
-func WithGeneration(g Generation) Option {
-	return func(s *settings) error {
-		if g < GenerationUnknown || g > Generation2026 {
-			return invalid("WithGeneration", "%d is not a Generation: use Generation2024 or Generation2026", int(g))
-		}
-		s.generation = g
-		return nil
-	}
-}
-
-// parseGeneration reads AGENTA_API_GENERATION: "2024", "2026", or empty or
-// "auto" to detect.
-func parseGeneration(v string) (Generation, error) {
-	switch v {
-	case "", "auto":
-		return GenerationUnknown, nil
-	case "2024":
-		return Generation2024, nil
-	case "2026":
-		return Generation2026, nil
-	}
-	return GenerationUnknown, invalid(envGeneration, "is %q: set it to 2024, 2026 or auto (or leave it unset to detect)", text.Clip(v, maxMessage))
-}
 
 // zeroRunID is the run Generation asks for: no server has it.
 const zeroRunID = "00000000-0000-0000-0000-000000000000"

@@ -1,10 +1,15 @@
 package agenta
 
 import (
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
+
+	"github.com/agenta-go/agenta/internal/text"
 )
 
 // Option configures a Client. Options check their input: NewClient returns
@@ -204,4 +209,251 @@ func validHeaderName(name string) bool {
 		}
 	}
 	return true
+}
+
+func parseBaseURL(raw string) (string, error) {
+	trimmed := strings.TrimSpace(raw)
+	switch {
+	case trimmed == "":
+		return "", invalid("baseURL", "is empty")
+	case trimmed != raw:
+		// A trailing space would be escaped into the path (/api%20), a
+		// leading one breaks parsing with a confusing message.
+		return "", invalid("baseURL", "has leading or trailing spaces; remove them")
+	case !strings.Contains(raw, "://") && hostAndPort(raw):
+		scheme := "https://"
+		if local(raw) {
+			scheme = "http://"
+		}
+		return "", invalid("baseURL", "has no scheme; did you mean %s%s?", scheme, raw)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		return "", invalid("baseURL", "is not a valid URL: %v", err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", invalid("baseURL", "must use http or https, got scheme %q", u.Scheme)
+	case u.Host == "" || u.Hostname() == "":
+		return "", invalid("baseURL", "has no host")
+	case u.User != nil:
+		return "", invalid("baseURL", "must not carry credentials; use WithAPIKey or WithHeader")
+	case strings.Contains(u.Path, "@"):
+		// user:pass/word@host parses as host "user:pass" and path
+		// "/word@host": a password written with a "/" in it.
+		return "", invalid("baseURL", "must not carry credentials (an @ in its path); use WithAPIKey or WithHeader")
+	case u.RawQuery != "" || u.ForceQuery:
+		return "", invalid("baseURL", "must not have a query")
+	case u.Fragment != "":
+		return "", invalid("baseURL", "must not have a fragment")
+	}
+	return u.Scheme + "://" + u.Host + strings.TrimRight(u.EscapedPath(), "/"), nil
+}
+
+// hostAndPort reports a scheme-less base URL that starts with a host name
+// or address and an optional port, such as "127.0.0.1:8080/api" or
+// "cloud.agenta.ai/api", so that the error can suggest the URL meant. It
+// holds no "@", query or fragment, so the suggestion never echoes
+// credentials.
+func hostAndPort(raw string) bool {
+	if strings.ContainsAny(raw, "@?#") || hasControl(raw) {
+		return false
+	}
+	hostPort, _, _ := strings.Cut(raw, "/")
+	host, port, hasPort := strings.Cut(hostPort, ":")
+	if host == "" || hasPort && port == "" {
+		return false
+	}
+	for _, r := range port {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	for _, r := range host {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '.' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// local reports a scheme-less base URL for this machine or a private
+// network, which is most likely served over plain http.
+func local(raw string) bool {
+	host, _, _ := strings.Cut(raw, "/")
+	host, _, _ = strings.Cut(host, ":")
+	ip := net.ParseIP(host)
+	return strings.EqualFold(host, "localhost") || ip != nil && (ip.IsLoopback() || ip.IsPrivate())
+}
+
+// Default limits on the decoded bytes of a 2xx answer. net/http inflates a
+// gzip answer transparently, so a few hundred KiB on the wire can unpack to
+// gigabytes; these bound what a call reads, whatever the server sends.
+const (
+	// DefaultSingleLimit bounds an answer that is one object, such as a
+	// variant or a span tree.
+	DefaultSingleLimit = 32 << 20
+	// DefaultListLimit bounds a whole list answer, such as the scenarios
+	// FetchEvaluationScenarios returns: 100,000 rows are about 100 MB.
+	DefaultListLimit = 256 << 20
+	// DefaultElementLimit bounds one element of a list or of a stream, and
+	// the whitespace before it. StreamEvaluationScenarios has no limit on
+	// the whole answer, which it never holds.
+	DefaultElementLimit = 16 << 20
+)
+
+// ResponseLimits bounds the decoded bytes of 2xx answers, by kind. A zero
+// field keeps its default. An answer over a limit ends the call with a
+// *DecodeError wrapping a *LimitError, which errors.Is matches to
+// ErrAnswerTooLarge.
+type ResponseLimits struct {
+	// Single bounds an answer that is one object; DefaultSingleLimit.
+	Single int64
+	// List bounds a whole list answer; DefaultListLimit.
+	List int64
+	// Element bounds one element of a list or stream; DefaultElementLimit.
+	Element int64
+}
+
+// withDefaults returns l with each zero field set to its default.
+func (l ResponseLimits) withDefaults() ResponseLimits {
+	if l.Single == 0 {
+		l.Single = DefaultSingleLimit
+	}
+	if l.List == 0 {
+		l.List = DefaultListLimit
+	}
+	if l.Element == 0 {
+		l.Element = DefaultElementLimit
+	}
+	return l
+}
+
+// whole returns the limit on a whole answer named by field, or 0 for none.
+func (l ResponseLimits) whole(field string) int64 {
+	switch field {
+	case "Single":
+		return l.Single
+	case "List":
+		return l.List
+	}
+	return 0
+}
+
+// WithResponseLimits replaces the default limits on the decoded size of 2xx
+// answers (DefaultSingleLimit, DefaultListLimit, DefaultElementLimit). A
+// zero field keeps its default; a negative one is refused.
+func WithResponseLimits(l ResponseLimits) Option {
+	return func(s *settings) error {
+		for _, f := range []struct {
+			name  string
+			value int64
+		}{{"Single", l.Single}, {"List", l.List}, {"Element", l.Element}} {
+			if f.value < 0 {
+				return invalid("WithResponseLimits", "ResponseLimits.%s must not be negative, got %d", f.name, f.value)
+			}
+		}
+		s.limits = l
+		return nil
+	}
+}
+
+// The environment variables NewClientFromEnv reads.
+const (
+	envHost   = "AGENTA_HOST"
+	envAPIKey = "AGENTA_API_KEY"
+)
+
+// baseURLSetting is the base URL a Client is built with and where it came
+// from, so that a refusal names what the caller must fix: the baseURL
+// argument, WithBaseURL or AGENTA_HOST.
+type baseURLSetting struct {
+	value   string
+	name    string
+	fromEnv bool
+}
+
+// parse checks the base URL, naming its origin in the error.
+func (b baseURLSetting) parse() (string, error) {
+	if b.fromEnv && b.value == "" {
+		return "", invalid(envHost, "is not set; set it to your server's URL, such as https://cloud.agenta.ai, or pass WithBaseURL")
+	}
+	base, err := parseBaseURL(b.value)
+	var argErr *ArgumentError
+	if errors.As(err, &argErr) {
+		argErr.Name = b.name
+	}
+	return base, err
+}
+
+// hostToBaseURL adds "/api" to a host URL without a path. Anything it cannot
+// read is returned as it is, for parseBaseURL to refuse with its reason.
+func hostToBaseURL(host string) string {
+	u, err := url.Parse(host)
+	if err != nil || u.Scheme == "" || u.Host == "" || u.Opaque != "" ||
+		u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return host
+	}
+	if u.Path == "" || u.Path == "/" {
+		return strings.TrimSuffix(host, "/") + "/api"
+	}
+	return host
+}
+
+// Generation names which API a server speaks: the mid-2024 routes of the
+// published interface (/evaluations/{id}, /variants/…, up to Agenta v0.95)
+// or today's (runs, scenarios, results, traces: v0.103.4 on, the same
+// slice from v0.111 to v0.113).
+type Generation int
+
+// The generations. GenerationUnknown is the zero value: not set, detect.
+const (
+	GenerationUnknown Generation = iota
+	Generation2024
+	Generation2026
+)
+
+// String returns "2024", "2026" or "unknown".
+func (g Generation) String() string {
+	switch g {
+	case Generation2024:
+		return "2024"
+	case Generation2026:
+		return "2026"
+	}
+	return "unknown"
+}
+
+// envGeneration is the environment variable NewClientFromEnv reads the
+// generation from.
+const envGeneration = "AGENTA_API_GENERATION"
+
+// WithGeneration tells the Client which API the server speaks, so that
+// Generation never probes it. GenerationUnknown means detect, the default.
+func WithGeneration(g Generation) Option {
+	return func(s *settings) error {
+		if g < GenerationUnknown || g > Generation2026 {
+			return invalid("WithGeneration", "%d is not a Generation: use Generation2024 or Generation2026", int(g))
+		}
+		s.generation = g
+		return nil
+	}
+}
+
+// parseGeneration reads AGENTA_API_GENERATION: "2024", "2026", or empty or
+// "auto" to detect.
+func parseGeneration(v string) (Generation, error) {
+	switch v {
+	case "", "auto":
+		return GenerationUnknown, nil
+	case "2024":
+		return Generation2024, nil
+	case "2026":
+		return Generation2026, nil
+	}
+	return GenerationUnknown, invalid(envGeneration, "is %q: set it to 2024, 2026 or auto (or leave it unset to detect)", text.Clip(v, maxMessage))
 }

@@ -37,14 +37,6 @@ func progressFake(t *testing.T) (*agentatest.Server, string, []models.Evaluation
 	return srv, id, want
 }
 
-func progressClient(t *testing.T, srv *agentatest.Server, opts ...agenta.Option) *agenta.Client {
-	t.Helper()
-	c, err := agenta.NewClient(srv.URL(), append([]agenta.Option{agenta.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)...)
-	require.NoError(t, err)
-	t.Cleanup(c.CloseIdleConnections)
-	return c
-}
-
 // readAll reads an evaluation's scenarios whole, or streamed.
 var readAll = map[string]func(context.Context, *agenta.Client, string) ([]models.EvaluationScenario, error){
 	"fetch": func(ctx context.Context, c *agenta.Client, id string) ([]models.EvaluationScenario, error) {
@@ -73,7 +65,7 @@ func TestSlowAnswerOutlastsThePerAttemptTimeout(t *testing.T) {
 			// The idle timeout is set apart from the per-attempt one: a
 			// loaded machine (CI's -race run) can hold a 25ms pause past
 			// 100ms, and that is the idle timeout's test, not this one.
-			c := progressClient(t, srv, agenta.WithTimeout(timeout), agenta.WithIdleTimeout(10*time.Second), agenta.WithMaxRetries(0))
+			c := clientFor(t, srv, agenta.WithTimeout(timeout), agenta.WithIdleTimeout(10*time.Second), agenta.WithMaxRetries(0))
 
 			got, err := read(context.Background(), c, id)
 
@@ -110,7 +102,7 @@ func TestStalledAnswerEndsOnTheIdleTimeout(t *testing.T) {
 		for name, read := range readAll {
 			t.Run(tc.name+"/"+name, func(t *testing.T) {
 				srv.InjectFault(agentatest.OpFetchEvaluationScenarios, 1, agentatest.Fault{StallAfter: 1500})
-				c := progressClient(t, srv, tc.opts...)
+				c := clientFor(t, srv, tc.opts...)
 				before := len(srv.RequestsFor(agentatest.OpFetchEvaluationScenarios))
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
@@ -139,7 +131,7 @@ func TestStalledAnswerEndsOnTheIdleTimeout(t *testing.T) {
 func TestIdleTimeoutZeroLeavesTheBodyToTheContext(t *testing.T) {
 	srv, id, _ := progressFake(t)
 	srv.InjectFault(agentatest.OpFetchEvaluationScenarios, 1, agentatest.Fault{StallAfter: 1500})
-	c := progressClient(t, srv, agenta.WithTimeout(50*time.Millisecond), agenta.WithIdleTimeout(0))
+	c := clientFor(t, srv, agenta.WithTimeout(50*time.Millisecond), agenta.WithIdleTimeout(0))
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 
@@ -154,7 +146,7 @@ func TestIdleTimeoutZeroLeavesTheBodyToTheContext(t *testing.T) {
 // only the time a read waits on the network counts.
 func TestIdleTimeoutIgnoresTheCallersTime(t *testing.T) {
 	srv, id, want := progressFake(t)
-	c := progressClient(t, srv, agenta.WithTimeout(30*time.Millisecond), agenta.WithMaxRetries(0))
+	c := clientFor(t, srv, agenta.WithTimeout(30*time.Millisecond), agenta.WithMaxRetries(0))
 	n := 0
 	for s, err := range c.StreamEvaluationScenarios(context.Background(), id) {
 		require.NoError(t, err, "after %d rows", n)
@@ -172,7 +164,7 @@ func TestCutAnswerIsNotNoResponse(t *testing.T) {
 	for name, read := range readAll {
 		t.Run(name, func(t *testing.T) {
 			srv.InjectFault(agentatest.OpFetchEvaluationScenarios, 1, agentatest.Fault{CutAfter: 3000})
-			c := progressClient(t, srv)
+			c := clientFor(t, srv)
 
 			_, err := read(context.Background(), c, id)
 
@@ -190,7 +182,7 @@ func TestCutAnswerIsNotNoResponse(t *testing.T) {
 func TestPerAttemptTimeoutNamesTheHeaders(t *testing.T) {
 	srv, id, _ := progressFake(t)
 	srv.InjectFault(agentatest.OpFetchEvaluationScenarios, 1, agentatest.Fault{Stall: agentatest.StallForever})
-	c := progressClient(t, srv, agenta.WithTimeout(50*time.Millisecond), agenta.WithMaxRetries(0))
+	c := clientFor(t, srv, agenta.WithTimeout(50*time.Millisecond), agenta.WithMaxRetries(0))
 
 	_, err := c.FetchEvaluationScenarios(context.Background(), id)
 

@@ -1,7 +1,6 @@
 package agenta
 
 import (
-	"io"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -99,39 +98,3 @@ func (c *clientSecrets) addSent(values ...string) {
 	}
 	c.set.Store(newSecretSet(cur.own, sent))
 }
-
-// scrub replaces every form of every credential with [REDACTED], in case
-// the server echoes one (FastAPI echoes refused input).
-func (st *call) scrub(body []byte) []byte { return st.secrets.all.Scrub(body) }
-
-// scrubCut scrubs body, then cuts it to n bytes, dropping a secret's first
-// bytes left at the cut.
-func (st *call) scrubCut(body []byte, n int) []byte { return st.secrets.all.ScrubCut(body, n) }
-
-// text turns a string built from server data into one fit for an error or
-// a log: scrubbed, also in its decoded forms, valid UTF-8, then cut to n
-// runes.
-func (st *call) text(s string, n int) string { return st.secrets.all.Text(s, n) }
-
-// holdsSecret reports whether s holds a credential, raw or in a form the
-// scrub knows.
-func (st *call) holdsSecret(s string) bool { return st.secrets.all.Holds(s) }
-
-// readPastCut is how far past a cut an error body is read: the longest
-// form of a secret, so that the scrub sees a secret the cut splits whole.
-func (st *call) readPastCut() int64 {
-	return int64(max(maxSecretLength, st.secrets.all.Longest()))
-}
-
-// scrubAnswer returns a 2xx answer's body scrubbed as it is read, or body
-// itself when the Client has no long secret.
-func (st *call) scrubAnswer(body io.ReadCloser) io.ReadCloser {
-	if st.secrets.answers == nil {
-		return body
-	}
-	return replayBody{st.secrets.answers.NewReader(body), body}
-}
-
-// text is call.text for strings read outside a call's error path, such as
-// an evaluation's failure message: it scrubs every secret of the Client.
-func (c *Client) text(s string, n int) string { return c.secrets.load().all.Text(s, n) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,9 +12,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agenta-go/agenta/models"
 )
@@ -83,10 +88,7 @@ func echoingService(t *testing.T) string {
 func TestSentKeysAreSecretsOfTheClient(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, err := NewClient(echoingService(t), WithAPIKey(leakAPIKey), WithLogger(logger), WithMaxRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newTestClient(t, echoingService(t), WithAPIKey(leakAPIKey), WithLogger(logger), WithMaxRetries(0))
 	ctx := context.Background()
 	var printed []any
 
@@ -163,10 +165,7 @@ func TestSentKeysAreSecretsOfTheClient(t *testing.T) {
 // A Client keeps at most maxSentSecrets provider keys, the latest, with
 // its own credentials always.
 func TestSentSecretsBounded(t *testing.T) {
-	c, err := NewClient("http://127.0.0.1:1/api", WithAPIKey(leakAPIKey))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newTestClient(t, "http://127.0.0.1:1/api", WithAPIKey(leakAPIKey))
 	for i := range maxSentSecrets + 10 {
 		c.secrets.addSent(fmt.Sprintf("provider-key-%04d-0123456789", i))
 	}
@@ -179,4 +178,310 @@ func TestSentSecretsBounded(t *testing.T) {
 	if c.secrets.load() != before {
 		t.Error("adding a secret already held changed the set")
 	}
+}
+
+// Item 5: an evaluation's failure message is server data too: WaitEvaluation
+// scrubs it, whether the key comes raw or escaped.
+func TestHostileEvaluationFailureScrubbed(t *testing.T) {
+	for _, echo := range []string{hostileKey, hostileEscapeAll(hostileKey)} {
+		failed := `{"type":"status","value":"EVALUATION_FAILED","error":{"message":"provider refused key ` + echo + `"}}`
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/status") {
+				io.WriteString(w, `{"status":`+failed+`}`)
+				return
+			}
+			io.WriteString(w, `{"id":"e-1","app_id":"a-1","status":`+failed+`}`)
+		}))
+		c := hostileClient(t, s.URL+"/api")
+		_, err := c.WaitEvaluation(context.Background(), "e-1", nil)
+		s.Close()
+		var failure *EvaluationFailedError
+		if !errors.As(err, &failure) {
+			t.Fatalf("got %v, want an *EvaluationFailedError", err)
+		}
+		if strings.Contains(failure.Message, hostileKey) {
+			t.Errorf("Message holds the API key: %q", failure.Message)
+		}
+		hostileCheckError(t, err)
+	}
+}
+
+// A message the SDK cuts before it can scrub it (a detail, a 422 msg, a
+// timestamp, a status) never keeps the first characters of a key that
+// the cut split: the key is echoed with one character \u-escaped, so the
+// scrub of the raw body misses it, and lands on the cut.
+func TestCutNeverSplitsAKey(t *testing.T) {
+	mixed := `\u00` + strconv.FormatInt(int64(hostileKey[0]), 16) + hostileKey[1:]
+	prefix := hostileKey[:8]
+	cases := []struct {
+		name   string
+		op     hostileOp
+		status int
+		body   string
+	}{
+		{"404 detail", hostileGetVariant, 404,
+			`{"detail":"` + strings.Repeat("x", maxMessage-10) + mixed + `"}`},
+		{"500 message", hostileGetVariant, 500,
+			`{"message":"` + strings.Repeat("x", maxMessage-10) + mixed + `"}`},
+		{"422 msg", hostileAddVariant, 422,
+			`{"detail":[{"loc":["body","parameters"],"msg":"` + strings.Repeat("x", 4*maxMessage-30) + mixed + `","type":"value_error"}]}`},
+		{"created_at", hostileListHuman, 200,
+			`[{"id":"h-1","created_at":"2024-06-26T12:22:31` + strings.Repeat("9", 30) + mixed + `"}]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := hostileClient(t, hostileServe(t, tc.status, nil, tc.body), WithMaxRetries(0))
+			err := tc.op.run(context.Background(), c)
+			if err == nil {
+				t.Fatalf("%s succeeded, want an error", tc.op.name)
+			}
+			if strings.Contains(err.Error(), prefix) {
+				t.Errorf("err.Error() holds the key's first 8 characters %q: %q", prefix, err.Error())
+			}
+			var apiErr *APIError
+			if errors.As(err, &apiErr) && strings.Contains(apiErr.Message, prefix) {
+				t.Errorf("APIError.Message holds the key's first 8 characters: %q", apiErr.Message)
+			}
+		})
+	}
+}
+
+// reviewChain returns err and every error it wraps.
+func reviewChain(err error) []error {
+	if err == nil {
+		return nil
+	}
+	out := []error{err}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		out = append(out, reviewChain(u.Unwrap())...)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			out = append(out, reviewChain(e)...)
+		}
+	}
+	return out
+}
+
+// No error in the chain a call returns holds the key: a caller that logs
+// errors.Unwrap(err), or an *models.TimestampError found with errors.As,
+// sees only scrubbed text, as err.Error() does.
+func TestErrorChainHoldsNoKey(t *testing.T) {
+	cases := []struct {
+		name string
+		op   hostileOp
+		body string
+	}{
+		{"key in created_at", hostileListHuman, `[{"id":"h-1","created_at":"` + hostileKey + `"}]`},
+		{"key in created_at, escaped", hostileListHuman, `[{"id":"h-1","created_at":"` + hostileEscapeAll(hostileKey) + `"}]`},
+		{"key in a status array", hostileOp{"FetchEvaluationStatus", "single", func(ctx context.Context, c *Client) error {
+			_, err := c.FetchEvaluationStatus(ctx, "e-1")
+			return err
+		}}, `{"status":["` + hostileKey + `"]}`},
+		{"bad Location header", hostileGetVariant, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			base := hostileServe(t, 200, nil, tc.body)
+			if tc.body == "" {
+				base = hostileServe(t, 302, http.Header{"Location": {"http://[::1%" + hostileKey + "/"}}, "")
+			}
+			c := hostileClient(t, base, WithMaxRetries(0))
+			err := tc.op.run(context.Background(), c)
+			if err == nil {
+				t.Fatalf("%s succeeded, want an error", tc.op.name)
+			}
+			for _, e := range reviewChain(err) {
+				if strings.Contains(e.Error(), hostileKey) {
+					t.Errorf("%T in the chain holds the key: %.300q", e, e.Error())
+				}
+			}
+		})
+	}
+}
+
+// Every field of a 422's details is scrubbed and bounded, Type included:
+// printing verr.Details with %#v shows no key.
+func TestValidationDetailsScrubbed(t *testing.T) {
+	body := `{"detail":[{"loc":["body","` + hostileKey + `"],"msg":"m ` + hostileKey + `","type":"` +
+		hostileEscapeAll(hostileKey) + strings.Repeat("t", 1<<16) + `","input":"` + hostileKey + `"}]}`
+	c := hostileClient(t, hostileServe(t, 422, nil, body), WithMaxRetries(0))
+	err := hostileAddVariant.run(context.Background(), c)
+	var verr *ValidationError
+	if !errors.As(err, &verr) || len(verr.Details) != 1 {
+		t.Fatalf("got %v, want a *ValidationError with one detail", err)
+	}
+	if printed := fmt.Sprintf("%#v", verr.Details); strings.Contains(printed, hostileKey) || len(printed) > hostileMaxError {
+		t.Errorf("the details, printed, hold the key or are %d bytes (want at most %d): %.300q", len(printed), hostileMaxError, printed)
+	}
+}
+
+// Text full of "…" (which marks where a cut may have split a secret) costs
+// the scrub time in proportion to the part of it kept, not to what the
+// server sent: a created_at and a Location of many "…".
+func TestScrubWorkBounded(t *testing.T) {
+	dots := strings.Repeat("…", 300_000) // 900 KB
+	cases := []struct {
+		name   string
+		op     hostileOp
+		status int
+		header http.Header
+		body   string
+	}{
+		{"created_at", hostileListHuman, 200, nil, `[{"id":"h-1","created_at":"` + dots + `"}]`},
+		{"bad Location", hostileGetVariant, 302, http.Header{"Location": {"http://[::1%" + dots}}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := hostileClient(t, hostileServe(t, tc.status, tc.header, tc.body), WithMaxRetries(0))
+			took, err := hostileElapsed(context.Background(), c, tc.op)
+			if err == nil {
+				t.Fatalf("%s succeeded, want an error", tc.op.name)
+			}
+			if took > 10*time.Second {
+				t.Errorf("%s returned after %s, want well within 10s", tc.op.name, took)
+			}
+			hostileCheckError(t, err)
+		})
+	}
+}
+
+// fuzzKey is the API key of FuzzHostileErrorPath. Its '+', '/' and '='
+// make each encoding of it differ from the others.
+const fuzzKey = "fz+Key/with=Specials.0123456789abcdef"
+
+// fuzzEncodings are the ways a server may echo the key: raw, as JSON with
+// some or all characters \u-escaped, percent-encoded, base64 and hex.
+var fuzzEncodings = []func(string) string{
+	func(s string) string { return s },
+	hostileEscapeAll,
+	func(s string) string { // every other character \u-escaped
+		var b strings.Builder
+		for i, r := range s {
+			if i%2 == 0 {
+				b.WriteString(hostileEscapeAll(string(r)))
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		return b.String()
+	},
+	url.QueryEscape,
+	func(s string) string { // every byte percent-encoded
+		var b strings.Builder
+		for i := 0; i < len(s); i++ {
+			b.WriteString("%" + strings.ToUpper(hex.EncodeToString([]byte{s[i]})))
+		}
+		return b.String()
+	},
+	func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) },
+	func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) },
+	func(s string) string { return hex.EncodeToString([]byte(s)) },
+}
+
+// fuzzAnswer is a fixed answer to every request.
+type fuzzAnswer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a *fuzzAnswer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		req.Body.Close()
+	}
+	return &http.Response{
+		StatusCode: a.status, Status: strconv.Itoa(a.status), Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: a.header.Clone(), Body: io.NopCloser(bytes.NewReader(a.body)),
+		ContentLength: int64(len(a.body)), Request: req,
+	}, nil
+}
+
+// fuzzLeak returns the name of the form in which msg holds the key, or "".
+// It looks for every encoding of fuzzEncodings, and for the raw key once
+// \u escapes and percent escapes in msg are decoded.
+func fuzzLeak(msg string) string {
+	for i, enc := range fuzzEncodings {
+		if strings.Contains(msg, enc(fuzzKey)) {
+			return "encoding " + strconv.Itoa(i)
+		}
+	}
+	if strings.Contains(unescapeUnicode(msg), fuzzKey) {
+		return "\\u escapes"
+	}
+	if unescaped, err := url.PathUnescape(msg); err == nil && strings.Contains(unescaped, fuzzKey) {
+		return "percent escapes"
+	}
+	return ""
+}
+
+// unescapeUnicode decodes each \uXXXX in s.
+func unescapeUnicode(s string) string {
+	return unicodeEscape.ReplaceAllStringFunc(s, func(m string) string {
+		n, _ := strconv.ParseUint(m[2:], 16, 32)
+		return string(rune(n))
+	})
+}
+
+var unicodeEscape = regexp.MustCompile(`\\u[0-9a-fA-F]{4}`)
+
+// FuzzHostileErrorPath sends the SDK's operations a random status, headers
+// and body, with the API key echoed in a random encoding at a random place
+// (the body or the Location header). Whatever comes back, err.Error() is
+// bounded and never holds the key in any of those encodings, and no
+// operation panics.
+func FuzzHostileErrorPath(f *testing.F) {
+	f.Add(uint16(404), "", []byte(`{"detail":"no variant "}`), uint8(0), uint16(21), uint8(0))
+	f.Add(uint16(422), "", []byte(`{"detail":[{"loc":["body"],"msg":"bad ","type":"x"}]}`), uint8(1), uint16(44), uint8(1))
+	f.Add(uint16(200), "", []byte(`[{"id":"h-1","created_at":""}]`), uint8(2), uint16(27), uint8(2))
+	f.Add(uint16(200), "", []byte(`""`), uint8(1), uint16(1), uint8(2))
+	f.Add(uint16(302), "Location: http://[::1%", []byte(``), uint8(3), uint16(0), uint8(0x80))
+	f.Add(uint16(307), "Location: /api/x?k=", []byte(``), uint8(4), uint16(0), uint8(0x81))
+	f.Add(uint16(500), "Content-Type: text/html", []byte(`<html><title>oops </title></html>`), uint8(5), uint16(19), uint8(0))
+	f.Add(uint16(401), "", []byte(`{"detail":{"message":""}}`), uint8(6), uint16(22), uint8(0))
+	f.Add(uint16(200), "", []byte(`[{"id":"s-1","evaluation_id":""}]`), uint8(7), uint16(30), uint8(3))
+	f.Add(uint16(101), "Upgrade: x", []byte(`x`), uint8(0), uint16(0), uint8(0))
+
+	f.Fuzz(func(t *testing.T, status uint16, headers string, body []byte, encoding uint8, at uint16, how uint8) {
+		echo := fuzzEncodings[int(encoding)%len(fuzzEncodings)](fuzzKey)
+		header := http.Header{}
+		for _, line := range strings.Split(headers, "\n") {
+			name, value, ok := strings.Cut(line, ":")
+			if ok && validHeaderName(strings.TrimSpace(name)) {
+				header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+			}
+		}
+		if how&0x80 != 0 {
+			header.Set("Location", header.Get("Location")+echo)
+		} else {
+			i := int(at) % (len(body) + 1)
+			body = append(append(append([]byte{}, body[:i]...), echo...), body[i:]...)
+		}
+		code := int(status) % 600
+		if code < 100 {
+			code += 100
+		}
+		answer := &fuzzAnswer{status: code, header: header, body: body}
+		c := newTestClient(t, "http://127.0.0.1:1/api", WithAPIKey(fuzzKey), WithMaxRetries(0),
+			WithTimeout(2*time.Second), WithHTTPClient(&http.Client{Transport: answer}))
+		ops := []hostileOp{hostileGetVariant, hostileAddVariant, hostileListHuman, hostileStream}
+		op := ops[int(how&0x7f)%len(ops)]
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err := op.run(ctx, c)
+		if err == nil {
+			return
+		}
+		msg := err.Error()
+		if len(msg) > hostileMaxError {
+			t.Errorf("%s: err.Error() is %d bytes, want at most %d: %.200q…", op.name, len(msg), hostileMaxError, msg)
+		}
+		if !utf8.ValidString(msg) {
+			t.Errorf("%s: err.Error() is not valid UTF-8: %.200q", op.name, msg)
+		}
+		if form := fuzzLeak(msg); form != "" {
+			t.Errorf("%s: err.Error() holds the key (%s): %q", op.name, form, msg)
+		}
+	})
 }

@@ -10,13 +10,16 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httptrace"
 	"net/url"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/agenta-go/agenta/models"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -671,4 +674,78 @@ func TestPlanRead(t *testing.T) {
 		after, last := planRead(tc.pause, tc.left)
 		assert.Equal(t, [2]any{tc.after, tc.last}, [2]any{after, last}, "%s: planRead(%s, %s)", tc.name, tc.pause, tc.left)
 	}
+}
+
+// GETs are still retried, with the Client's own transport and through a
+// wrapping RoundTripper: a 503 then 200, and a dropped connection then 200.
+func TestGETRetriesThroughAnyTransport(t *testing.T) {
+	const variant = `{"app_id":"a-1","variant_id":"v-1","variant_name":"bot.default","base_id":"b-1","revision":1}`
+	failures := map[string]func(w http.ResponseWriter){
+		"503": func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) },
+		"dropped connection": func(w http.ResponseWriter) {
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+			}
+		},
+	}
+	for name, fail := range failures {
+		for _, wrapped := range []bool{false, true} {
+			t.Run(name+"/wrapped="+strconv.FormatBool(wrapped), func(t *testing.T) {
+				var requests atomic.Int64
+				s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if requests.Add(1) == 1 {
+						fail(w)
+						return
+					}
+					io.WriteString(w, variant)
+				}))
+				t.Cleanup(s.Close)
+				opts := []Option{WithTimeout(5 * time.Second)}
+				if wrapped {
+					inner := &http.Transport{}
+					t.Cleanup(inner.CloseIdleConnections)
+					opts = append(opts, WithHTTPClient(&http.Client{Transport: wrappedTransport{inner}}))
+				}
+				c := hostileClient(t, s.URL+"/api", opts...)
+				if err := hostileGetVariant.run(context.Background(), c); err != nil {
+					t.Fatalf("GetVariant after a %s: %v, want the variant", name, err)
+				}
+				if n := requests.Load(); n != 2 {
+					t.Errorf("the server saw %d requests, want 2", n)
+				}
+			})
+		}
+	}
+}
+
+// A stop is a write: an answer lost after it was sent (a 502, 503 or 504
+// from a proxy, a connection cut) is not retried, as for creates, forks
+// and commits; the run may have been stopped, and on a closed run a second
+// stop need not succeed.
+func TestStopNotRetried(t *testing.T) {
+	mux, c := setup(t)
+	var stops, forks, commits, creates int
+	count := func(n *int, body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			*n++
+			w.WriteHeader(http.StatusBadGateway)
+			_, _ = fmt.Fprint(w, body)
+		}
+	}
+	mux.HandleFunc("/simple/evaluations/r1/stop", count(&stops, `{"detail":"bad gateway"}`))
+	mux.HandleFunc("/applications/variants/fork", count(&forks, `{"detail":"bad gateway"}`))
+	mux.HandleFunc("/applications/revisions/commit", count(&commits, `{"detail":"bad gateway"}`))
+	mux.HandleFunc("/simple/evaluations/", count(&creates, `{"detail":"bad gateway"}`))
+	ctx := context.Background()
+	_, err := c.StopSimpleEvaluation(ctx, "r1")
+	assert.Error(t, err)
+	_, err = c.ForkApplicationVariant(ctx, models.ApplicationVariantFork{ApplicationVariantRef: models.Reference{ID: "v"},
+		ApplicationVariant: models.NewApplicationVariant{Slug: "s"}})
+	assert.Error(t, err)
+	data := models.ApplicationRevisionData{URL: "http://x"}
+	_, err = c.CommitApplicationRevision(ctx, models.ApplicationRevisionCommit{ApplicationVariantID: "v", Data: &data})
+	assert.Error(t, err)
+	_, err = c.CreateSimpleEvaluation(ctx, models.SimpleEvaluationCreate{TestsetRevisionID: "t", ApplicationRevisionID: "a"})
+	assert.Error(t, err)
+	assert.Equal(t, []int{1, 1, 1, 1}, []int{stops, forks, commits, creates}, "stop, fork, commit and create each sent once")
 }

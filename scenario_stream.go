@@ -3,77 +3,11 @@ package agenta
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
-	"net/http"
-	"strings"
 
 	"github.com/agenta-go/agenta/internal/scenariojson"
 	"github.com/agenta-go/agenta/models"
 )
-
-// scenarioList is the listDecoder of evaluation scenarios, the one answer
-// that can be large: arrayList with internal/scenariojson, which decodes a
-// scenario in one pass and several times faster than encoding/json.
-func scenarioList(st *call, resp *http.Response, yield func(models.EvaluationScenario, error) bool) (complete bool) {
-	return arrayList(st, resp, yield, (*arrayReader).scenario)
-}
-
-// arrayList reads a JSON array itself, into a buffer that grows to the
-// limit on one element at most (ResponseLimits.Element), and decodes each
-// element with decode. An element decode refuses, or an array that breaks
-// the grammar, is handed to a json.Decoder positioned where the fast path
-// stopped (see resume), so that errors, offsets included, are exactly those
-// of decoderList. An answer that is not an array (null, an object) goes to
-// decoderList whole.
-func arrayList[T any](st *call, resp *http.Response, yield func(T, error) bool, decode func(*arrayReader) (T, bool)) (complete bool) {
-	body := resp.Body
-	a := &arrayReader{r: body, buf: make([]byte, 0, 16<<10), most: bufferBound(st.c.limits.Element)}
-	st.element(0) // whitespace before the '[' counts as the first element's
-	// The first non-space byte decides: only an array takes the fast path.
-	if !a.skipSpace() || a.buf[a.pos] != '[' {
-		resp.Body = a.replay(0, body)
-		return decoderList(st, resp, yield)
-	}
-	a.pos++
-	n, scanned := 0, int64(0) // elements yielded, and the bytes encoding/json's scanner saw for them
-	for {
-		a.mark = a.pos // where a json.Decoder would take over
-		st.element(a.offset(a.pos))
-		if !a.skipSpace() {
-			return resume(st, resp, a, n, scanned, yield)
-		}
-		c := a.buf[a.pos]
-		if c == ']' {
-			resp.Body = a.replay(a.pos+1, body) // end reads what follows
-			st.valueEnd = a.offset(a.pos + 1)
-			return true
-		}
-		a.start = a.pos // where encoding/json's scanner starts this value
-		if n > 0 {
-			if c != ',' {
-				return resume(st, resp, a, n, scanned, yield)
-			}
-			a.pos++
-			a.start = a.pos
-			if !a.skipSpace() {
-				return resume(st, resp, a, n, scanned, yield)
-			}
-		}
-		if a.buf[a.pos] != '{' {
-			return resume(st, resp, a, n, scanned, yield)
-		}
-		s, ok := decode(a)
-		if !ok {
-			return resume(st, resp, a, n, scanned, yield)
-		}
-		scanned += int64(a.pos - a.start)
-		n++
-		if !yield(s, nil) {
-			return false
-		}
-	}
-}
 
 // object decodes the object at buf[pos] with json.Unmarshal, and moves pos
 // past it. It reports false when encoding/json refuses the object or the
@@ -114,60 +48,6 @@ func (a *arrayReader) scenario() (models.EvaluationScenario, bool) {
 		// element, or take over if it refuses it.
 		return object[models.EvaluationScenario](a)
 	}
-}
-
-// resume hands the rest of the answer, from buf[mark:] on, to a json.Decoder
-// in the state decoderList would be in after n elements, and runs its loop
-// to the end. The decoder reads a short synthetic prefix first ("["
-// and, after an element, a dummy "{}"); offsets in errors are corrected for
-// it, so that errors are those of decoderList: the DecodeError offset and, in a
-// *json.SyntaxError, the decoder's count of scanned bytes (scanned is that
-// count for the n elements before).
-func resume[T any](st *call, resp *http.Response, a *arrayReader, n int, scanned int64,
-	yield func(T, error) bool) (complete bool) {
-	var zero T
-	var limit *LimitError
-	if errors.As(a.err, &limit) {
-		// Nothing to decode: the element outgrew its limit.
-		yield(zero, st.decodeErrorAt(resp, a.offset(a.mark), bytes.NewReader(a.buf[a.mark:]), limit))
-		return false
-	}
-	resp.Body = a.replay(a.mark, resp.Body)
-	prefix, dummy := "[", int64(0)
-	if n > 0 {
-		prefix, dummy = "[{}", 2
-	}
-	base := a.offset(a.mark) - int64(len(prefix)) // stream offset = base + dec.InputOffset()
-	dec := json.NewDecoder(io.MultiReader(strings.NewReader(prefix), resp.Body))
-	_, _ = dec.Token() // the '['
-	if n > 0 {
-		var v struct{}
-		_ = dec.Decode(&v)
-	}
-	var grammar bool
-	defer func() {
-		if complete {
-			st.after(resp, dec, base)
-		}
-	}()
-	return decodeElements(st, base, dec, n > 0, yield, func(err error) {
-		// A grammar error is at the decoder's input offset; an element's
-		// syntax error counts the bytes its scanner has seen.
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			if grammar {
-				se.Offset += base
-			} else {
-				se.Offset += scanned - dummy
-			}
-		}
-		derr := st.decodeError(resp, dec, err)
-		var de *DecodeError
-		if errors.As(derr, &de) {
-			de.Offset += base
-		}
-		yield(zero, derr)
-	}, &grammar)
 }
 
 // arrayReader buffers the answer for the fast path. Its indices into buf

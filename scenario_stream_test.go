@@ -80,9 +80,8 @@ func streamOnceFailing(t testing.TB, body []byte, chunk int, slow bool, fail err
 	if slow {
 		decode = decoderList[models.EvaluationScenario] // encoding/json alone
 	}
-	c, err := NewClient("http://agenta.test/api", WithMaxRetries(0),
+	c := newTestClient(t, "http://agenta.test/api", WithMaxRetries(0),
 		WithHTTPClient(&http.Client{Transport: chunkedTransport{status: 200, body: body, chunk: chunk, fail: fail}}))
-	require.NoError(t, err)
 	var out streamOutcome
 	r, err := scenariosRequest("StreamEvaluationScenarios", "ev-1")
 	require.NoError(t, err)

@@ -87,11 +87,6 @@ func newRowStreamServer(t *testing.T, rows int) *rowStreamServer {
 	return s
 }
 
-func streamTestClient(t *testing.T, url string) *Client {
-	t.Helper()
-	return newTestClient(t, url+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond))
-}
-
 // TestStreamingPeakHeap proves that memory does not depend on the number of
 // rows: 100,000 realistic rows (about 100 MB of JSON) stream through with a
 // peak heap under 16 MB.
@@ -112,7 +107,7 @@ func TestStreamingPeakHeap(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 
 	srv := newRowStreamServer(t, rows)
-	c := streamTestClient(t, srv.URL)
+	c := newTestClient(t, srv.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond))
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -144,7 +139,7 @@ func TestStreamingPeakHeap(t *testing.T) {
 // away rather than keep writing.
 func TestStreamingBreakClosesResponse(t *testing.T) {
 	srv := newRowStreamServer(t, -1)
-	c := streamTestClient(t, srv.URL)
+	c := newTestClient(t, srv.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond))
 	n := 0
 	for _, err := range c.StreamEvaluationScenarios(context.Background(), "ev-endless") {
 		require.NoError(t, err)
@@ -211,8 +206,7 @@ func TestStreamingErrorsMatchFetch(t *testing.T) {
 				_, _ = w.Write([]byte(tt.body))
 			}))
 			defer srv.Close()
-			c, err := NewClient(srv.URL+"/api", WithMaxRetries(0))
-			require.NoError(t, err)
+			c := newTestClient(t, srv.URL+"/api", WithMaxRetries(0))
 			ctx := context.Background()
 			_, fetchErr := c.FetchEvaluationScenarios(ctx, "ev-1")
 			require.False(t, fetchErr == nil, "FetchEvaluationScenarios gave no error")
@@ -244,7 +238,7 @@ func TestStreamingErrorsMatchFetch(t *testing.T) {
 // rows it is given (no row shares memory with the next).
 func TestStreamingMatchesFetch(t *testing.T) {
 	srv := newBenchServer(t, scenariosBody(1000))
-	c := streamTestClient(t, srv.URL)
+	c := newTestClient(t, srv.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond))
 	ctx := context.Background()
 	want, err := c.FetchEvaluationScenarios(ctx, "ev-1")
 	require.NoError(t, err)
@@ -281,7 +275,7 @@ func TestConnectionsReused(t *testing.T) {
 		var counts []int64
 		for try := 0; try < 3; try++ {
 			srv := newBenchServer(t, variantBody)
-			c := streamTestClient(t, srv.URL)
+			c := newTestClient(t, srv.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond))
 			for i := 0; i < 200; i++ {
 				if _, err := c.GetVariant(ctx, fmt.Sprint("v-", i)); err != nil {
 					t.Fatal(err)
@@ -300,7 +294,7 @@ func TestConnectionsReused(t *testing.T) {
 	})
 	t.Run("64 workers", func(t *testing.T) {
 		srv := newBenchServer(t, variantBody)
-		c := streamTestClient(t, srv.URL)
+		c := newTestClient(t, srv.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond))
 		errs := make(chan error, 64)
 		for w := 0; w < 64; w++ {
 			go func() {

@@ -1,9 +1,5 @@
 package agenta_test
 
-// WaitEvaluation against agentatest, which runs evaluations in the
-// background as the mid-2024 service does: the lifecycle end to end, a run
-// that fails, and a run no worker picks up.
-
 import (
 	"context"
 	"errors"
@@ -15,17 +11,16 @@ import (
 	"github.com/agenta-go/agenta/models"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
+) // WaitEvaluation against agentatest, which runs evaluations in the
+// background as the mid-2024 service does: the lifecycle end to end, a run
+// that fails, and a run no worker picks up.
 
 func fakeClient(t *testing.T, opts ...agentatest.Option) (*agenta.Client, *agentatest.Server, agentatest.Demo) {
 	t.Helper()
 	srv := agentatest.NewServer(opts...)
 	t.Cleanup(srv.Close)
 	demo := agentatest.SeedDemo(srv)
-	c, err := agenta.NewClient(srv.URL())
-	require.NoError(t, err)
-	t.Cleanup(c.CloseIdleConnections)
-	return c, srv, demo
+	return clientFor(t, srv), srv, demo
 }
 
 func fakeCreate(t *testing.T, c *agenta.Client, demo agentatest.Demo, testsetID string) string {
@@ -133,4 +128,53 @@ func TestCreateEvaluationZeroAttemptsNeverSent(t *testing.T) {
 	require.True(t, errors.As(err, &argErr), "expected *ArgumentError, got %T %v", err, err)
 	assert.Equal(t, "rate_limit.max_retries", argErr.Field)
 	assert.Empty(t, srv.RequestsFor(agentatest.OpCreateEvaluation), "nothing sent")
+}
+
+func TestWaitRunNoWorker2026(t *testing.T) {
+	c, srv, demo := fake26(t)
+	ctx := ctx26(t)
+	srv.StopWorker()
+	created := createRun(t, c, models.SimpleEvaluationCreate{TestsetRevisionID: demo.TestsetRevisionID,
+		ApplicationRevisionID: demo.RevisionID, EvaluatorRevisionIDs: []string{demo.EvaluatorRevisionID}})
+	run, err := c.WaitRun(ctx, created.ID, &agenta.WaitRunOptions{Interval: 20 * time.Millisecond, NoWorkerAfter: 200 * time.Millisecond})
+	require.True(t, errors.Is(err, agenta.ErrNoWorker), "got %v", err)
+	var nw *agenta.NoWorkerError
+	require.True(t, errors.As(err, &nw))
+	assert.Equal(t, created.ID, nw.RunID)
+	assert.GreaterOrEqual(t, nw.Waited, 200*time.Millisecond)
+	assert.Contains(t, err.Error(), "no worker is consuming the evaluation queue")
+	require.NotNil(t, run)
+	assert.Equal(t, models.RunRunning, run.Status)
+	assert.True(t, run.Flags.IsActive)
+
+	// A bounded wait without the detector ends with the context, naming the status.
+	short, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
+	defer cancel()
+	_, err = c.WaitRun(short, created.ID, &agenta.WaitRunOptions{Interval: 20 * time.Millisecond, NoWorkerAfter: -1})
+	var werr *agenta.WaitError
+	require.True(t, errors.As(err, &werr), "got %v", err)
+	assert.Equal(t, "running", string(werr.Status))
+	assert.True(t, errors.Is(err, context.DeadlineExceeded))
+
+	srv.StartWorker()
+	run, err = c.WaitRun(ctx, created.ID, &agenta.WaitRunOptions{Interval: 20 * time.Millisecond, NoWorkerAfter: 200 * time.Millisecond})
+	require.NoError(t, err, "the queued run runs once a worker starts")
+	assert.Equal(t, models.RunSuccess, run.Status)
+}
+
+func TestWaitRunRidesOutTrouble2026(t *testing.T) {
+	c, srv, demo := fake26(t)
+	ctx := ctx26(t)
+	created := createRun(t, c, models.SimpleEvaluationCreate{TestsetRevisionID: demo.TestsetRevisionID,
+		ApplicationRevisionID: demo.RevisionID, EvaluatorRevisionIDs: []string{demo.EvaluatorRevisionID}})
+	srv.InjectFault(agentatest.OpFetchRun, 6, agentatest.Fault{Status: 503})
+	var retries []agenta.WaitRetry
+	run, err := c.WaitRun(ctx, created.ID, &agenta.WaitRunOptions{Interval: 10 * time.Millisecond,
+		OnRetry: func(r agenta.WaitRetry) { retries = append(retries, r) }})
+	require.NoError(t, err)
+	assert.Equal(t, models.RunSuccess, run.Status)
+	assert.NotEmpty(t, retries, "the 503s were ridden out and reported")
+
+	_, err = c.WaitRun(ctx, "0190b606-0000-7000-8000-000000000000", nil)
+	assert.True(t, errors.Is(err, agenta.ErrNotFound), "an unknown run ends the wait at once: %v", err)
 }

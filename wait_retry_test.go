@@ -36,10 +36,7 @@ func newTroubled(t *testing.T, opts ...agenta.Option) *troubled {
 	t.Helper()
 	srv := agentatest.NewTestServer(t, agentatest.WithManualEvaluations())
 	demo := agentatest.SeedDemo(srv)
-	opts = append([]agenta.Option{agenta.WithRetryWait(time.Millisecond, 10*time.Millisecond)}, opts...)
-	c, err := agenta.NewClient(srv.URL(), opts...)
-	require.NoError(t, err)
-	t.Cleanup(c.CloseIdleConnections)
+	c := clientFor(t, srv, append([]agenta.Option{agenta.WithRetryWait(time.Millisecond, 10*time.Millisecond)}, opts...)...)
 	return &troubled{srv: srv, c: c, id: fakeCreate(t, c, demo, demo.TestsetID)}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -101,13 +102,6 @@ func (s *waitServer) counts() (statuses, fetches, scenarios int, other []string)
 	return s.statuses, s.fetches, s.scenarios, s.other
 }
 
-func waitClient(t *testing.T, s *waitServer) *Client {
-	t.Helper()
-	c := newTestClient(t, s.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond), WithTimeout(5*time.Second))
-	t.Cleanup(c.CloseIdleConnections)
-	return c
-}
-
 func ok(value string) answer { return answer{http.StatusOK, statusBody(value)} }
 
 func TestWaitEvaluation(t *testing.T) {
@@ -177,7 +171,7 @@ func TestWaitEvaluation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newWaitServer(t, tc.final, tc.script...)
-			c := waitClient(t, s)
+			c := newTestClient(t, s.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond), WithTimeout(5*time.Second))
 			var seen []models.EvaluationStatus
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -220,7 +214,7 @@ func TestWaitEvaluation(t *testing.T) {
 // the context, and the error says so.
 func TestWaitEvaluationDeadlineWhileInitialized(t *testing.T) {
 	s := newWaitServer(t, models.EvaluationFinished, ok(models.EvaluationInitialized))
-	c := waitClient(t, s)
+	c := newTestClient(t, s.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond), WithTimeout(5*time.Second))
 	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -249,7 +243,7 @@ func TestWaitEvaluationDeadlineWhileInitialized(t *testing.T) {
 // context that ends before any read says so.
 func TestWaitEvaluationContextEnds(t *testing.T) {
 	s := newWaitServer(t, models.EvaluationFinished, ok(models.EvaluationStarted))
-	c := waitClient(t, s)
+	c := newTestClient(t, s.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond), WithTimeout(5*time.Second))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -280,7 +274,7 @@ func TestWaitEvaluationPermanentError(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newWaitServer(t, models.EvaluationFinished, ok(models.EvaluationStarted), tc.a)
-			c := waitClient(t, s)
+			c := newTestClient(t, s.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond), WithTimeout(5*time.Second))
 
 			ev, err := c.WaitEvaluation(context.Background(), waitEvalID, &WaitOptions{Interval: time.Millisecond})
 
@@ -301,7 +295,7 @@ func TestWaitEvaluationAnswerWithoutStatus(t *testing.T) {
 	for _, body := range []string{`{}`, `{"status":null}`, `{"status":42}`, `{"state":"EVALUATION_FINISHED"}`} {
 		t.Run(body, func(t *testing.T) {
 			s := newWaitServer(t, models.EvaluationFinished, answer{http.StatusOK, body})
-			c := waitClient(t, s)
+			c := newTestClient(t, s.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond), WithTimeout(5*time.Second))
 
 			_, err := c.WaitEvaluation(context.Background(), waitEvalID, nil)
 
@@ -315,7 +309,7 @@ func TestWaitEvaluationAnswerWithoutStatus(t *testing.T) {
 // nil options work: a run already over needs no interval.
 func TestWaitEvaluationNilOptions(t *testing.T) {
 	s := newWaitServer(t, models.EvaluationFinished, ok(models.EvaluationFinished))
-	c := waitClient(t, s)
+	c := newTestClient(t, s.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond), WithTimeout(5*time.Second))
 
 	ev, err := c.WaitEvaluation(context.Background(), waitEvalID, nil)
 
@@ -327,8 +321,7 @@ func TestWaitEvaluationNilOptions(t *testing.T) {
 
 func TestWaitEvaluationRefusesBadArguments(t *testing.T) {
 	t.Parallel()
-	c, err := NewClient("http://127.0.0.1:1/api")
-	require.NoError(t, err)
+	c := newTestClient(t, "http://127.0.0.1:1/api")
 	for _, tc := range []struct {
 		name string
 		id   string
@@ -345,7 +338,7 @@ func TestWaitEvaluationRefusesBadArguments(t *testing.T) {
 		})
 	}
 	//lint:ignore SA1012 a nil context is what is tested
-	_, err = c.WaitEvaluation(nil, waitEvalID, nil) //nolint:staticcheck
+	_, err := c.WaitEvaluation(nil, waitEvalID, nil) //nolint:staticcheck
 	assert.True(t, errors.Is(err, ErrInvalidArgument), "expected ErrInvalidArgument for a nil ctx, got %v", err)
 }
 
@@ -355,13 +348,13 @@ func TestWaitEvaluationLeavesNoGoroutine(t *testing.T) {
 	before := runtime.NumGoroutine()
 	func() {
 		s := newWaitServer(t, models.EvaluationFinished, ok(models.EvaluationStarted), ok(models.EvaluationFinished))
-		c := waitClient(t, s)
+		c := newTestClient(t, s.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond), WithTimeout(5*time.Second))
 		_, err := c.WaitEvaluation(context.Background(), waitEvalID, &WaitOptions{Interval: time.Millisecond})
 		require.NoError(t, err)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		defer cancel()
 		s2 := newWaitServer(t, models.EvaluationFinished, ok(models.EvaluationInitialized))
-		_, err = waitClient(t, s2).WaitEvaluation(ctx, waitEvalID, &WaitOptions{Interval: time.Hour})
+		_, err = newTestClient(t, s2.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond), WithTimeout(5*time.Second)).WaitEvaluation(ctx, waitEvalID, &WaitOptions{Interval: time.Hour})
 		require.True(t, errors.Is(err, context.DeadlineExceeded), "expected a deadline error, got %v", err)
 		c.CloseIdleConnections()
 		s.Close()
@@ -397,7 +390,7 @@ func TestWaitErrorsAreBounded(t *testing.T) {
 func TestWaitEvaluationFailureMessageIsBounded(t *testing.T) {
 	long := strings.Repeat("Evaluation Failed ", 10_000)
 	s := newWaitServer(t, "", answer{http.StatusOK, `{"status":{"type":"status","value":"EVALUATION_FAILED","error":{"message":"` + long + `"}}}`})
-	c := waitClient(t, s)
+	c := newTestClient(t, s.URL+"/api", WithRetryWait(time.Millisecond, 2*time.Millisecond), WithTimeout(5*time.Second))
 
 	ev, err := c.WaitEvaluation(context.Background(), waitEvalID, nil)
 
@@ -406,4 +399,27 @@ func TestWaitEvaluationFailureMessageIsBounded(t *testing.T) {
 	require.True(t, errors.As(err, &failed), "expected *EvaluationFailedError, got %T %v", err, err)
 	assert.LessOrEqual(t, len([]rune(failed.Message)), maxMessage+1, "message runes")
 	assert.True(t, strings.HasPrefix(long, strings.TrimSuffix(failed.Message, "…")), "the message is the start of the service's")
+}
+
+// A run whose status echoes the key, in any encoding, and that never ends:
+// the *WaitError names the status, scrubbed.
+func TestWaitErrorScrubsStatus(t *testing.T) {
+	for _, echo := range []string{hostileKey, hostileEscapeAll(hostileKey)} {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"status":{"type":"status","value":"RUNNING `+echo+`","error":null}}`)
+		}))
+		c := hostileClient(t, s.URL+"/api")
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		_, err := c.WaitEvaluation(ctx, "e-1", &WaitOptions{Interval: 20 * time.Millisecond})
+		cancel()
+		s.Close()
+		var waitErr *WaitError
+		if !errors.As(err, &waitErr) {
+			t.Fatalf("got %v, want a *WaitError", err)
+		}
+		if strings.Contains(string(waitErr.Status), hostileKey) {
+			t.Errorf("WaitError.Status holds the API key: %q", waitErr.Status)
+		}
+		hostileCheckError(t, err)
+	}
 }

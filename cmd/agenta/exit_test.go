@@ -51,7 +51,7 @@ func TestWorst(t *testing.T) {
 // TestExitCode is the table of exit codes: every kind of error a command
 // can end with, built as the command meets it (an error from the SDK or
 // evals goes through classify, as runWithClient and eval run do), and the
-// code exitCode gives it. The codes are those of --help and the README.
+// code exitCode gives it. The codes are those of --help and docs/the-command.md.
 func TestExitCode(t *testing.T) {
 	api := func(status int, message string) error {
 		return &agenta.APIError{StatusCode: status, Method: "GET", Path: "/api/evaluations/e1", Message: message}

@@ -1,8 +1,5 @@
 package agenta
 
-// Acceptance review of issue 22: the 2026 row builder against servers that
-// lie about repeats, cells and test cases.
-
 import (
 	"context"
 	"encoding/json"
@@ -11,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agenta-go/agenta/models"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -113,36 +109,4 @@ func TestRunRowsTestcasesNotAskedFor(t *testing.T) {
 	_, err := collectAll(c.StreamRunRows(context.Background(), "run1", &RunRowsOptions{TraceRetryWait: -1}))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not asked for")
-}
-
-// A stop is a write: an answer lost after it was sent (a 502, 503 or 504
-// from a proxy, a connection cut) is not retried, as for creates, forks
-// and commits; the run may have been stopped, and on a closed run a second
-// stop need not succeed.
-func TestStopNotRetried(t *testing.T) {
-	mux, c := setup(t)
-	var stops, forks, commits, creates int
-	count := func(n *int, body string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			*n++
-			w.WriteHeader(http.StatusBadGateway)
-			_, _ = fmt.Fprint(w, body)
-		}
-	}
-	mux.HandleFunc("/simple/evaluations/r1/stop", count(&stops, `{"detail":"bad gateway"}`))
-	mux.HandleFunc("/applications/variants/fork", count(&forks, `{"detail":"bad gateway"}`))
-	mux.HandleFunc("/applications/revisions/commit", count(&commits, `{"detail":"bad gateway"}`))
-	mux.HandleFunc("/simple/evaluations/", count(&creates, `{"detail":"bad gateway"}`))
-	ctx := context.Background()
-	_, err := c.StopSimpleEvaluation(ctx, "r1")
-	assert.Error(t, err)
-	_, err = c.ForkApplicationVariant(ctx, models.ApplicationVariantFork{ApplicationVariantRef: models.Reference{ID: "v"},
-		ApplicationVariant: models.NewApplicationVariant{Slug: "s"}})
-	assert.Error(t, err)
-	data := models.ApplicationRevisionData{URL: "http://x"}
-	_, err = c.CommitApplicationRevision(ctx, models.ApplicationRevisionCommit{ApplicationVariantID: "v", Data: &data})
-	assert.Error(t, err)
-	_, err = c.CreateSimpleEvaluation(ctx, models.SimpleEvaluationCreate{TestsetRevisionID: "t", ApplicationRevisionID: "a"})
-	assert.Error(t, err)
-	assert.Equal(t, []int{1, 1, 1, 1}, []int{stops, forks, commits, creates}, "stop, fork, commit and create each sent once")
 }
