@@ -267,7 +267,10 @@ func TestWaitDeadlineDuringTrouble(t *testing.T) {
 func TestWaitReadsOnceMoreBeforeItsDeadline(t *testing.T) {
 	tr := newTroubled(t)
 
-	ev, err := tr.wait(2*time.Second, time.Hour, tr.finish)
+	// The last read is kept a tenth of the wait before the deadline: 4 s
+	// leaves it 400 ms, which a loaded -race run needs (1 s and 2 s
+	// failed there now and then).
+	ev, err := tr.wait(4*time.Second, time.Hour, tr.finish)
 
 	require.NoError(t, err, "the last read before the deadline sees the finished run")
 	assert.Equal(t, models.EvaluationFinished, ev.State())
@@ -279,7 +282,7 @@ func TestWaitReadsOnceMoreBeforeItsDeadline(t *testing.T) {
 func TestWaitDeadlineSaysWhenTheStatusWasLastRead(t *testing.T) {
 	tr := newTroubled(t)
 
-	_, err := tr.wait(time.Second, time.Hour, nil)
+	_, err := tr.wait(4*time.Second, time.Hour, nil) // see TestWaitReadsOnceMoreBeforeItsDeadline
 
 	t.Logf("error: %v", err)
 	var waitErr *agenta.WaitError
