@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"time"
-
-	"github.com/agenta-go/agenta/internal/text"
 )
 
 // Timestamp is a point in time as the service writes it.
@@ -34,16 +31,6 @@ func ParseTimestamp(s string) (time.Time, error) {
 		return time.Time{}, &TimestampError{Value: s}
 	}
 	return t, nil
-}
-
-// TimestampError reports a string that is not a timestamp ParseTimestamp accepts.
-type TimestampError struct {
-	Value string
-}
-
-// Error says which value could not be read as a timestamp, bounded.
-func (e *TimestampError) Error() string {
-	return "models: invalid timestamp " + strconv.Quote(text.Clip(e.Value, 65))
 }
 
 // UnmarshalJSON accepts a timestamp string, with or without a zone, or null.
