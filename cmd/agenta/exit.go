@@ -28,7 +28,7 @@ const exitCodesHelp = `Exit codes:
   4    service or network error: the server answered an error, refused the
        key, or could not be reached in time
   5    local error, such as a report file that cannot be written
-  130  interrupted by SIGINT or SIGTERM
+  130  interrupted by SIGINT or SIGTERM (eval run: or its shell ended)
 When several apply (one variant failed, another timed out; a gate failed
 and a report could not be written), stderr has a line for each, and the
 exit code is the first of them in this order: 130, 2, 3, 4, 1, 5.`
