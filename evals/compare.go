@@ -37,9 +37,14 @@ type Comparison struct {
 	// BaselineDuplicates and CandidateDuplicates count the rows left out
 	// because they repeat the scenario id of an earlier row of their run:
 	// a scenario is compared once, as its first row (see
-	// Summary.Duplicates). They count in no other field.
+	// Summary.Duplicates). They count in no other field, but a listing
+	// that repeats rows may have lost others: a gate on worse rows or
+	// regression_p against a baseline that has any fails (see Check).
 	BaselineDuplicates, CandidateDuplicates int
-	Evaluators                              map[string]Delta
+	// BaselineDuplicateID and CandidateDuplicateID are the first id
+	// repeated on each side.
+	BaselineDuplicateID, CandidateDuplicateID string
+	Evaluators                                map[string]Delta
 
 	// EvaluatorIDs lists the keys of Evaluators in the order they were
 	// first seen.
@@ -228,6 +233,7 @@ type Comparer struct {
 	appErrors   [2]int
 	ids         [2]scenarioIDs // by side
 	duplicates  [2]int
+	duplicateID [2]string
 	seq         int // rows added, to order rows across keys
 	deltas      map[string]*deltaAccumulator
 	order       []string
@@ -308,6 +314,9 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	side := sideOf(baseline)
 	if !c.ids[side].first(s.ID) {
 		c.duplicates[side]++
+		if c.duplicateID[side] == "" {
+			c.duplicateID[side] = bound(s.ID, 120)
+		}
 		return
 	}
 	c.rows[side]++
@@ -483,6 +492,7 @@ func (c *Comparer) Comparison() Comparison {
 		BaselineRows: c.rows[0], CandidateRows: c.rows[1],
 		BaselineAppErrors: c.appErrors[0], CandidateAppErrors: c.appErrors[1],
 		BaselineDuplicates: c.duplicates[0], CandidateDuplicates: c.duplicates[1],
+		BaselineDuplicateID: c.duplicateID[0], CandidateDuplicateID: c.duplicateID[1],
 		UnpairedBaseline: len(baseLeft), UnpairedCandidate: len(candLeft),
 		Unpaired: len(baseLeft) + len(candLeft),
 	}

@@ -533,7 +533,8 @@ func (r GateResult) String() string {
 // result and, when any gate failed, a *GateError matching ErrGateFailed.
 // Evaluator names are resolved through evaluators. A gate fails when it
 // cannot be measured (an empty run, a candidate that lists a scenario id
-// twice, a comparison measure without a baseline, an evaluator without
+// twice, a comparison measure without a baseline, worse or regression_p
+// against one that lists a scenario id twice, an evaluator without
 // values) and when rows without a value
 // count against the candidate (see Gate); a gate naming an evaluator,
 // measure or operator that does not exist also makes the error match
@@ -656,6 +657,14 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 			return fail("needs a baseline to compare with")
 		case comparison.BaselineRows == 0:
 			return fail("the baseline run has no rows")
+		case comparison.BaselineDuplicates > 0 && m != MeasureAppErrors:
+			// Counted once, a repeat would hide the row a shifted page
+			// lost: the candidate's row of it, left without a partner,
+			// is no evidence either way, and a regression on it passed.
+			// (A lost row can only lower the limit of "app_errors <=
+			// baseline", so that gate still judges.)
+			return fail("the baseline run lists scenario %q more than once (%s repeating an earlier row's scenario id, left out): a listing that repeats rows may have lost others, so it is no evidence to compare with",
+				comparison.BaselineDuplicateID, rowCount(comparison.BaselineDuplicates))
 		}
 	}
 	// The baseline's rows that the candidate has no row for are rows

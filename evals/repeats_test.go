@@ -1,0 +1,108 @@
+package evals
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"testing"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// A baseline whose listing shifted a page repeats one row and loses
+// another. Counted once, the repeat hid the lost row: the candidate's row
+// of that test case was left without a partner (CandidateOnly, no
+// evidence either way), so a candidate that regressed on it passed
+// worse(...) <= 0 and regression_p, where before the repeat left a
+// baseline row unpaired and failed them. A baseline listing that repeats
+// rows is no evidence that it holds them all: a gate that compares with
+// it fails.
+func TestBaselineRepeatsFailTheGatesThatCompare(t *testing.T) {
+	baseline, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario {
+		if i == 7 {
+			return wrongRow(i) // the regression, on the row the baseline's listing lost
+		}
+		return rightRow(i)
+	})
+	for i := range 20 {
+		baseline.Scenarios[i].ID = fmt.Sprintf("b%d", i)
+		candidate.Scenarios[i].ID = fmt.Sprintf("c%d", i)
+	}
+	// The baseline's page shifted: row 6 listed twice, row 7 lost.
+	baseline.Scenarios[7] = baseline.Scenarios[6]
+	gates := []Gate{MaxWorseRows("Exact match", 0), NoSignificantRegression("Exact match", 0.99)}
+	streamed := func(rows []models.EvaluationScenario) Run {
+		return Run{Rows: func() iter.Seq2[models.EvaluationScenario, error] { return seqOf(rows) }}
+	}
+	for name, runs := range map[string][2]Run{
+		"in memory": {baseline, candidate},
+		"streamed":  {{Evaluation: baseline.Evaluation, Rows: streamed(baseline.Scenarios).Rows}, {Evaluation: candidate.Evaluation, Rows: streamed(candidate.Scenarios).Rows}},
+	} {
+		r := NewReport(runs[0], runs[1])
+		if r.Comparison == nil || r.Comparison.BaselineDuplicates != 1 {
+			t.Fatalf("%s: comparison %+v, want 1 baseline duplicate", name, r.Comparison)
+		}
+		err := r.Check(gates...)
+		if !errors.Is(err, ErrGateFailed) || errors.Is(err, ErrInvalidGate) {
+			t.Fatalf("%s: Check = %v, want the gates that compare with the baseline to fail (not as invalid)", name, err)
+		}
+		for _, g := range r.Gates {
+			if g.Passed || !strings.Contains(g.Reason, "baseline run lists scenario \"b6\" more than once") {
+				t.Errorf("%s: %s, want it failed for the baseline's repeated scenario", name, g)
+			}
+		}
+		// A gate on the candidate alone still judges it: its rows are
+		// all there.
+		if err := r.Check(MinMean("Exact match", 0.9)); err != nil {
+			t.Errorf("%s: mean(Exact match) >= 0.9 on a candidate with 19 of 20 right: %v", name, err)
+		}
+	}
+	// Compare, CompareStream and the Comparer fed in any order agree.
+	want := Compare(baseline.Scenarios, candidate.Scenarios)
+	got, err := CompareStream(seqOf(baseline.Scenarios), seqOf(candidate.Scenarios))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Comparer
+	for i := range candidate.Scenarios {
+		c.AddCandidate(candidate.Scenarios[i])
+		c.AddBaseline(baseline.Scenarios[i])
+	}
+	for name, cmp := range map[string]Comparison{"CompareStream": got, "Comparer": c.Comparison()} {
+		if cmp.Paired != want.Paired || cmp.UnpairedCandidate != want.UnpairedCandidate || cmp.BaselineDuplicates != want.BaselineDuplicates ||
+			cmp.Evaluators[exactMatch.ID].Worse(HigherIsBetter) != want.Evaluators[exactMatch.ID].Worse(HigherIsBetter) {
+			t.Errorf("%s: %+v, Compare: %+v", name, cmp, want)
+		}
+	}
+}
+
+// A baseline that repeats its failed rows counts each once: the limit of
+// "app_errors <= baseline" is not raised by the repeats, and that gate
+// still judges (a row the baseline lost can only lower the limit).
+func TestBaselineRepeatedAppErrorsRaiseNoLimit(t *testing.T) {
+	baseline, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario {
+		if i < 2 {
+			return failedRow(country, "boom", exactMatch.ID, scoreConfig.ID)
+		}
+		return rightRow(i)
+	})
+	baseline.Scenarios[0] = failedRow("C01", "boom", exactMatch.ID, scoreConfig.ID)
+	for i := range 20 {
+		baseline.Scenarios[i].ID = fmt.Sprintf("b%d", i)
+		candidate.Scenarios[i].ID = fmt.Sprintf("c%d", i)
+	}
+	// The baseline's one app error listed three times, over rows it lost.
+	baseline.Scenarios[1], baseline.Scenarios[2] = baseline.Scenarios[0], baseline.Scenarios[0]
+	r := NewReport(baseline, candidate)
+	if c := r.Comparison; c.BaselineAppErrors != 1 || c.BaselineDuplicates != 2 || c.BaselineDuplicateID != "b0" {
+		t.Fatalf("comparison: %d baseline app errors, %d duplicates (first %q); want 1, 2, b0", c.BaselineAppErrors, c.BaselineDuplicates, c.BaselineDuplicateID)
+	}
+	err := r.Check(NoMoreAppErrorsThanBaseline())
+	if !errors.Is(err, ErrGateFailed) || errors.Is(err, ErrInvalidGate) {
+		t.Fatalf("Check = %v, want app_errors <= baseline to fail: 2 app errors against the baseline's 1", err)
+	}
+	if g := r.Gates[0]; g.Reason != "" || g.Measured != 2 || g.Limit != 1 {
+		t.Errorf("%s: want measured 2 against a limit of 1", g)
+	}
+}
