@@ -34,6 +34,11 @@ type Comparison struct {
 	// BaselineAppErrors and CandidateAppErrors those whose app call failed.
 	BaselineRows, CandidateRows           int
 	BaselineAppErrors, CandidateAppErrors int
+	// BaselineWithoutOutput and CandidateWithoutOutput count those of
+	// the AppErrors rows that hold no output and no error (see
+	// Summary.AppErrors). A baseline's are no evidence that its app
+	// failed: they raise no limit of "app_errors <= baseline".
+	BaselineWithoutOutput, CandidateWithoutOutput int
 	// BaselineDuplicates and CandidateDuplicates count the rows left out
 	// because they repeat the scenario id of an earlier row of their run:
 	// a scenario is compared once, as its first row (see
@@ -231,6 +236,7 @@ type Comparer struct {
 	byTestcase  int    // pairs made by test case
 	rows        [2]int // by side: baseline, candidate
 	appErrors   [2]int
+	noOutput    [2]int         // those of appErrors without output
 	ids         [2]scenarioIDs // by side
 	duplicates  [2]int
 	duplicateID [2]string
@@ -324,6 +330,9 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	failed := appFailed(s)
 	if failed {
 		c.appErrors[side]++
+		if _, called := s.AppError(); !called {
+			c.noOutput[side]++
+		}
 	}
 	var inputs int
 	answered := true
@@ -491,6 +500,7 @@ func (c *Comparer) Comparison() Comparison {
 		Paired: paired, PairedByTestcase: c.byTestcase,
 		BaselineRows: c.rows[0], CandidateRows: c.rows[1],
 		BaselineAppErrors: c.appErrors[0], CandidateAppErrors: c.appErrors[1],
+		BaselineWithoutOutput: c.noOutput[0], CandidateWithoutOutput: c.noOutput[1],
 		BaselineDuplicates: c.duplicates[0], CandidateDuplicates: c.duplicates[1],
 		BaselineDuplicateID: c.duplicateID[0], CandidateDuplicateID: c.duplicateID[1],
 		UnpairedBaseline: len(baseLeft), UnpairedCandidate: len(candLeft),

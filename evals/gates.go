@@ -49,7 +49,8 @@ const (
 	// row for (no evidence that its app answered them). Its limit may be
 	// the baseline's count ("app_errors <= baseline"; see
 	// Gate.RelativeToBaseline), for a test set on which production
-	// already fails some rows.
+	// already fails some rows: the baseline's failed calls, not its rows
+	// without output, which are no evidence that it failed.
 	MeasureAppErrors Measure = "app_errors"
 )
 
@@ -819,7 +820,16 @@ func measureRun(r GateResult, m Measure, s Summary, comparison *Comparison) Gate
 			r.Detail = fmt.Sprintf("%s of the baseline without a candidate row counted", rowCount(unpaired))
 		}
 		if r.Gate.RelativeToBaseline {
-			r.Limit = float64(comparison.BaselineAppErrors) + r.Gate.Limit
+			// A baseline row without output is no evidence that its app
+			// failed: it allows the candidate no failure.
+			r.Limit = float64(comparison.BaselineAppErrors-comparison.BaselineWithoutOutput) + r.Gate.Limit
+			if n := comparison.BaselineWithoutOutput; n > 0 {
+				detail := fmt.Sprintf("%s of the baseline without output not counted in its app errors", rowCount(n))
+				if r.Detail != "" {
+					detail = r.Detail + "; " + detail
+				}
+				r.Detail = detail
+			}
 		}
 		return r
 	}

@@ -106,3 +106,32 @@ func TestBaselineRepeatedAppErrorsRaiseNoLimit(t *testing.T) {
 		t.Errorf("%s: want measured 2 against a limit of 1", g)
 	}
 }
+
+// A baseline row without any output (outputs [], or an output of null) is
+// no evidence, on the baseline's side too: counted as the baseline's app
+// error, it raised the limit of "app_errors <= baseline", and a candidate
+// whose app failed on every row passed against a baseline listed without
+// its outputs. The limit counts the baseline's failed calls only.
+func TestBaselineRowsWithoutOutputRaiseNoLimit(t *testing.T) {
+	baseline, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario {
+		return failedRow(country, "the app is down", exactMatch.ID, scoreConfig.ID)
+	})
+	for i := range baseline.Scenarios {
+		if i < 18 {
+			baseline.Scenarios[i].Outputs = nil
+		} else {
+			baseline.Scenarios[i] = failedRow(fmt.Sprintf("C%02d", i+1), "timeout", exactMatch.ID, scoreConfig.ID)
+		}
+	}
+	r := NewReport(baseline, candidate)
+	if c := r.Comparison; c.CandidateAppErrors != 20 || c.BaselineAppErrors != 20 {
+		t.Fatalf("comparison: %d candidate and %d baseline app errors, want 20 and 20 (the rows without output counted as such)", c.CandidateAppErrors, c.BaselineAppErrors)
+	}
+	err := r.Check(NoMoreAppErrorsThanBaseline())
+	if !errors.Is(err, ErrGateFailed) {
+		t.Fatalf("Check = %v: a candidate whose app failed on all 20 rows passed app_errors <= baseline, against a baseline with 2 failed calls and 18 rows without output", err)
+	}
+	if g := r.Gates[0]; g.Measured != 20 || g.Limit != 2 || !strings.Contains(g.Detail, "18 rows of the baseline without output") {
+		t.Errorf("%s: want measured 20 against a limit of 2, saying why", g)
+	}
+}
