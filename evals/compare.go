@@ -99,6 +99,12 @@ type Delta struct {
 	// (A baseline row without a partner counts in CandidateLacks: the
 	// candidate lacks it.)
 	CandidateOnly int
+	// BaselineWithoutOutput counts the paired rows where the candidate
+	// has a value and the baseline's row holds no output and no error
+	// (see Summary.AppErrors): no evidence that the baseline failed, so,
+	// as CandidateOnly, in neither Better nor the tests. (A baseline row
+	// whose app call failed counts in BaselineLacks.)
+	BaselineWithoutOutput int
 
 	// PValue is the two-sided p-value of a difference when higher is
 	// better: PValues[HigherIsBetter]. The test is the exact McNemar test
@@ -154,7 +160,8 @@ func (d Delta) PValueFor(dir Direction) float64 { return d.PValues[dir.index()] 
 // McNemar test (a binomial test on the discordant pairs) for bools, the
 // Wilcoxon signed-rank test (exact up to 100 non-zero differences, normal
 // approximation beyond) for numbers, on the paired differences, a row
-// where one side has no value counting for the other side. It is small
+// where one side has no value counting for the other side (but for a
+// baseline row without output: see Delta.BaselineWithoutOutput). It is small
 // when the candidate regressed, and near 1 when it improved.
 func (d Delta) RegressionP(dir Direction) float64 { return d.RegressionPs[dir.index()] }
 
@@ -250,9 +257,10 @@ type Comparer struct {
 
 // pendingRow is a row still without a partner.
 type pendingRow struct {
-	scores []score
-	seq    int
-	failed bool // the app call failed
+	scores   []score
+	seq      int
+	failed   bool // the app call failed, or the row has no output
+	noOutput bool // the row has no output and no error
 }
 
 // waitingRows are the rows of one key still without a partner; only one
@@ -330,7 +338,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	failed := appFailed(s)
 	if failed {
 		c.appErrors[side]++
-		if _, called := s.AppError(); !called {
+		if noOutput(s) {
 			c.noOutput[side]++
 		}
 	}
@@ -352,7 +360,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	}
 	w, found := (*waiting)[string(c.key)]
 	if found && w.baseline != baseline {
-		row := pendingRow{scores: c.scores(c.scratch[:0], s), failed: failed}
+		row := pendingRow{scores: c.scores(c.scratch[:0], s), failed: failed, noOutput: failed && noOutput(s)}
 		c.scratch = row.scores
 		partner := w.pop()
 		if s.TestcaseID != "" {
@@ -378,7 +386,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	c.slab = c.scores(c.slab, s)
 	// The scores are never nil, even without results: nil marks an empty
 	// slot of waitingRows.
-	row := pendingRow{scores: c.slab[start:len(c.slab):len(c.slab)], seq: c.seq, failed: failed}
+	row := pendingRow{scores: c.slab[start:len(c.slab):len(c.slab)], seq: c.seq, failed: failed, noOutput: failed && noOutput(s)}
 	if !found {
 		if *waiting == nil {
 			*waiting = map[string]waitingRows{}
@@ -418,6 +426,8 @@ func (c *Comparer) scores(dst []score, s models.EvaluationScenario) []score {
 		kind, x := kindError, 0.0
 		if !failed {
 			kind, x = scoreOf(r.Result)
+		} else if noOutput(s) {
+			kind = kindNoOutput
 		}
 		dst = append(dst, score{r.EvaluatorConfig, kind, x})
 	}
@@ -427,6 +437,9 @@ func (c *Comparer) scores(dst []score, s models.EvaluationScenario) []score {
 // lacking is how a row without a result for an evaluator counts: an error
 // when its app call failed, missing otherwise.
 func (r pendingRow) lacking() valueKind {
+	if r.noOutput {
+		return kindNoOutput
+	}
 	if r.failed {
 		return kindError
 	}
@@ -721,6 +734,7 @@ type deltaAccumulator struct {
 	higher, lower, tied            int
 	candLacks, baseLacks, bothLack int
 	candOnly                       int // candidate rows without a partner
+	baseNoOutput                   int // paired rows whose baseline row has no output
 	// onlyCandidate and onlyBaseline count the pairs of bools where only
 	// that side passed; diffs holds the non-zero differences of the other
 	// pairs of values, and notAllBool is set once there is one, or a
@@ -743,6 +757,9 @@ func (d *deltaAccumulator) add(bk valueKind, x float64, ck valueKind, y float64)
 	case !cv:
 		d.candLacks++
 		d.notAllBool = d.notAllBool || bk == kindNumber
+		return
+	case bk == kindNoOutput:
+		d.baseNoOutput++
 		return
 	case !bv:
 		d.baseLacks++
@@ -783,15 +800,16 @@ func (d *deltaAccumulator) addCandidateOnly(ck valueKind, y float64) {
 
 func (d *deltaAccumulator) delta() Delta {
 	out := Delta{
-		Baseline:       d.baseline.metric(),
-		Candidate:      d.candidate.metric(),
-		Higher:         d.higher,
-		Lower:          d.lower,
-		Tied:           d.tied,
-		CandidateLacks: d.candLacks,
-		BaselineLacks:  d.baseLacks,
-		BothLack:       d.bothLack,
-		CandidateOnly:  d.candOnly,
+		Baseline:              d.baseline.metric(),
+		Candidate:             d.candidate.metric(),
+		Higher:                d.higher,
+		Lower:                 d.lower,
+		Tied:                  d.tied,
+		CandidateLacks:        d.candLacks,
+		BaselineLacks:         d.baseLacks,
+		BothLack:              d.bothLack,
+		CandidateOnly:         d.candOnly,
+		BaselineWithoutOutput: d.baseNoOutput,
 	}
 	out.Diff = out.Candidate.Mean - out.Baseline.Mean
 	if !d.notAllBool {

@@ -694,7 +694,7 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 		return measureMean(r, metric, ev.Direction, unpaired)
 	}
 	delta, ok := comparison.Evaluators[ev.ID]
-	if !ok || delta.Higher+delta.Lower+delta.Tied+delta.CandidateLacks+delta.BaselineLacks == 0 {
+	if !ok || delta.Higher+delta.Lower+delta.Tied+delta.CandidateLacks+delta.BaselineLacks+delta.BaselineWithoutOutput == 0 {
 		return fail("no values for this evaluator on either side")
 	}
 	if delta.Baseline.Count == 0 {

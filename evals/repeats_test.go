@@ -135,3 +135,35 @@ func TestBaselineRowsWithoutOutputRaiseNoLimit(t *testing.T) {
 		t.Errorf("%s: want measured 20 against a limit of 2, saying why", g)
 	}
 }
+
+// A baseline row without output ranked below the candidate's value, as a
+// failed call does: the candidate "did better" there. So a candidate that
+// answered all 20 rows wrong passed regression_p against a baseline with
+// 10 rows right and 10 listed without output (p 0.59: 10 rows better, 10
+// worse). Such a row is no evidence either way, like a candidate row
+// without partner: it is left out of Better and the tests.
+func TestBaselineRowWithoutOutputIsNoImprovement(t *testing.T) {
+	baseline, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario { return wrongRow(i) })
+	for i := 10; i < 20; i++ {
+		baseline.Scenarios[i].Outputs = nil
+	}
+	r := NewReport(baseline, candidate)
+	d := r.Comparison.Evaluators[exactMatch.ID]
+	if d.BaselineLacks != 0 || d.BaselineWithoutOutput != 10 || d.Better(HigherIsBetter) != 0 || d.Worse(HigherIsBetter) != 10 {
+		t.Errorf("delta %+v: want 10 rows worse, none better, 10 with a baseline row without output", d)
+	}
+	for _, g := range []Gate{NoSignificantRegression("Exact match", 0.05), NoSignificantRegression("Score", 0.05)} {
+		if err := r.Check(g); !errors.Is(err, ErrGateFailed) {
+			t.Errorf("%v passed (%v): a candidate with every row wrong, against 10 right baseline rows", g, r.Gates)
+		}
+	}
+	// A baseline row whose app call failed is evidence: the candidate
+	// that answers it did better.
+	for i := 10; i < 20; i++ {
+		baseline.Scenarios[i] = failedRow(fmt.Sprintf("C%02d", i+1), "down", exactMatch.ID, scoreConfig.ID)
+		candidate.Scenarios[i] = rightRow(i)
+	}
+	if d := Compare(baseline.Scenarios, candidate.Scenarios).Evaluators[exactMatch.ID]; d.BaselineLacks != 10 || d.Better(HigherIsBetter) != 10 {
+		t.Errorf("delta %+v: want the 10 rows the baseline's app failed on better", d)
+	}
+}
