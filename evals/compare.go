@@ -105,6 +105,10 @@ type Delta struct {
 	// as CandidateOnly, in neither Better nor the tests. (A baseline row
 	// whose app call failed counts in BaselineLacks.)
 	BaselineWithoutOutput int
+	// BaselineLacksPassed and BaselineLacksFailed split BaselineLacks by
+	// the candidate's bool, for a pass/fail evaluator (0 for others): a
+	// baseline row without value is a fail, which only a pass beats.
+	BaselineLacksPassed, BaselineLacksFailed int
 
 	// PValue is the two-sided p-value of a difference when higher is
 	// better: PValues[HigherIsBetter]. The test is the exact McNemar test
@@ -144,7 +148,17 @@ func (d Delta) Worse(dir Direction) int {
 // Better returns the number of rows in which the candidate did better than
 // the baseline, given which direction is better, counting the paired rows
 // where only the baseline has no value (not CandidateOnly).
+//
+// For a pass/fail evaluator a baseline row without value is a fail: it
+// counts here only where the candidate passed (where lower is better, where
+// it did not), as in RegressionP.
 func (d Delta) Better(dir Direction) int {
+	if d.BaselineLacksPassed+d.BaselineLacksFailed > 0 {
+		if dir == LowerIsBetter {
+			return d.Lower + d.BaselineLacksFailed
+		}
+		return d.Higher + d.BaselineLacksPassed
+	}
 	if dir == LowerIsBetter {
 		return d.Lower + d.BaselineLacks
 	}
@@ -160,8 +174,10 @@ func (d Delta) PValueFor(dir Direction) float64 { return d.PValues[dir.index()] 
 // McNemar test (a binomial test on the discordant pairs) for bools, the
 // Wilcoxon signed-rank test (exact up to 100 non-zero differences, normal
 // approximation beyond) for numbers, on the paired differences, a row
-// where one side has no value counting for the other side (but for a
-// baseline row without output: see Delta.BaselineWithoutOutput). It is small
+// where one side has no value counting for the other side (but a baseline
+// row without value is a fail for a pass/fail evaluator, which only a
+// candidate's pass beats, and a baseline row without output is no
+// evidence: see Delta.BaselineWithoutOutput). It is small
 // when the candidate regressed, and near 1 when it improved.
 func (d Delta) RegressionP(dir Direction) float64 { return d.RegressionPs[dir.index()] }
 
@@ -734,7 +750,11 @@ type deltaAccumulator struct {
 	higher, lower, tied            int
 	candLacks, baseLacks, bothLack int
 	candOnly                       int // candidate rows without a partner
-	baseNoOutput                   int // paired rows whose baseline row has no output
+	// baseLacksTrue and baseLacksFalse split baseLacks by the candidate's
+	// bool: a baseline row without value is a fail for a pass/fail
+	// evaluator, so only the candidate's pass differs from it.
+	baseLacksTrue, baseLacksFalse int
+	baseNoOutput                  int // paired rows whose baseline row has no output
 	// onlyCandidate and onlyBaseline count the pairs of bools where only
 	// that side passed; diffs holds the non-zero differences of the other
 	// pairs of values, and notAllBool is set once there is one, or a
@@ -764,6 +784,11 @@ func (d *deltaAccumulator) add(bk valueKind, x float64, ck valueKind, y float64)
 	case !bv:
 		d.baseLacks++
 		d.notAllBool = d.notAllBool || ck == kindNumber
+		if ck == kindBool && y == 1 {
+			d.baseLacksTrue++
+		} else if ck == kindBool {
+			d.baseLacksFalse++
+		}
 		return
 	}
 	switch {
@@ -813,16 +838,22 @@ func (d *deltaAccumulator) delta() Delta {
 	}
 	out.Diff = out.Candidate.Mean - out.Baseline.Mean
 	if !d.notAllBool {
-		// McNemar on the discordant pairs; a row without value is below
-		// every value, so it is discordant with any value.
+		out.BaselineLacksPassed, out.BaselineLacksFailed = d.baseLacksTrue, d.baseLacksFalse
+		// McNemar on the discordant pairs. A candidate row without value
+		// is below every value, so it is discordant with any value. A
+		// baseline row without value is a fail (issue 16: an errored or
+		// missing result is a fail in McNemar): it differs only from a
+		// candidate's pass, and facing a candidate's fail is no evidence
+		// that the candidate did better (a judge that failed on the
+		// baseline says nothing of the baseline's answer).
 		for _, dir := range []Direction{HigherIsBetter, LowerIsBetter} {
-			better, worse := d.onlyCandidate, d.onlyBaseline
+			better, worse, baseFail := d.onlyCandidate, d.onlyBaseline, d.baseLacksTrue
 			if dir == LowerIsBetter {
-				better, worse = worse, better
+				better, worse, baseFail = worse, better, d.baseLacksFalse
 			}
 			i := dir.index()
 			out.valuesOnlyP[i] = BinomialTestAlternative(worse, better+worse, 0.5, Greater)
-			better, worse = better+d.baseLacks, worse+d.candLacks
+			better, worse = better+baseFail, worse+d.candLacks
 			out.PValues[i] = McNemarExact(better, worse)
 			out.RegressionPs[i] = BinomialTestAlternative(worse, better+worse, 0.5, Greater)
 		}

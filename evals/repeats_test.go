@@ -167,3 +167,51 @@ func TestBaselineRowWithoutOutputIsNoImprovement(t *testing.T) {
 		t.Errorf("delta %+v: want the 10 rows the baseline's app failed on better", d)
 	}
 }
+
+// A baseline row whose evaluator failed is a fail for a pass/fail
+// evaluator (issue 16), not a row the candidate beats whatever it
+// answers: a candidate wrong on all 20 rows, against a baseline right on
+// 2 and judged on no other (18 evaluator errors), passed regression_p at
+// p = 1, every pair counted for it. Now only the 2 rows the baseline
+// passed are evidence, both against the candidate: p = 1/4.
+func TestBaselineEvaluatorErrorsAreNoWinForTheCandidate(t *testing.T) {
+	baseline, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario { return wrongRow(i) })
+	for i := 2; i < 20; i++ {
+		baseline.Scenarios[i].Results[0] = errorResult(exactMatch.ID, "the judge timed out")
+	}
+	r := NewReport(baseline, candidate)
+	d := r.Comparison.Evaluators[exactMatch.ID]
+	if d.BaselineLacks != 18 {
+		t.Fatalf("BaselineLacks = %d, want 18", d.BaselineLacks)
+	}
+	if got := d.RegressionP(HigherIsBetter); got != 0.25 {
+		t.Errorf("regression_p = %v, want 0.25 (2 of 2 discordant pairs against the candidate)", got)
+	}
+	// The candidate's passes still count against a failed baseline row.
+	for i := 2; i < 20; i++ {
+		candidate.Scenarios[i] = rightRow(i)
+	}
+	d = NewReport(baseline, candidate).Comparison.Evaluators[exactMatch.ID]
+	if got := d.RegressionP(HigherIsBetter); got <= 0.99 {
+		t.Errorf("regression_p = %v with 18 passes against 18 baseline fails and 2 fails against passes, want near 1", got)
+	}
+}
+
+// Better agrees with RegressionP on a pass/fail evaluator: a baseline row
+// the judge failed on is beaten only by a candidate's pass.
+func TestBetterCountsOnlyPassesAgainstAFailedBaselineRow(t *testing.T) {
+	baseline, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario {
+		if i < 5 {
+			return rightRow(i)
+		}
+		return wrongRow(i)
+	})
+	for i := range 20 {
+		baseline.Scenarios[i].Results[0] = errorResult(exactMatch.ID, "the judge timed out")
+	}
+	d := NewReport(baseline, candidate).Comparison.Evaluators[exactMatch.ID]
+	if d.BaselineLacks != 20 || d.Better(HigherIsBetter) != 5 || d.Better(LowerIsBetter) != 15 {
+		t.Errorf("BaselineLacks %d, Better %d (higher is better) and %d (lower), want 20, 5 and 15",
+			d.BaselineLacks, d.Better(HigherIsBetter), d.Better(LowerIsBetter))
+	}
+}
