@@ -34,12 +34,22 @@ type Comparison struct {
 	// BaselineAppErrors and CandidateAppErrors those whose app call failed.
 	BaselineRows, CandidateRows           int
 	BaselineAppErrors, CandidateAppErrors int
+	// BaselineWithoutOutput and CandidateWithoutOutput count those of
+	// the AppErrors rows that hold no output and no error (see
+	// Summary.AppErrors). A baseline's are no evidence that its app
+	// failed: they raise no limit of "app_errors <= baseline".
+	BaselineWithoutOutput, CandidateWithoutOutput int
 	// BaselineDuplicates and CandidateDuplicates count the rows left out
 	// because they repeat the scenario id of an earlier row of their run:
 	// a scenario is compared once, as its first row (see
-	// Summary.Duplicates). They count in no other field.
+	// Summary.Duplicates). They count in no other field, but a listing
+	// that repeats rows may have lost others: a gate on worse rows or
+	// regression_p against a baseline that has any fails (see Check).
 	BaselineDuplicates, CandidateDuplicates int
-	Evaluators                              map[string]Delta
+	// BaselineDuplicateID and CandidateDuplicateID are the first id
+	// repeated on each side.
+	BaselineDuplicateID, CandidateDuplicateID string
+	Evaluators                                map[string]Delta
 
 	// EvaluatorIDs lists the keys of Evaluators in the order they were
 	// first seen.
@@ -89,6 +99,16 @@ type Delta struct {
 	// (A baseline row without a partner counts in CandidateLacks: the
 	// candidate lacks it.)
 	CandidateOnly int
+	// BaselineWithoutOutput counts the paired rows where the candidate
+	// has a value and the baseline's row holds no output and no error
+	// (see Summary.AppErrors): no evidence that the baseline failed, so,
+	// as CandidateOnly, in neither Better nor the tests. (A baseline row
+	// whose app call failed counts in BaselineLacks.)
+	BaselineWithoutOutput int
+	// BaselineLacksPassed and BaselineLacksFailed split BaselineLacks by
+	// the candidate's bool, for a pass/fail evaluator (0 for others): a
+	// baseline row without value is a fail, which only a pass beats.
+	BaselineLacksPassed, BaselineLacksFailed int
 
 	// PValue is the two-sided p-value of a difference when higher is
 	// better: PValues[HigherIsBetter]. The test is the exact McNemar test
@@ -128,7 +148,17 @@ func (d Delta) Worse(dir Direction) int {
 // Better returns the number of rows in which the candidate did better than
 // the baseline, given which direction is better, counting the paired rows
 // where only the baseline has no value (not CandidateOnly).
+//
+// For a pass/fail evaluator a baseline row without value is a fail: it
+// counts here only where the candidate passed (where lower is better, where
+// it did not), as in RegressionP.
 func (d Delta) Better(dir Direction) int {
+	if d.BaselineLacksPassed+d.BaselineLacksFailed > 0 {
+		if dir == LowerIsBetter {
+			return d.Lower + d.BaselineLacksFailed
+		}
+		return d.Higher + d.BaselineLacksPassed
+	}
 	if dir == LowerIsBetter {
 		return d.Lower + d.BaselineLacks
 	}
@@ -144,7 +174,10 @@ func (d Delta) PValueFor(dir Direction) float64 { return d.PValues[dir.index()] 
 // McNemar test (a binomial test on the discordant pairs) for bools, the
 // Wilcoxon signed-rank test (exact up to 100 non-zero differences, normal
 // approximation beyond) for numbers, on the paired differences, a row
-// where one side has no value counting for the other side. It is small
+// where one side has no value counting for the other side (but a baseline
+// row without value is a fail for a pass/fail evaluator, which only a
+// candidate's pass beats, and a baseline row without output is no
+// evidence: see Delta.BaselineWithoutOutput). It is small
 // when the candidate regressed, and near 1 when it improved.
 func (d Delta) RegressionP(dir Direction) float64 { return d.RegressionPs[dir.index()] }
 
@@ -226,8 +259,10 @@ type Comparer struct {
 	byTestcase  int    // pairs made by test case
 	rows        [2]int // by side: baseline, candidate
 	appErrors   [2]int
+	noOutput    [2]int         // those of appErrors without output
 	ids         [2]scenarioIDs // by side
 	duplicates  [2]int
+	duplicateID [2]string
 	seq         int // rows added, to order rows across keys
 	deltas      map[string]*deltaAccumulator
 	order       []string
@@ -238,9 +273,10 @@ type Comparer struct {
 
 // pendingRow is a row still without a partner.
 type pendingRow struct {
-	scores []score
-	seq    int
-	failed bool // the app call failed
+	scores   []score
+	seq      int
+	failed   bool // the app call failed, or the row has no output
+	noOutput bool // the row has no output and no error
 }
 
 // waitingRows are the rows of one key still without a partner; only one
@@ -308,6 +344,9 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	side := sideOf(baseline)
 	if !c.ids[side].first(s.ID) {
 		c.duplicates[side]++
+		if c.duplicateID[side] == "" {
+			c.duplicateID[side] = bound(s.ID, 120)
+		}
 		return
 	}
 	c.rows[side]++
@@ -315,6 +354,9 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	failed := appFailed(s)
 	if failed {
 		c.appErrors[side]++
+		if noOutput(s) {
+			c.noOutput[side]++
+		}
 	}
 	var inputs int
 	answered := true
@@ -334,7 +376,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	}
 	w, found := (*waiting)[string(c.key)]
 	if found && w.baseline != baseline {
-		row := pendingRow{scores: c.scores(c.scratch[:0], s), failed: failed}
+		row := pendingRow{scores: c.scores(c.scratch[:0], s), failed: failed, noOutput: failed && noOutput(s)}
 		c.scratch = row.scores
 		partner := w.pop()
 		if s.TestcaseID != "" {
@@ -360,7 +402,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	c.slab = c.scores(c.slab, s)
 	// The scores are never nil, even without results: nil marks an empty
 	// slot of waitingRows.
-	row := pendingRow{scores: c.slab[start:len(c.slab):len(c.slab)], seq: c.seq, failed: failed}
+	row := pendingRow{scores: c.slab[start:len(c.slab):len(c.slab)], seq: c.seq, failed: failed, noOutput: failed && noOutput(s)}
 	if !found {
 		if *waiting == nil {
 			*waiting = map[string]waitingRows{}
@@ -400,6 +442,8 @@ func (c *Comparer) scores(dst []score, s models.EvaluationScenario) []score {
 		kind, x := kindError, 0.0
 		if !failed {
 			kind, x = scoreOf(r.Result)
+		} else if noOutput(s) {
+			kind = kindNoOutput
 		}
 		dst = append(dst, score{r.EvaluatorConfig, kind, x})
 	}
@@ -409,6 +453,9 @@ func (c *Comparer) scores(dst []score, s models.EvaluationScenario) []score {
 // lacking is how a row without a result for an evaluator counts: an error
 // when its app call failed, missing otherwise.
 func (r pendingRow) lacking() valueKind {
+	if r.noOutput {
+		return kindNoOutput
+	}
 	if r.failed {
 		return kindError
 	}
@@ -482,7 +529,9 @@ func (c *Comparer) Comparison() Comparison {
 		Paired: paired, PairedByTestcase: c.byTestcase,
 		BaselineRows: c.rows[0], CandidateRows: c.rows[1],
 		BaselineAppErrors: c.appErrors[0], CandidateAppErrors: c.appErrors[1],
+		BaselineWithoutOutput: c.noOutput[0], CandidateWithoutOutput: c.noOutput[1],
 		BaselineDuplicates: c.duplicates[0], CandidateDuplicates: c.duplicates[1],
+		BaselineDuplicateID: c.duplicateID[0], CandidateDuplicateID: c.duplicateID[1],
 		UnpairedBaseline: len(baseLeft), UnpairedCandidate: len(candLeft),
 		Unpaired: len(baseLeft) + len(candLeft),
 	}
@@ -701,6 +750,11 @@ type deltaAccumulator struct {
 	higher, lower, tied            int
 	candLacks, baseLacks, bothLack int
 	candOnly                       int // candidate rows without a partner
+	// baseLacksTrue and baseLacksFalse split baseLacks by the candidate's
+	// bool: a baseline row without value is a fail for a pass/fail
+	// evaluator, so only the candidate's pass differs from it.
+	baseLacksTrue, baseLacksFalse int
+	baseNoOutput                  int // paired rows whose baseline row has no output
 	// onlyCandidate and onlyBaseline count the pairs of bools where only
 	// that side passed; diffs holds the non-zero differences of the other
 	// pairs of values, and notAllBool is set once there is one, or a
@@ -724,9 +778,17 @@ func (d *deltaAccumulator) add(bk valueKind, x float64, ck valueKind, y float64)
 		d.candLacks++
 		d.notAllBool = d.notAllBool || bk == kindNumber
 		return
+	case bk == kindNoOutput:
+		d.baseNoOutput++
+		return
 	case !bv:
 		d.baseLacks++
 		d.notAllBool = d.notAllBool || ck == kindNumber
+		if ck == kindBool && y == 1 {
+			d.baseLacksTrue++
+		} else if ck == kindBool {
+			d.baseLacksFalse++
+		}
 		return
 	}
 	switch {
@@ -763,28 +825,35 @@ func (d *deltaAccumulator) addCandidateOnly(ck valueKind, y float64) {
 
 func (d *deltaAccumulator) delta() Delta {
 	out := Delta{
-		Baseline:       d.baseline.metric(),
-		Candidate:      d.candidate.metric(),
-		Higher:         d.higher,
-		Lower:          d.lower,
-		Tied:           d.tied,
-		CandidateLacks: d.candLacks,
-		BaselineLacks:  d.baseLacks,
-		BothLack:       d.bothLack,
-		CandidateOnly:  d.candOnly,
+		Baseline:              d.baseline.metric(),
+		Candidate:             d.candidate.metric(),
+		Higher:                d.higher,
+		Lower:                 d.lower,
+		Tied:                  d.tied,
+		CandidateLacks:        d.candLacks,
+		BaselineLacks:         d.baseLacks,
+		BothLack:              d.bothLack,
+		CandidateOnly:         d.candOnly,
+		BaselineWithoutOutput: d.baseNoOutput,
 	}
 	out.Diff = out.Candidate.Mean - out.Baseline.Mean
 	if !d.notAllBool {
-		// McNemar on the discordant pairs; a row without value is below
-		// every value, so it is discordant with any value.
+		out.BaselineLacksPassed, out.BaselineLacksFailed = d.baseLacksTrue, d.baseLacksFalse
+		// McNemar on the discordant pairs. A candidate row without value
+		// is below every value, so it is discordant with any value. A
+		// baseline row without value is a fail (issue 16: an errored or
+		// missing result is a fail in McNemar): it differs only from a
+		// candidate's pass, and facing a candidate's fail is no evidence
+		// that the candidate did better (a judge that failed on the
+		// baseline says nothing of the baseline's answer).
 		for _, dir := range []Direction{HigherIsBetter, LowerIsBetter} {
-			better, worse := d.onlyCandidate, d.onlyBaseline
+			better, worse, baseFail := d.onlyCandidate, d.onlyBaseline, d.baseLacksTrue
 			if dir == LowerIsBetter {
-				better, worse = worse, better
+				better, worse, baseFail = worse, better, d.baseLacksFalse
 			}
 			i := dir.index()
 			out.valuesOnlyP[i] = BinomialTestAlternative(worse, better+worse, 0.5, Greater)
-			better, worse = better+d.baseLacks, worse+d.candLacks
+			better, worse = better+baseFail, worse+d.candLacks
 			out.PValues[i] = McNemarExact(better, worse)
 			out.RegressionPs[i] = BinomialTestAlternative(worse, better+worse, 0.5, Greater)
 		}

@@ -49,7 +49,8 @@ const (
 	// row for (no evidence that its app answered them). Its limit may be
 	// the baseline's count ("app_errors <= baseline"; see
 	// Gate.RelativeToBaseline), for a test set on which production
-	// already fails some rows.
+	// already fails some rows: the baseline's failed calls, not its rows
+	// without output, which are no evidence that it failed.
 	MeasureAppErrors Measure = "app_errors"
 )
 
@@ -533,7 +534,8 @@ func (r GateResult) String() string {
 // result and, when any gate failed, a *GateError matching ErrGateFailed.
 // Evaluator names are resolved through evaluators. A gate fails when it
 // cannot be measured (an empty run, a candidate that lists a scenario id
-// twice, a comparison measure without a baseline, an evaluator without
+// twice, a comparison measure without a baseline, worse or regression_p
+// against one that lists a scenario id twice, an evaluator without
 // values) and when rows without a value
 // count against the candidate (see Gate); a gate naming an evaluator,
 // measure or operator that does not exist also makes the error match
@@ -656,6 +658,14 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 			return fail("needs a baseline to compare with")
 		case comparison.BaselineRows == 0:
 			return fail("the baseline run has no rows")
+		case comparison.BaselineDuplicates > 0 && m != MeasureAppErrors:
+			// Counted once, a repeat would hide the row a shifted page
+			// lost: the candidate's row of it, left without a partner,
+			// is no evidence either way, and a regression on it passed.
+			// (A lost row can only lower the limit of "app_errors <=
+			// baseline", so that gate still judges.)
+			return fail("the baseline run lists scenario %q more than once (%s repeating an earlier row's scenario id, left out): a listing that repeats rows may have lost others, so it is no evidence to compare with",
+				comparison.BaselineDuplicateID, rowCount(comparison.BaselineDuplicates))
 		}
 	}
 	// The baseline's rows that the candidate has no row for are rows
@@ -684,7 +694,7 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 		return measureMean(r, metric, ev.Direction, unpaired)
 	}
 	delta, ok := comparison.Evaluators[ev.ID]
-	if !ok || delta.Higher+delta.Lower+delta.Tied+delta.CandidateLacks+delta.BaselineLacks == 0 {
+	if !ok || delta.Higher+delta.Lower+delta.Tied+delta.CandidateLacks+delta.BaselineLacks+delta.BaselineWithoutOutput == 0 {
 		return fail("no values for this evaluator on either side")
 	}
 	if delta.Baseline.Count == 0 {
@@ -810,7 +820,16 @@ func measureRun(r GateResult, m Measure, s Summary, comparison *Comparison) Gate
 			r.Detail = fmt.Sprintf("%s of the baseline without a candidate row counted", rowCount(unpaired))
 		}
 		if r.Gate.RelativeToBaseline {
-			r.Limit = float64(comparison.BaselineAppErrors) + r.Gate.Limit
+			// A baseline row without output is no evidence that its app
+			// failed: it allows the candidate no failure.
+			r.Limit = float64(comparison.BaselineAppErrors-comparison.BaselineWithoutOutput) + r.Gate.Limit
+			if n := comparison.BaselineWithoutOutput; n > 0 {
+				detail := fmt.Sprintf("%s of the baseline without output not counted in its app errors", rowCount(n))
+				if r.Detail != "" {
+					detail = r.Detail + "; " + detail
+				}
+				r.Detail = detail
+			}
 		}
 		return r
 	}

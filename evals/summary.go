@@ -235,8 +235,15 @@ func appFailed(s models.EvaluationScenario) bool {
 	return failed
 }
 
-// noOutput is the app error of a row without any output.
-const noOutput = "no output: the row holds no answer of the app, and no error"
+// noOutputError is the app error of a row without any output.
+const noOutputError = "no output: the row holds no answer of the app, and no error"
+
+// noOutput reports whether a row that appFailed holds no output rather
+// than a failed call.
+func noOutput(s models.EvaluationScenario) bool {
+	_, called := s.AppError()
+	return !called
+}
 
 // appError returns the message of a row's failed app call, or noOutput for
 // a row without an answer, and whether there is one (see appFailed).
@@ -247,7 +254,7 @@ func appError(s models.EvaluationScenario) (string, bool) {
 	if out, ok := s.Output(); ok && out.Result.HasValue() {
 		return "", false
 	}
-	return noOutput, true
+	return noOutputError, true
 }
 
 // scenarioIDs is the set of the scenario ids seen, to count a scenario
@@ -317,6 +324,9 @@ const (
 	kindNumber                  // a JSON number
 	kindError                   // a failed result
 	kindOther                   // another value: text, an object, null
+	// kindNoOutput is a result of a row without any output: an error,
+	// and on the baseline's side of a comparison no evidence either way.
+	kindNoOutput
 )
 
 // scoreOf classifies a result and returns its value as a number, a bool
@@ -356,7 +366,7 @@ func (m *metricAccumulator) addScore(kind valueKind, x float64) {
 	switch kind {
 	case kindNone:
 		m.missing++
-	case kindError:
+	case kindError, kindNoOutput:
 		m.errors++
 	case kindOther:
 		m.other++

@@ -30,11 +30,14 @@ var errParentEnded = errors.New("the process that started this command has ended
 // the process that started the command has ended, as an interrupt would
 // cancel it: eval run then writes its reports and exits 130. A command
 // started under nohup (SIGHUP ignored) is meant to outlive its shell, and
-// one without a parent to watch (started by init, or on a system where a
-// parent's end leaves the id as it was, such as Windows) has none to
-// lose: for those, ctx is only made cancellable.
+// so is one that leads a process group of its own: put there by setsid
+// (such as "setsid agenta eval run ... &" in a script that then ends) or
+// as a job of an interactive shell, which hangs its jobs up itself when it
+// must. One without a parent to watch (started by init, or on a system
+// where a parent's end leaves the id as it was, such as Windows) has none
+// to lose. For those, ctx is only made cancellable.
 func untilParentEnds(ctx context.Context) (context.Context, context.CancelFunc) {
-	if startParent <= 1 || signal.Ignored(syscall.SIGHUP) {
+	if startParent <= 1 || signal.Ignored(syscall.SIGHUP) || leadsGroup() {
 		return context.WithCancel(ctx)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
