@@ -765,7 +765,12 @@ func numericStats26(xs []float64) object {
 		iqr[sp.key] = pct(sp.hi) - pct(sp.lo)
 		iqrs = append(iqrs, field{"iqr" + sp.key, iqr[sp.key]})
 	}
-	median := pct(50)
+	median, p01, p99 := pct(50), pct(1), pct(99)
+	// The service leaves the spreads relative to the median out where
+	// they mean nothing: the values change sign, or the median is under
+	// 1% of either tail (compute_pscs in its tracing utils.py). A run
+	// whose first call was slow (a cold start) has none.
+	withPscs := p01*p99 >= 0 && math.Abs(median) >= math.Abs(p99)/100 && math.Abs(median) >= math.Abs(p01)/100
 	pscs := object{}
 	for _, key := range []string{"25", "50", "75", "80", "90", "99", "95", "99.9"} {
 		v := 0.0
@@ -797,8 +802,12 @@ func numericStats26(xs []float64) object {
 		hist[b] = object{{"bin", b + 1}, {"count", counts[b]}, {"interval", []float64{edge, next}},
 			{"density", round5(float64(counts[b]) / float64(n))}}
 	}
-	return object{{"type", "numeric/continuous"}, {"count", n}, {"max", hi}, {"min", lo}, {"sum", sum},
-		{"mean", sum / float64(n)}, {"range", hi - lo}, {"pcts", pcts}, {"iqrs", iqrs}, {"pscs", pscs}, {"hist", hist}}
+	out := object{{"type", "numeric/continuous"}, {"count", n}, {"max", hi}, {"min", lo}, {"sum", sum},
+		{"mean", sum / float64(n)}, {"range", hi - lo}, {"pcts", pcts}, {"iqrs", iqrs}}
+	if withPscs {
+		out = append(out, field{"pscs", pscs})
+	}
+	return append(out, field{"hist", hist})
 }
 
 func round5(x float64) float64 { return math.Round(x*1e5) / 1e5 }
