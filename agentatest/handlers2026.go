@@ -123,31 +123,13 @@ func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
 }
 
 func (s *Server) handleFetchApplicationRevision(c *call) answer {
-	id, refused, ok := pathUUID26(c.id, "application_revision_id")
-	if !ok {
-		return refused
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rev := s.v26.revisions[id]
-	if rev == nil {
-		return count0()
-	}
-	return envelope1("application_revision", s.revisionWire26(rev))
+	return fetch26(s, c, "application_revision_id", func() map[string]*revision26 { return s.v26.revisions },
+		"application_revision", s.revisionWire26)
 }
 
 func (s *Server) handleFetchApplicationVariant(c *call) answer {
-	id, refused, ok := pathUUID26(c.id, "application_variant_id")
-	if !ok {
-		return refused
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := s.v26.variants[id]
-	if v == nil {
-		return count0()
-	}
-	return envelope1("application_variant", s.variantWire26(v, true))
+	return fetch26(s, c, "application_variant_id", func() map[string]*variant26 { return s.v26.variants },
+		"application_variant", func(v *variant26) object { return s.variantWire26(v, true) })
 }
 
 func (s *Server) handleForkApplicationVariant(c *call) answer {
@@ -471,17 +453,8 @@ func (s *Server) handleRetrieveEvaluatorRevision(c *call) answer {
 }
 
 func (s *Server) handleFetchTestcase(c *call) answer {
-	id, refused, ok := pathUUID26(c.id, "testcase_id")
-	if !ok {
-		return refused
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	tc := s.v26.testcases[id]
-	if tc == nil {
-		return count0()
-	}
-	return envelope1("testcase", s.testcaseWire26(tc, true))
+	return fetch26(s, c, "testcase_id", func() map[string]*testcase26 { return s.v26.testcases },
+		"testcase", func(tc *testcase26) object { return s.testcaseWire26(tc, true) })
 }
 
 // handleQueryTestcases pages as v0.113 does: by the ids asked (or a test

@@ -351,17 +351,8 @@ func (s *Server) runWire26(run *run26) object {
 }
 
 func (s *Server) handleFetchSimpleEvaluation(c *call) answer {
-	id, refused, ok := pathUUID26(c.id, "evaluation_id")
-	if !ok {
-		return refused
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run := s.v26.runs[id]
-	if run == nil {
-		return count0()
-	}
-	return envelope1("evaluation", s.simpleEvaluationWire26(run, true))
+	return fetch26(s, c, "evaluation_id", func() map[string]*run26 { return s.v26.runs },
+		"evaluation", func(run *run26) object { return s.simpleEvaluationWire26(run, true) })
 }
 
 // handleStopSimpleEvaluation marks a run inactive, and nothing more: as on
@@ -383,17 +374,7 @@ func (s *Server) handleStopSimpleEvaluation(c *call) answer {
 }
 
 func (s *Server) handleFetchRun(c *call) answer {
-	id, refused, ok := pathUUID26(c.id, "run_id")
-	if !ok {
-		return refused
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run := s.v26.runs[id]
-	if run == nil {
-		return count0()
-	}
-	return envelope1("run", s.runWire26(run))
+	return fetch26(s, c, "run_id", func() map[string]*run26 { return s.v26.runs }, "run", s.runWire26)
 }
 
 // rowQuery26 is a scenarios, results or metrics query as the handlers read

@@ -20,6 +20,23 @@ func time26(t time.Time) string { return naiveTime(t) + "Z" }
 // count0 is the 2026 answer for "nothing": 200 {"count":0}.
 func count0() answer { return jsonAnswer(http.StatusOK, object{{"count", 0}}) }
 
+// fetch26 answers a read by the id in the path as v0.113 does: a malformed
+// id is refused (idName names it), an unknown one is {"count":0}, a known
+// one is wire's form of it under member. rows is read under the lock.
+func fetch26[T any](s *Server, c *call, idName string, rows func() map[string]*T, member string, wire func(*T) object) answer {
+	id, refused, ok := pathUUID26(c.id, idName)
+	if !ok {
+		return refused
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	row := rows()[id]
+	if row == nil {
+		return count0()
+	}
+	return envelope1(member, wire(row))
+}
+
 // envelope1 is the 2026 envelope of one object.
 func envelope1(member string, v any, extra ...field) answer {
 	o := object{{"count", 1}, {member, v}}
