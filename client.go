@@ -23,7 +23,7 @@ type Client struct {
 	basePath   string                // the escaped prefix alone, for errors and logs
 	header     http.Header           // sent with every request
 	http       *http.Client          // the caller's view: transport, jar, the per-attempt timeout, redirects
-	retry      *retryablehttp.Client // sends through a copy of http without its Timeout, with the retry hooks set once
+	retry      *retryablehttp.Client // the settings each call's client copies: a copy of http without its Timeout, the retry bound; never sends itself
 	maxRetries int
 	waitMin    time.Duration
 	waitMax    time.Duration
@@ -132,13 +132,9 @@ func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 	c.http = hc
 	send := *hc
 	send.Timeout = 0
-	c.retry = &retryablehttp.Client{
-		HTTPClient:   &send,
-		RetryMax:     s.maxRetries,
-		CheckRetry:   c.checkRetry,
-		Backoff:      noWait,
-		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-	}
+	// Each call copies these into a retryablehttp.Client of its own, whose
+	// hooks are bound to the call (see call in engine.go).
+	c.retry = &retryablehttp.Client{HTTPClient: &send, RetryMax: s.maxRetries}
 	if own != nil {
 		// A Client dropped without CloseIdleConnections must not keep its
 		// idle connections open until they time out.

@@ -172,10 +172,10 @@
 //
 // One call, GetVariant: variants.go checks the id (segment, errors.go) and
 // gives getOne (engine.go) a request; start builds the URL, headers and body
-// and sends them through the Client's one retryablehttp.Client, whose
-// CheckRetry hook (checkRetry, engine.go) asks shouldRetry and backoff
-// (retry.go) after each attempt; decodeObject (engine.go) reads the 2xx
-// answer.
+// and sends them through the call's retryablehttp.Client, whose CheckRetry
+// hook (checkRetry, engine.go) asks shouldRetry and backoff (retry.go) after
+// each attempt and whose Backoff hook hands go-retryablehttp the wait to
+// sleep; decodeObject (engine.go) reads the 2xx answer.
 //
 // One error, a 422, in three files: variants.go → engine.go (start;
 // checkRetry, where shouldRetry refuses to retry it; readError reads at

@@ -46,14 +46,25 @@ func (r *request) idempotent() bool {
 	return r.read || r.method == http.MethodGet || r.method == http.MethodHead
 }
 
-// call is the state of one operation call across its attempts. It rides in
-// the request's context, where the Client's retry hooks find it.
+// call is the state of one operation call across its attempts, with the
+// go-retryablehttp client that runs them. go-retryablehttp hands its hooks
+// nothing of a request but its context (CheckRetry) and its answer
+// (Backoff, which gets nil after a transport error), so a hook shared by
+// every call could find the call's facts only in a context value. Each
+// call has a retryablehttp.Client of its own instead, whose hooks are the
+// call's methods; calls are pooled (callPool), so that binding the hooks
+// costs nothing per call.
 type call struct {
 	c       *Client
 	r       request
 	path    string // the full escaped path, for errors and logs
 	attempt int
-	wrote   atomic.Bool     // some of this attempt's request was written
+	wait    time.Duration // before the next attempt, planned by checkRetry
+	// wrote, for a call that is not idempotent, is set by the request's
+	// trace when some of the attempt's request was written. It is a flag
+	// of its own, not a field, so that a late trace event never reaches
+	// the call that reuses this one.
+	wrote   *atomic.Bool
 	last    error           // the last answer before a retry
 	ctx     context.Context // the caller's, to tell its end from the attempt's timeout
 	body    *answerBody     // the 2xx answer, as the decoders read it
@@ -62,10 +73,39 @@ type call struct {
 	// ended whether end has taken the body over.
 	valueEnd int64
 	ended    bool
+	retry    *retryablehttp.Client // this call's, its hooks bound to it once
 }
 
-// callKey is the context key of a call's state.
-type callKey struct{}
+// callPool keeps calls for reuse, each with its retryablehttp.Client and
+// hooks: PassthroughErrorHandler returns the last answer or error as they
+// are, without go-retryablehttp's "giving up" wrapper.
+var callPool = sync.Pool{New: func() any {
+	st := new(call)
+	st.retry = &retryablehttp.Client{
+		CheckRetry:   st.checkRetry,
+		Backoff:      st.plannedWait,
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+	}
+	return st
+}}
+
+// newCall returns a call of r, with the Client's go-retryablehttp settings.
+func (c *Client) newCall(ctx context.Context, r *request, path string) *call {
+	st := callPool.Get().(*call)
+	st.c, st.r, st.path, st.ctx, st.secrets = c, *r, path, ctx, c.secrets.load()
+	st.retry.HTTPClient, st.retry.RetryMax = c.retry.HTTPClient, c.retry.RetryMax
+	return st
+}
+
+// release returns st to the pool once the call is over: its answer read
+// and closed, or its error built. Nothing that outlives a call refers to
+// it: errors copy what they need, and end's reader holds the body alone.
+func (st *call) release() {
+	retry := st.retry
+	retry.HTTPClient = nil
+	*st = call{retry: retry}
+	callPool.Put(st)
+}
 
 // getOne runs a request whose answer is one JSON object.
 func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
@@ -82,6 +122,7 @@ func getOne[T any](ctx context.Context, c *Client, r *request) (*T, error) {
 		}
 	}
 	st.finish(resp.Body)
+	st.release()
 	return v, err
 }
 
@@ -111,7 +152,10 @@ func streamList[T any](ctx context.Context, c *Client, r *request, decode listDe
 			yield(zero, err)
 			return
 		}
-		defer func() { st.finish(resp.Body) }() // decode may replace resp.Body
+		defer func() { // decode may replace resp.Body
+			st.finish(resp.Body)
+			st.release()
+		}()
 		if decode(st, resp, yield) {
 			if err := st.end(resp); err != nil {
 				var zero T
@@ -157,15 +201,19 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 		body = data
 	}
 
-	st := &call{c: c, r: *r, path: path, ctx: ctx, secrets: c.secrets.load()}
-	ctx = context.WithValue(ctx, callKey{}, st)
+	st := c.newCall(ctx, r, path)
 	if !r.idempotent() {
+		// Only net/http knows whether a byte was written; it tells a
+		// trace in the context, the one way it has.
+		wrote := new(atomic.Bool)
+		st.wrote = wrote
 		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			WroteHeaders: func() { st.wrote.Store(true) },
+			WroteHeaders: func() { wrote.Store(true) },
 		})
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.method, target, body)
 	if err != nil {
+		st.release()
 		return nil, nil, fmt.Errorf("agenta: %s %s: build request: %w", r.method, path, err)
 	}
 	// Share the Client's header values instead of cloning them: net/http
@@ -180,15 +228,19 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 		req.Header.Set("Accept-Encoding", "gzip") // inflated by inflate, not net/http
 	}
 
-	resp, err := c.retry.Do(req)
-	if err != nil {
+	resp, err := st.retry.Do(req)
+	switch {
+	case err != nil:
 		if resp != nil {
 			resp.Body.Close()
 		}
-		return nil, nil, st.transportError(err)
+		err = st.transportError(err)
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		err = st.readError(resp) // which inflates an error body itself
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, nil, st.readError(resp) // which inflates an error body itself
+	if err != nil {
+		st.release()
+		return nil, nil, err
 	}
 	if c.gzip {
 		inflate(resp)
@@ -198,22 +250,26 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 	return st, resp, nil
 }
 
-// checkRetry is the Client's CheckRetry hook. It applies shouldRetry to the
-// attempt, plans the wait with backoff, logs the attempt, and then waits
-// itself: go-retryablehttp's Backoff hook sees neither the context nor, after
-// a transport error, the response, so it cannot find the call whose wait
-// it would have to return. A wait that would outlast the caller's deadline
-// is not started: it would only turn the last answer into a deadline error.
-func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	st := ctx.Value(callKey{}).(*call)
+// checkRetry is the call's CheckRetry hook: go-retryablehttp asks it after
+// each attempt whether to send another. It applies shouldRetry within the
+// retry bound, plans the wait with backoff, keeps the answer it retries,
+// and logs the attempt; go-retryablehttp then sleeps the wait (see
+// plannedWait), ending it when the context ends. The wait is planned here
+// because the decision depends on it: a wait that would outlast the
+// caller's deadline is not started, since it would only turn the last
+// answer into a deadline error, and go-retryablehttp asks Backoff only
+// once the retry is decided.
+func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st.attempt++
-	wrote := st.wrote.Swap(false)
-	retry := ctx.Err() == nil && st.attempt <= c.maxRetries &&
+	wrote := st.wrote != nil && st.wrote.Swap(false)
+	// Never past RetryMax: go-retryablehttp would then return an answer
+	// whose body this hook has read.
+	retry := ctx.Err() == nil && st.attempt <= st.retry.RetryMax &&
 		shouldRetry(st.r.idempotent(), wrote, resp, err)
-	var wait time.Duration
+	st.wait = 0
 	if retry {
-		wait = backoff(c.waitMin, c.waitMax, st.attempt-1, resp, time.Now())
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+		st.wait = backoff(st.c.waitMin, st.c.waitMax, st.attempt-1, resp, time.Now())
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < st.wait {
 			retry = false
 		}
 	}
@@ -221,22 +277,17 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		// Keep what the server said, in case the context ends while we wait.
 		st.last = st.readError(resp)
 	}
-	st.log(ctx, resp, err, retry, wait)
-	if !retry || wait <= 0 {
-		return retry, nil
-	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false, ctx.Err()
-	case <-timer.C:
-		return true, nil
-	}
+	st.log(ctx, resp, err, retry, st.wait)
+	return retry, nil
 }
 
-// noWait is the Client's Backoff hook: checkRetry has already waited.
-func noWait(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
+// plannedWait is the call's Backoff hook: the wait checkRetry planned. It
+// needs none of go-retryablehttp's arguments: the bounds are the Client's,
+// the attempt is counted by the call, and the Retry-After was read from
+// the answer checkRetry saw.
+func (st *call) plannedWait(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
+	return st.wait
+}
 
 func (st *call) log(ctx context.Context, resp *http.Response, err error, retry bool, wait time.Duration) {
 	l := st.c.logger

@@ -749,3 +749,44 @@ func TestStopNotRetried(t *testing.T) {
 	assert.Error(t, err)
 	assert.Equal(t, []int{1, 1, 1, 1}, []int{stops, forks, commits, creates}, "stop, fork, commit and create each sent once")
 }
+
+// A call goes back to the pool with nothing of its own left but its
+// retryablehttp.Client, whose hooks stay bound to it and whose sending
+// client is dropped; the next call starts from the Client's settings.
+func TestCallReleasedAfresh(t *testing.T) {
+	c := gockClient(t, WithMaxRetries(2))
+	st := c.newCall(context.Background(), &request{operation: "GetVariant", method: "GET", path: "/variants/v"}, "/api/variants/v")
+	retry := st.retry
+	require.Same(t, c.retry.HTTPClient, retry.HTTPClient, "the call sends through the Client's client")
+	require.Equal(t, 2, retry.RetryMax, "the call's retry bound")
+	st.attempt, st.wait, st.last, st.ended = 3, time.Second, errors.New("503"), true
+	st.wrote = new(atomic.Bool)
+
+	st.release()
+
+	assert.Nil(t, retry.HTTPClient, "a released call keeps the Client's sending client")
+	assert.NotNil(t, retry.CheckRetry, "the CheckRetry hook is unbound")
+	assert.NotNil(t, retry.Backoff, "the Backoff hook is unbound")
+	left := *st // the pool has st: change nothing of it
+	left.retry = nil
+	assert.Equal(t, call{}, left, "a released call keeps state of the call it served")
+}
+
+// The call that follows one that retried starts afresh: its error counts
+// its own attempts and holds no answer of the call before.
+func TestCallAfterRetriesStartsAfresh(t *testing.T) {
+	c := gockClient(t, WithMaxRetries(1), WithRetryWait(0, 0))
+	expect("GET", "/api/variants/v", "").times(2).replyJSON(503, `{"detail":"busy"}`)
+	cause := errors.New("connection reset by peer")
+	expect("GET", "/api/variants/w", "").times(2).ReplyError(cause)
+
+	_, err := c.GetVariant(context.Background(), "v")
+	requireAPIError(t, err, 503, "GET", "/api/variants/v")
+	_, err = c.GetVariant(context.Background(), "w")
+
+	require.ErrorIs(t, err, cause)
+	var apiErr *APIError
+	assert.False(t, errors.As(err, &apiErr), "the second call's error holds the first call's answer: %v", err)
+	assert.Contains(t, err.Error(), "after 2 attempts", "the second call counts its own attempts")
+	assertAllSent(t)
+}
