@@ -64,8 +64,11 @@ type call struct {
 	// trace when some of the attempt's request was written. It is a flag
 	// of its own, not a field, so that a late trace event never reaches
 	// the call that reuses this one.
-	wrote   *atomic.Bool
-	last    error           // the last answer before a retry
+	wrote *atomic.Bool
+	last  error // the last answer before a retry
+	// kept is the last attempt's answer when checkRetry read it and then
+	// declined the retry: go-retryablehttp hands back a body already read.
+	kept    error
 	ctx     context.Context // the caller's, to tell its end from the attempt's timeout
 	body    *answerBody     // the 2xx answer, as the decoders read it
 	secrets *secretSet      // the Client's secrets when the call started
@@ -235,6 +238,8 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 			resp.Body.Close()
 		}
 		err = st.transportError(err)
+	case st.kept != nil:
+		err = st.kept
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		err = st.readError(resp) // which inflates an error body itself
 	}
@@ -261,6 +266,7 @@ func (c *Client) start(ctx context.Context, r *request) (*call, *http.Response, 
 // once the retry is decided.
 func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	st.attempt++
+	st.kept = nil
 	wrote := st.wrote != nil && st.wrote.Swap(false)
 	// Never past RetryMax: go-retryablehttp would then return an answer
 	// whose body this hook has read.
@@ -269,13 +275,18 @@ func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 	st.wait = 0
 	if retry {
 		st.wait = backoff(st.c.waitMin, st.c.waitMax, st.attempt-1, resp, time.Now())
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < st.wait {
-			retry = false
+		if resp != nil {
+			// Keep what the server said, in case the context ends while we
+			// wait. It is read before the deadline is consulted: a slow
+			// answer spends the time the wait would have had.
+			st.last = st.readError(resp)
 		}
-	}
-	if retry && resp != nil {
-		// Keep what the server said, in case the context ends while we wait.
-		st.last = st.readError(resp)
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < st.wait || ctx.Err() != nil {
+			retry = false
+			if resp != nil {
+				st.kept = st.last
+			}
+		}
 	}
 	st.log(ctx, resp, err, retry, st.wait)
 	return retry, nil

@@ -790,3 +790,59 @@ func TestCallAfterRetriesStartsAfresh(t *testing.T) {
 	assert.Contains(t, err.Error(), "after 2 attempts", "the second call counts its own attempts")
 	assertAllSent(t)
 }
+
+// An answer that is slow to read spends the time the wait would have had:
+// the deadline is weighed after the answer is read, so the last answer
+// comes back, not a deadline error from a wait that could never end in
+// time. (Before, the wait was planned before the read and slept into the
+// deadline.)
+func TestRetryWaitAfterSlowAnswerBeyondDeadline(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(503)
+		_, _ = io.WriteString(w, `{"detail":`)
+		w.(http.Flusher).Flush()
+		select { // the rest of the answer comes late
+		case <-time.After(1500 * time.Millisecond):
+		case <-r.Context().Done():
+			return
+		}
+		_, _ = io.WriteString(w, `"restarting"}`)
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL+"/api", WithRetryWait(2*time.Second, 2*time.Second), WithMaxRetries(3))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+
+	_, err := c.GetVariant(ctx, "v")
+
+	apiErr := requireAPIError(t, err, 503, "GET", "/api/variants/v")
+	assert.Equal(t, "restarting", apiErr.Message)
+	assert.False(t, errors.Is(err, context.DeadlineExceeded), "expected the answer, not a deadline error: %v", err)
+	assert.EqualValues(t, 1, requests.Load(), "no second attempt fits before the deadline")
+}
+
+// After a retried answer, a later attempt's success is returned whole: the
+// answer checkRetry kept for a declined retry belongs to that attempt only.
+func TestRetriedThenSucceededKeepsNothing(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if requests.Add(1) == 1 {
+			w.WriteHeader(503)
+			_, _ = io.WriteString(w, `{"detail":"restarting"}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"variant_id":"v","variant_name":"app.default"}`)
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL+"/api")
+
+	v, err := c.GetVariant(context.Background(), "v")
+
+	require.NoError(t, err)
+	assert.Equal(t, "v", v.VariantID)
+	assert.EqualValues(t, 2, requests.Load())
+}
