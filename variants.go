@@ -31,11 +31,15 @@ func (c *Client) GetVariant(ctx context.Context, variantID string) (*models.AppV
 // The service answers 500 "App Variant not found" when nothing is deployed
 // there; that error is not retried, since it is not transient.
 //
-// Servers of mid-2024 answer every call of this route with a 500 ("module
-// 'agenta_backend.services.db_manager' has no attribute …"): a server bug,
-// the route calling a function that had been deleted. Later versions fixed
-// it before the route was removed; agentatest follows the documented
-// behaviour. On a 2026 server (see DetectGeneration) it is the revision
+// Self-hosted servers of mid-2024 (0.19) answer every call of this route
+// with a 500 ("module 'agenta_backend.services.db_manager' has no attribute
+// 'get_app_variant_by_app_name_and_environment'"): a server bug, the route
+// calling a function that had been deleted. On that answer, and only on
+// it, the method reads the app's environments (GET
+// /apps/{app_id}/environments/) and then the variant deployed to the one
+// named; an environment with nothing deployed, or one the app does not
+// have, is ErrNotFound. agentatest serves the lookup as documented, or
+// with that bug (agentatest.WithBrokenEnvironmentLookup). On a 2026 server (see DetectGeneration) it is the revision
 // deployed to the environment for the application.
 func (c *Client) GetVariantByEnvironment(ctx context.Context, appID, environment string) (*models.AppVariantResponse, error) {
 	if err := required("appID", "app_id", appID); err != nil {
@@ -47,12 +51,16 @@ func (c *Client) GetVariantByEnvironment(ctx context.Context, appID, environment
 	if c.speaks2026() {
 		return c.getVariantByEnvironment2026(ctx, appID, environment)
 	}
-	return getOne[models.AppVariantResponse](ctx, c, &request{
+	v, err := getOne[models.AppVariantResponse](ctx, c, &request{
 		operation: "GetVariantByEnvironment",
 		method:    http.MethodGet,
 		path:      "/apps/get_variant_by_env",
 		query:     variantByEnvQuery{AppID: appID, Environment: environment},
 	})
+	if lookupBroken(err) {
+		return c.variantByEnvironmentListed(ctx, appID, environment, err)
+	}
+	return v, err
 }
 
 type variantByEnvQuery struct {

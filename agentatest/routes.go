@@ -162,6 +162,8 @@ func (s *Server) route(r *http.Request) route {
 		return get(OpFetchEvaluationScenarios, s.handleFetchScenarios, segs[1])
 	case len(segs) == 2 && segs[0] == "apps" && segs[1] == "get_variant_by_env":
 		return get(OpGetVariantByEnvironment, s.handleGetVariantByEnv, "")
+	case len(segs) == 3 && segs[0] == "apps" && segs[2] == "environments":
+		return get(OpListEnvironments, s.handleListEnvironments, segs[1])
 	case len(segs) == 2 && segs[0] == "variants" && segs[1] == "from-base" && r.Method != http.MethodGet:
 		return post(OpAddVariantFromBase, s.handleAddVariantFromBase)
 	case len(segs) == 2 && segs[0] == "variants":

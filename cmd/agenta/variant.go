@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,7 +94,7 @@ variant's id instead, to 'agenta variant get' or to 'agenta eval run
 			return dispatch(cmd, f, opts, opts.Output, opts.Timeout, runF, func(ctx context.Context, client *agenta.Client) error {
 				v, err := client.GetVariantByEnvironment(ctx, opts.AppID, opts.Environment)
 				if err != nil {
-					return environmentLookupHint(err, opts.Environment)
+					return err
 				}
 				return printVariant(opts.IO.Out, opts.Output, v)
 			})
@@ -105,26 +104,6 @@ variant's id instead, to 'agenta variant get' or to 'agenta eval run
 	addOutputFlagWithID(cmd, &opts.Output)
 	addTimeoutFlag(cmd, &opts.Timeout, defaultReadTimeout)
 	return cmd
-}
-
-// brokenEnvironmentLookup is the whole message of the 500 that servers of
-// mid-2024 answer to every GetVariantByEnvironment, whatever the app and
-// the environment: the route calls a function that their db_manager no
-// longer has (see ../shared/contract/README.md).
-const brokenEnvironmentLookup = "module 'agenta_backend.services.db_manager' has no attribute 'get_app_variant_by_app_name_and_environment'"
-
-// environmentLookupHint says what to pass instead when the server cannot
-// look a variant up by environment. It recognises that answer as the SDK's
-// not-found table does: by operation, status and whole message.
-func environmentLookupHint(err error, environment string) error {
-	var apiErr *agenta.APIError
-	if errors.As(err, &apiErr) && apiErr.Operation == "GetVariantByEnvironment" &&
-		apiErr.StatusCode == http.StatusInternalServerError && apiErr.Message == brokenEnvironmentLookup {
-		return fmt.Errorf("%w; this server (Agenta of mid-2024) cannot look up a variant by environment: "+
-			"pass the %s variant's id instead, as in 'agenta variant get VARIANT_ID' or 'agenta eval run --variant VARIANT_ID'",
-			err, text.Clip(environment, 50))
-	}
-	return err
 }
 
 // VariantForkOptions are the inputs of agenta variant fork.

@@ -16,8 +16,9 @@
 //	go run ./examples/evaluate -app ID -testset ID -evaluators ID,ID -set temperature=0 \
 //	    -gate "Exact match >= 90%" -gate "regression_p(Exact match) >= 0.05"
 //
-// The baseline is the variant deployed to production, or -baseline ID:
-// servers of mid-2024 answer the lookup by environment with a 500.
+// The baseline is the variant deployed to production (on a mid-2024 server,
+// whose lookup by environment is a 500, read from the app's environments),
+// or -baseline ID.
 package main
 
 import (
@@ -74,7 +75,7 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 	testsetID := fs.String("testset", "", "test set id (AGENTA_HOST only)")
 	evaluatorIDs := fs.String("evaluators", "", "evaluator config ids, comma-separated (AGENTA_HOST only)")
 	environment := fs.String("env", models.EnvironmentProduction, "environment of the variant to compare with")
-	baselineID := fs.String("baseline", "", "id of the variant to compare with, instead of the one in -env (mid-2024 servers answer that lookup 500)")
+	baselineID := fs.String("baseline", "", "id of the variant to compare with, instead of the one in -env")
 	name := fs.String("name", "precise", "config name of the candidate (a timestamp is added on a real server)")
 	overrides := map[string]any{}
 	fs.Func("set", "candidate parameter as key=value, the value JSON or else text; repeatable (default temperature=0)", func(kv string) error {
@@ -135,9 +136,8 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 	} else {
 		production, err = client.GetVariantByEnvironment(ctx, *appID, *environment)
 	}
-	if err != nil && *baselineID == "" && errors.Is(err, agenta.ErrServer) {
-		return fmt.Errorf("baseline variant: %w\nmid-2024 servers answer every lookup by environment with a 500 (a bug of that release): "+
-			"pass the id of the variant deployed to %s with -baseline ID", err, *environment)
+	if err != nil && *baselineID == "" {
+		return fmt.Errorf("baseline variant: %w\npass the baseline variant's id with -baseline ID", err)
 	}
 	if err != nil {
 		return fmt.Errorf("baseline variant: %w", err)

@@ -167,7 +167,9 @@ func TestEvaluateAgainstAHost(t *testing.T) {
 }
 
 // On a mid-2024 server, which answers every lookup by environment with a
-// 500 (its bug), evaluate without -baseline says to pass one.
+// 500 (its bug), evaluate without -baseline compares with the variant the
+// app's environments say is in production; an app with nothing there says
+// to pass -baseline.
 func TestEvaluateOnAMid2024Server(t *testing.T) {
 	srv := agentatest.NewTestServer(t, agentatest.WithBrokenEnvironmentLookup())
 	d := agentatest.SeedDemo(srv)
@@ -176,11 +178,21 @@ func TestEvaluateOnAMid2024Server(t *testing.T) {
 	var out, progress bytes.Buffer
 	err := evaluate(context.Background(), []string{"-app", d.AppID, "-testset", d.TestsetID, "-evaluators", d.ExactMatchID,
 		"-gate", "Exact match >= 50%"}, &out, &progress)
-	if err == nil || !strings.Contains(err.Error(), "500") || !strings.Contains(err.Error(), "with -baseline ID") {
-		t.Fatalf("without -baseline: got %v, want the server's 500 and what to pass instead", err)
+	if err != nil {
+		t.Fatalf("without -baseline: %v\n%s", err, progress.String())
 	}
-	if !errors.Is(err, agenta.ErrServer) {
-		t.Errorf("the error %v must still match agenta.ErrServer", err)
+	if !strings.Contains(out.String(), "capitals.default") {
+		t.Errorf("the report does not name the production variant:\n%s", out.String())
+	}
+
+	undeployed := srv.AddApp(agentatest.App{Name: "undeployed"})
+	err = evaluate(context.Background(), []string{"-app", undeployed, "-testset", d.TestsetID, "-evaluators", d.ExactMatchID,
+		"-gate", "Exact match >= 50%"}, &out, &progress)
+	if err == nil || !strings.Contains(err.Error(), `has no variant deployed to "production"`) || !strings.Contains(err.Error(), "with -baseline ID") {
+		t.Fatalf("nothing deployed: got %v, want the reason and what to pass instead", err)
+	}
+	if !errors.Is(err, agenta.ErrNotFound) {
+		t.Errorf("the error %v must match agenta.ErrNotFound", err)
 	}
 }
 

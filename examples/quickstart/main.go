@@ -14,9 +14,9 @@
 //	    -app ID -testset ID -evaluators ID,ID [-variant ID] [-span ID]
 //
 // Self-hosted servers of mid-2024 answer every lookup of the variant
-// deployed to an environment with a 500 (a bug of that release), and have
-// no span route: pass -variant with the production variant's id, and leave
-// out -span.
+// deployed to an environment with a 500 (a bug of that release), which the
+// SDK gets past by reading the app's environments; they have no span
+// route, so leave out -span there.
 package main
 
 import (
@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&cfg.testsetID, "testset", "", "test set id (AGENTA_HOST only)")
 	fs.StringVar(&evaluators, "evaluators", "", "evaluator config ids, comma-separated (AGENTA_HOST only)")
 	fs.StringVar(&cfg.spanID, "span", "", "span id (AGENTA_HOST only; without it the span step is skipped)")
-	fs.StringVar(&cfg.variantID, "variant", "", "id of the variant to start from, instead of the one deployed to -env (mid-2024 servers answer that lookup 500)")
+	fs.StringVar(&cfg.variantID, "variant", "", "id of the variant to start from, instead of the one deployed to -env")
 	fs.StringVar(&cfg.environment, "env", models.EnvironmentProduction, "environment to read the deployed variant from")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -106,11 +106,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		variantID = cmp.Or(variantID, deployed.VariantID)
 	case variantID != "":
 		fmt.Fprintf(out, "the lookup failed: %v\ngoing on with -variant %s\n", err, variantID)
-	case errors.Is(err, agenta.ErrServer):
-		return fmt.Errorf("%w\nmid-2024 servers answer every lookup by environment with a 500 (a bug of that release): "+
-			"pass the id of the variant deployed to %s with -variant ID", err, cfg.environment)
 	default:
-		return err
+		return fmt.Errorf("%w\npass the id of the variant to start from with -variant ID", err)
 	}
 
 	// 2. That variant, by id.

@@ -88,8 +88,10 @@ func TestQuickstartAgainstAHost(t *testing.T) {
 
 // TestQuickstartOnAMid2024Server runs against a fake that answers as the
 // self-hosted server of mid-2024 does: the lookup by environment is a 500
-// (its bug) and there is no span route. With -variant it goes on, and
-// without -span it skips the span; without -variant it says what to pass.
+// (its bug) and there is no span route. Without -variant the SDK reads the
+// app's environments instead; with -variant it goes on with that one; an
+// app with nothing deployed says what to pass; without -span it skips the
+// span.
 func TestQuickstartOnAMid2024Server(t *testing.T) {
 	srv := agentatest.NewTestServer(t, agentatest.WithBrokenEnvironmentLookup())
 	app := srv.AddApp(agentatest.App{Name: "capitals"})
@@ -105,12 +107,22 @@ func TestQuickstartOnAMid2024Server(t *testing.T) {
 	args := []string{"-app", app, "-testset", testset, "-evaluators", exact}
 
 	var out bytes.Buffer
-	err := run(context.Background(), args, &out)
-	if err == nil || !strings.Contains(err.Error(), "500") || !strings.Contains(err.Error(), "pass the id of the variant deployed to production with -variant ID") {
-		t.Fatalf("without -variant: got %v, want the server's 500 and what to pass instead", err)
+	if err := run(context.Background(), args, &out); err != nil {
+		t.Fatalf("without -variant: %v\n%s", err, out.String())
 	}
-	if !errors.Is(err, agenta.ErrServer) {
-		t.Errorf("the error %v must still match agenta.ErrServer", err)
+	for _, want := range []string{"capitals.default (" + variant + "), revision 1\n", "status EVALUATION_FINISHED\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+
+	undeployed := srv.AddApp(agentatest.App{Name: "undeployed"})
+	err := run(context.Background(), []string{"-app", undeployed, "-testset", testset, "-evaluators", exact}, &out)
+	if err == nil || !strings.Contains(err.Error(), `has no variant deployed to "production"`) || !strings.Contains(err.Error(), "with -variant ID") {
+		t.Fatalf("nothing deployed: got %v, want the reason and what to pass instead", err)
+	}
+	if !errors.Is(err, agenta.ErrNotFound) {
+		t.Errorf("the error %v must match agenta.ErrNotFound", err)
 	}
 
 	out.Reset()
@@ -118,8 +130,7 @@ func TestQuickstartOnAMid2024Server(t *testing.T) {
 		t.Fatalf("with -variant: %v\n%s", err, out.String())
 	}
 	for _, want := range []string{
-		"the lookup failed: agenta: GET /api/apps/get_variant_by_env: 500 Internal Server Error: module 'agenta_backend.services.db_manager' has no attribute",
-		"going on with -variant " + variant + "\n",
+		"capitals.default (" + variant + "), revision 1\n",
 		"status EVALUATION_FINISHED\n",
 		"== GetSpan: a trace of one call to the app\nskipped: pass -span ID",
 	} {
