@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/agenta-go/agenta/agentatest"
 )
 
 // The README is the front door: what the SDK is, its two commands, install,
@@ -224,9 +226,31 @@ func TestREADMEFirstProgramBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	pkg := "./" + filepath.ToSlash(dir)
-	for _, args := range [][]string{{"build", "-o", os.DevNull, pkg}, {"vet", pkg}} {
+	bin := filepath.Join(t.TempDir(), "first")
+	for _, args := range [][]string{{"build", "-o", bin, pkg}, {"vet", pkg}} {
 		if out, err := exec.Command(goTool, args...).CombinedOutput(); err != nil {
-			t.Errorf("go %s: %v\n%s\nthe program:\n%s", strings.Join(args, " "), err, out, program)
+			t.Fatalf("go %s: %v\n%s\nthe program:\n%s", strings.Join(args, " "), err, out, program)
 		}
+	}
+
+	// It runs unchanged against a server of mid-2024, whose lookup by
+	// environment is a 500 (the fake with that bug, and in CI the real one).
+	srv := agentatest.NewTestServer(t, agentatest.WithBrokenEnvironmentLookup())
+	demo := agentatest.SeedDemo(srv)
+	runFirstProgram(t, bin, srv.URL(), demo.AppID, "capitals.default 3 gpt-3.5-turbo\n")
+	if host := os.Getenv("AGENTA_README_FIRST_HOST"); host != "" {
+		runFirstProgram(t, bin, host, os.Getenv("AGENTA_README_FIRST_APP"), os.Getenv("AGENTA_README_FIRST_WANT")+"\n")
+	}
+}
+
+// runFirstProgram runs the README's first program against host for appID
+// and checks that it exits 0 printing want.
+func runFirstProgram(t *testing.T, bin, host, appID, want string) {
+	t.Helper()
+	cmd := exec.Command(bin, appID)
+	cmd.Env = append(os.Environ(), "AGENTA_HOST="+host, "AGENTA_API_KEY=")
+	out, err := cmd.CombinedOutput()
+	if err != nil || string(out) != want {
+		t.Errorf("the first program against %s: %v, printed %q, want %q", host, err, out, want)
 	}
 }
