@@ -32,7 +32,9 @@
 // evaluation per variant, in the order of variant_ids, and a scenario fetch
 // right after it answers []. The fake's worker then picks the run up, sets
 // EVALUATION_STARTED and calls the variant's Application on every test-set
-// row (by default the variant's prompt template filled in with the row).
+// row (by default the variant's prompt template filled in with the row;
+// NoisyApplication makes an app that is right only with some probability
+// per call, seeded, for testing repeats and flaky cases).
 // Only then does it write the scenarios, one row at a time in row order,
 // so that the list grows while the run is still STARTED, as on the
 // service: code that polls the scenarios must not take a non-empty list
