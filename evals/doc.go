@@ -24,9 +24,17 @@
 //		evals.MaxAppErrors(0),
 //	)
 //	report.WriteMarkdown(os.Stdout)
-//	if errors.Is(err, evals.ErrGateFailed) {
-//		log.Fatal(err) // lists every failing gate, measured value and limit
+//	switch {
+//	case errors.Is(err, evals.ErrInvalidGate):
+//		exit(2, err) // a typo: the gate names nothing the runs have
+//	case err != nil:
+//		exit(1, err) // lists every failing gate, measured value and limit
 //	}
+//
+// Build ctx with signal.NotifyContext, so that Ctrl-C ends the waits and
+// Evaluate stops what the server can stop; docs/evals-and-statistics.md
+// shows the whole program with its exit codes (1 a gate failed, 2 a gate
+// is invalid, 3 the runs could not be judged, 130 interrupted).
 //
 // Evaluate takes any Service, a small interface that *agenta.Client
 // satisfies, so this package imports no HTTP code and a test can pass a

@@ -30,7 +30,9 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/agenta-go/agenta"
@@ -50,24 +52,50 @@ var demoGates = []evals.Gate{
 }
 
 func main() {
-	err := evaluate(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
-	code := exitCode(err)
+	// Ctrl-C or SIGTERM ends ctx: the runs are stopped where the server can
+	// stop them, the report says what was not judged, and the exit is 130.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := evaluate(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	interrupted := ctx.Err() != nil
+	stop()
+	code := exitCode(err, interrupted)
 	if code != 0 {
 		fmt.Fprintln(os.Stderr, "evaluate:", err)
 	}
 	os.Exit(code)
 }
 
-// exitCode tells a failed gate (1) from a run that could not judge (2).
-func exitCode(err error) int {
+// The exit codes, as the agenta command's: CI tells a regression from a
+// typo in a gate, and both from a run that could not be judged.
+const (
+	exitGateFailed  = 1   // a gate failed: the candidate may not replace production
+	exitInvalidGate = 2   // a gate or flag names nothing the run has: fix the command
+	exitNotJudged   = 3   // the runs could not be judged: the service, the network, a failed run
+	exitInterrupted = 130 // SIGINT or SIGTERM
+)
+
+// exitCode maps the error of evaluate to the process's exit code. An
+// invalid gate also matches ErrGateFailed, so it is tested first.
+func exitCode(err error, interrupted bool) int {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.Is(err, evals.ErrInvalidGate):
+		return exitInvalidGate
+	case interrupted:
+		return exitInterrupted
 	case errors.Is(err, evals.ErrGateFailed):
-		return 1
+		return exitGateFailed
+	case errors.As(err, new(usageError)):
+		return exitInvalidGate
 	}
-	return 2
+	return exitNotJudged
 }
+
+// usageError is a flag or gate that could not be read.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
 
 func evaluate(ctx context.Context, args []string, out, progress io.Writer) error {
 	fs := flag.NewFlagSet("evaluate", flag.ContinueOnError)
@@ -100,7 +128,7 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 	csvPath := fs.String("csv", "", "also write one CSV line per scenario to this file")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up after this long")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return usageError{err}
 	}
 	if len(overrides) == 0 {
 		overrides["temperature"] = 0.0
@@ -118,7 +146,7 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 		}
 		poll = 50 * time.Millisecond // the fake's runs take a fraction of a second
 	} else if *appID == "" || *testsetID == "" || len(ids) == 0 || len(gates) == 0 {
-		return errors.New("with AGENTA_HOST set, pass -app, -testset, -evaluators and at least one -gate")
+		return usageError{errors.New("with AGENTA_HOST set, pass -app, -testset, -evaluators and at least one -gate")}
 	} else {
 		*name = fmt.Sprintf("%s-%d", *name, time.Now().Unix()) // earlier runs took the name
 	}
@@ -162,11 +190,12 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 			return &agenta.WaitOptions{Interval: poll, OnStatus: func(s models.Result) { fmt.Fprintf(progress, "%s: %s\n", names[i], s) }}
 		},
 	})
-	if err != nil {
+	if err != nil && len(runs) < 2 {
 		return err // a *evals.RunError names the run and what failed
 	}
 
-	// Judge, then report, whatever the verdict.
+	// Judge, then report, whatever the verdict. Runs cut short (ctx ended,
+	// a run failed) are reported as not judged: their gates fail, saying so.
 	report := evals.NewReport(runs[0], runs[1])
 	verdict := report.Check(gates...)
 	if err := report.WriteMarkdown(out); err != nil {
@@ -177,6 +206,9 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 	}
 	if err := writeFile(*csvPath, report.WriteCSV); err != nil {
 		return err
+	}
+	if err != nil {
+		return err // the *evals.RunError: what was stopped, what may still run
 	}
 	return verdict
 }

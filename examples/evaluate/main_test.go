@@ -9,10 +9,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/agentatest"
@@ -102,7 +104,7 @@ func TestEvaluateGateFails(t *testing.T) {
 	if !errors.Is(err, evals.ErrGateFailed) {
 		t.Fatalf("a warmer candidate names the largest city more often: want a gate failure, got %v", err)
 	}
-	if code := exitCode(err); code != 1 {
+	if code := exitCode(err, false); code != 1 {
 		t.Errorf("exit code %d for a failed gate, want 1", code)
 	}
 	var gateErr *evals.GateError
@@ -158,8 +160,8 @@ func TestEvaluateAgainstAHost(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "-gate") {
 		t.Errorf("without -gate on a real server: want a refusal naming -gate, got %v", err)
 	}
-	if exitCode(err) != 2 {
-		t.Errorf("exit code %d for a refused run, want 2", exitCode(err))
+	if code := exitCode(err, false); code != 2 {
+		t.Errorf("exit code %d for a refused run, want 2", code)
 	}
 	if n := len(srv.Requests()) - before; n != 0 {
 		t.Errorf("a refused run sent %d requests, want none", n)
@@ -198,18 +200,86 @@ func TestEvaluateOnAMid2024Server(t *testing.T) {
 
 func TestExitCode(t *testing.T) {
 	tests := []struct {
-		err  error
-		want int
+		err         error
+		interrupted bool
+		want        int
 	}{
-		{nil, 0},
-		{flag.ErrHelp, 0},
-		{fmt.Errorf("judging: %w", &evals.GateError{Total: 1}), 1},
-		{errors.New("create evaluation: 500"), 2},
+		{nil, false, 0},
+		{flag.ErrHelp, false, 0},
+		{fmt.Errorf("judging: %w", &evals.GateError{Total: 1}), false, 1},
+		{&evals.GateError{Total: 1, Failed: []evals.GateResult{{Invalid: true}}}, false, 2},
+		{usageError{errors.New("flag provided but not defined: -gat")}, false, 2},
+		{errors.New("create evaluation: 500"), false, 3},
+		{&evals.RunError{Err: context.Canceled}, true, 130},
+		{fmt.Errorf("judging: %w", &evals.GateError{Total: 1}), true, 130},
 	}
 	for _, tt := range tests {
-		if got := exitCode(tt.err); got != tt.want {
-			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+		if got := exitCode(tt.err, tt.interrupted); got != tt.want {
+			t.Errorf("exitCode(%v, %v) = %d, want %d", tt.err, tt.interrupted, got, tt.want)
 		}
+	}
+}
+
+// A gate that names an evaluator the run does not have is a typo, exit 2,
+// not a regression (exit 1); the report is written all the same.
+func TestEvaluateInvalidGate(t *testing.T) {
+	t.Setenv("AGENTA_HOST", "")
+	var out, progress bytes.Buffer
+	err := evaluate(context.Background(), []string{"-gate", "Exact mach >= 0.9"}, &out, &progress)
+	if !errors.Is(err, evals.ErrInvalidGate) {
+		t.Fatalf("want an invalid gate, got %v", err)
+	}
+	if code := exitCode(err, false); code != 2 {
+		t.Errorf("exit code %d for a gate naming no evaluator, want 2", code)
+	}
+	if !strings.Contains(out.String(), "Exact mach") {
+		t.Errorf("the report does not show the gate:\n%s", out.String())
+	}
+}
+
+// SIGINT while the runs go on: exit 130, the report written (its gates
+// fail: the runs were not judged), and the error saying which runs may
+// still be running on a server that cannot stop them.
+func TestEvaluateInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the example")
+	}
+	srv := agentatest.NewTestServer(t, agentatest.WithManualEvaluations())
+	d := agentatest.SeedDemo(srv)
+	bin := filepath.Join(t.TempDir(), "evaluate")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	junit := filepath.Join(t.TempDir(), "report.xml")
+	cmd := exec.Command(bin, "-app", d.AppID, "-testset", d.TestsetID, "-evaluators", d.ExactMatchID,
+		"-baseline", d.VariantID, "-gate", "Exact match >= 90%", "-junit", junit, "-timeout", "1m")
+	cmd.Env = append(os.Environ(), "AGENTA_HOST="+srv.URL(), "AGENTA_API_KEY=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Interrupt once both runs exist; the manual fake never starts them.
+	deadline := time.Now().Add(30 * time.Second)
+	for len(srv.RequestsFor(agentatest.OpFetchEvaluationStatus)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "The runs could not be judged") {
+		t.Errorf("the report does not say the runs were not judged:\n%s", stdout.String())
+	}
+	if !strings.Contains(string(readFile(t, junit)), "<failure") {
+		t.Errorf("the JUnit report has no failing gate:\n%s", readFile(t, junit))
+	}
+	if !strings.Contains(stderr.String(), "may still be running on the service") {
+		t.Errorf("the error does not say what may still run:\n%s", stderr.String())
 	}
 }
 
