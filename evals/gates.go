@@ -467,7 +467,7 @@ func notARate(ev Evaluator, label string, candidate Summary, comparison *Compari
 		return ""
 	}
 	if ev.countsEdits() {
-		return fmt.Sprintf("%q is an edit distance, a count of edits, not a rate: write the limit without %%, in edits, such as 2", label)
+		return editsNotARate(label)
 	}
 	if comparison != nil {
 		if d, ok := comparison.Evaluators[ev.ID]; ok {
@@ -481,6 +481,11 @@ func notARate(ev Evaluator, label string, candidate Summary, comparison *Compari
 		}
 	}
 	return ""
+}
+
+// editsNotARate refuses a limit in % on the mean of an edit distance.
+func editsNotARate(label string) string {
+	return fmt.Sprintf("%q is an edit distance, a count of edits, not a rate: write the limit without %%, in edits, such as 2", label)
 }
 
 // GateResult is the outcome of one gate.
@@ -584,11 +589,27 @@ func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []
 
 // wellFormed reports whether the gate's operator, limit and measure are
 // valid, whatever evaluator it names.
-func (g Gate) wellFormed() bool {
+func (g Gate) wellFormed() bool { return g.malformed() == "" }
+
+// malformed says what is wrong with the gate's operator, limit, measure or
+// unit, whatever the runs and the evaluator it names, or "" when nothing.
+func (g Gate) malformed() string {
 	m := g.measure()
-	return g.Op.valid() && !math.IsNaN(g.Limit) && !math.IsInf(g.Limit, 0) && g.AllowFailedRows >= 0 &&
-		(runMeasures[m] || evaluatorMeasures[m]) && (!g.RelativeToBaseline || m == MeasureAppErrors) &&
-		(!g.Percent || percentRefused(m, g.Evaluator) == "")
+	switch {
+	case !g.Op.valid():
+		return fmt.Sprintf("unknown operator %q: want one of >=, >, <=, <", bound(string(g.Op), 10))
+	case math.IsNaN(g.Limit) || math.IsInf(g.Limit, 0):
+		return "the limit is not a finite number"
+	case g.AllowFailedRows < 0:
+		return fmt.Sprintf("a negative number of failed rows allowed (%d)", g.AllowFailedRows)
+	case !runMeasures[m] && !evaluatorMeasures[m]:
+		return fmt.Sprintf("unknown measure %q%s", bound(string(m), 40), suggestion(string(m), allMeasures()))
+	case g.RelativeToBaseline && m != MeasureAppErrors:
+		return "only app_errors takes a limit relative to the baseline"
+	case g.Percent:
+		return percentRefused(m, g.Evaluator)
+	}
+	return ""
 }
 
 // comparesWithBaseline reports whether a gate needs a baseline.
@@ -607,25 +628,10 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 		r.Reason = fmt.Sprintf(format, args...)
 		return r
 	}
-	if !g.Op.valid() {
-		return invalid("unknown operator %q: want one of >=, >, <=, <", bound(string(g.Op), 10))
-	}
-	if math.IsNaN(g.Limit) || math.IsInf(g.Limit, 0) {
-		return invalid("the limit is not a finite number")
-	}
-	if g.AllowFailedRows < 0 {
-		return invalid("a negative number of failed rows allowed (%d)", g.AllowFailedRows)
-	}
-	m := g.measure()
-	if !runMeasures[m] && !evaluatorMeasures[m] {
-		return invalid("unknown measure %q%s", bound(string(m), 40), suggestion(string(m), allMeasures()))
-	}
-	if g.RelativeToBaseline && m != MeasureAppErrors {
-		return invalid("only app_errors takes a limit relative to the baseline")
-	}
-	if reason := percentRefused(m, g.Evaluator); g.Percent && reason != "" {
+	if reason := g.malformed(); reason != "" {
 		return invalid("%s", reason)
 	}
+	m := g.measure()
 	var ev Evaluator
 	if evaluatorMeasures[m] {
 		var ok bool
