@@ -151,7 +151,7 @@ const openAPILimit = 1 << 20
 // /generate body without "x-parameter" (those are the configuration), and
 // for a "dict" input the names in the variant's "inputs" parameter. The
 // app is another server than the service: it gets no credentials, only a
-// plain GET bounded by ctx and 10 s. Documents are shared by URI.
+// plain GET bounded by ctx and 5 s. Documents are shared by URI.
 func (c *Client) appInputs2024(ctx context.Context, v models.AppVariantResponse, byURI map[string][]string) ([]string, error) {
 	if v.URI == "" {
 		return nil, errors.New("the variant has no uri")
@@ -159,7 +159,7 @@ func (c *Client) appInputs2024(ctx context.Context, v models.AppVariantResponse,
 	if got, ok := byURI[v.URI]; ok {
 		return got, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	r, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(v.URI, "/")+"/openapi.json", nil)
 	if err != nil {
