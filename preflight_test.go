@@ -307,3 +307,28 @@ func TestPreflightNotServed(t *testing.T) {
 	require.ErrorIs(t, err, agenta.ErrUnauthorized)
 	assert.False(t, errors.Is(err, agenta.ErrPreflight))
 }
+
+// TestPreflightReads counts the reads a preflight adds, as
+// docs/performance.md states them, from the fake's request log.
+func TestPreflightReads(t *testing.T) {
+	count := func(srv *agentatest.Server) map[agentatest.Operation]int {
+		n := map[agentatest.Operation]int{}
+		for _, r := range srv.Requests() {
+			assert.Contains(t, []string{http.MethodGet, http.MethodPost}, r.Method)
+			n[r.Operation]++
+		}
+		return n
+	}
+	c, srv, demo, _ := fake24(t)
+	_, err := c.Preflight(ctx26(t), request24(demo)) // two variants, two evaluators
+	require.NoError(t, err)
+	assert.Equal(t, map[agentatest.Operation]int{"": 1, // the generation probe
+		agentatest.OpGetTestset: 1, agentatest.OpListAppVariants: 1, agentatest.OpListEvaluatorConfigs: 1}, count(srv))
+
+	c26, srv26, demo26 := fake26(t)
+	_, err = c26.Preflight(ctx26(t), request26(demo26))
+	require.NoError(t, err)
+	assert.Equal(t, map[agentatest.Operation]int{agentatest.OpFetchRun: 1, // the generation probe
+		agentatest.OpRetrieveTestsetRevision: 1, agentatest.OpQueryTestcases: 1,
+		agentatest.OpRetrieveApplicationRevision: 1, agentatest.OpRetrieveEvaluatorRevision: 1}, count(srv26))
+}
