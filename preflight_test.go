@@ -332,3 +332,17 @@ func TestPreflightReads(t *testing.T) {
 		agentatest.OpRetrieveTestsetRevision: 1, agentatest.OpQueryTestcases: 1,
 		agentatest.OpRetrieveApplicationRevision: 1, agentatest.OpRetrieveEvaluatorRevision: 1}, count(srv26))
 }
+
+// TestPreflightLargeTestset checks that a test set too large to read whole
+// skips the column checks, with a note, rather than refusing the run.
+func TestPreflightLargeTestset(t *testing.T) {
+	_, srv, demo, element := fake24(t)
+	c := clientFor(t, srv, agenta.WithResponseLimits(agenta.ResponseLimits{Single: 64}))
+	req := request24(demo)
+	req.VariantIDs = []string{element} // whose input the test set lacks
+	report, err := c.Preflight(ctx26(t), req)
+	require.NoError(t, err)
+	assert.Nil(t, report.Columns)
+	require.NotEmpty(t, report.Skipped)
+	assert.Contains(t, report.Skipped[0].Message, "larger than ResponseLimits.Single")
+}
