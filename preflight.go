@@ -23,11 +23,19 @@ type PreflightError struct {
 	Report *models.PreflightReport
 }
 
-// Error lists the findings, one clause each.
+// maxFindingsShown bounds the findings Error lists: an app's document may
+// name many inputs, and the report holds them all.
+const maxFindingsShown = 10
+
+// Error lists the findings, one clause each, the first ten of them.
 func (e *PreflightError) Error() string {
 	var msgs []string
 	if e.Report != nil {
-		for _, f := range e.Report.Findings {
+		for i, f := range e.Report.Findings {
+			if i == maxFindingsShown {
+				msgs = append(msgs, fmt.Sprintf("and %d more", len(e.Report.Findings)-i))
+				break
+			}
 			msgs = append(msgs, f.Message)
 		}
 	}

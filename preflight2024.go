@@ -57,7 +57,7 @@ func (c *Client) preflight2024(ctx context.Context, req models.PreflightRequest,
 	case err != nil:
 		return nil, err
 	default:
-		byURI := map[string][]string{}
+		byURI := map[string]appDocument{}
 		for _, id := range req.VariantIDs {
 			i := slices.IndexFunc(variants, func(v models.AppVariantResponse) bool { return v.VariantID == id })
 			if i < 0 {
@@ -155,17 +155,33 @@ const openAPILimit = 1 << 20
 // /generate body without "x-parameter" (those are the configuration), and
 // for a "dict" input the names in the variant's "inputs" parameter. The
 // app is another server than the service: it gets no credentials, only a
-// plain GET bounded by ctx and 5 s. Documents are shared by URI.
-func (c *Client) appInputs2024(ctx context.Context, v models.AppVariantResponse, byURI map[string][]string) ([]string, error) {
+// plain GET bounded by ctx and 5 s. Each URI is read once.
+func (c *Client) appInputs2024(ctx context.Context, v models.AppVariantResponse, byURI map[string]appDocument) ([]string, error) {
 	if v.URI == "" {
 		return nil, errors.New("the variant has no uri")
 	}
-	if got, ok := byURI[v.URI]; ok {
-		return got, nil
+	doc, ok := byURI[v.URI]
+	if !ok {
+		doc.openAPI, doc.err = readOpenAPI(ctx, v.URI)
+		byURI[v.URI] = doc
 	}
+	if doc.err != nil {
+		return nil, doc.err
+	}
+	return doc.openAPI.inputs(v.Parameters)
+}
+
+// appDocument is an app's OpenAPI document as read, or why it was not.
+type appDocument struct {
+	openAPI *openAPI2024
+	err     error
+}
+
+// readOpenAPI reads {uri}/openapi.json with a plain client of its own.
+func readOpenAPI(ctx context.Context, uri string) (*openAPI2024, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	r, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(v.URI, "/")+"/openapi.json", nil)
+	r, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(uri, "/")+"/openapi.json", nil)
 	if err != nil {
 		return nil, errors.New("the variant's uri is not a URL")
 	}
@@ -181,12 +197,7 @@ func (c *Client) appInputs2024(ctx context.Context, v models.AppVariantResponse,
 	if err := json.NewDecoder(io.LimitReader(resp.Body, openAPILimit)).Decode(&doc); err != nil {
 		return nil, errors.New("the app's document is not the JSON of an OpenAPI document (or is over 1 MiB)")
 	}
-	inputs, err := doc.inputs(v.Parameters)
-	if err != nil {
-		return nil, err
-	}
-	byURI[v.URI] = inputs
-	return inputs, nil
+	return &doc, nil
 }
 
 // openAPI2024 is what appInputs2024 reads of an app's OpenAPI document.

@@ -346,3 +346,16 @@ func TestPreflightLargeTestset(t *testing.T) {
 	require.NotEmpty(t, report.Skipped)
 	assert.Contains(t, report.Skipped[0].Message, "larger than ResponseLimits.Single")
 }
+
+// TestPreflightErrorBounded checks that the error lists ten findings and
+// counts the rest: an app's document may name any number of inputs.
+func TestPreflightErrorBounded(t *testing.T) {
+	report := &models.PreflightReport{}
+	for i := range 12 {
+		report.Findings = append(report.Findings, models.PreflightFinding{Problem: models.PreflightMissingInput,
+			Message: "finding " + string(rune('a'+i))})
+	}
+	msg := (&agenta.PreflightError{Report: report}).Error()
+	assert.Contains(t, msg, "finding j; and 2 more")
+	assert.NotContains(t, msg, "finding k")
+}
