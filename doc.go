@@ -162,6 +162,9 @@
 //	                   the operations, one file per API area; a 2024
 //	                   operation's 2026 form sits beside it or in
 //	                   evaluations2026.go; run_rows.go joins a 2026 run's rows
+//	preflight.go, preflight2024.go, preflight2026.go
+//	                   the checks before an evaluation is created: the call
+//	                   and its judging, and each generation's reads
 //
 // docs/design.md has the floors, how they are measured, and the numbers.
 //

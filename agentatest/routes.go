@@ -149,6 +149,9 @@ func (s *Server) route(r *http.Request) route {
 		}
 		return route{kind: routeOperation, op: op, handle: h}
 	}
+	if rt, ok := s.routeLists2024(r, segs); ok {
+		return rt
+	}
 	switch {
 	case len(segs) == 1 && segs[0] == "evaluations":
 		return post(OpCreateEvaluation, s.handleCreateEvaluation)

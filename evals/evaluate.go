@@ -94,7 +94,10 @@ const stopTimeout = 10 * time.Second
 // *agenta.Client does (DetectGeneration), does so first, with one read: a
 // script that calls Evaluate runs unchanged against a mid-2024 server and
 // a 2026 one (Agenta v0.96 and later), where each variant becomes a run of
-// its own, its rows paired with the baseline's by test case.
+// its own, its rows paired with the baseline's by test case. A Service
+// that has a preflight, as *agenta.Client does (Preflight), runs it next:
+// a wrong id or a missing column ends Evaluate before anything is created,
+// with its error (for *agenta.Client, a *agenta.PreflightError).
 func Evaluate[W any](ctx context.Context, svc Service[W], req models.NewEvaluation, opts W) ([]Run, error) {
 	return EvaluateWith(ctx, svc, req, EvaluateOptions[W]{
 		Wait: func(int, models.Evaluation) W { return opts },
@@ -120,6 +123,11 @@ func EvaluateWith[W any](ctx context.Context, svc Service[W], req models.NewEval
 		// request.
 		if err := d.DetectGeneration(ctx); err != nil && req.LMProvidersKeys.Len() > 0 {
 			return nil, fmt.Errorf("evals: Evaluate: provider keys are sent only once the server's API is known: %w", err)
+		}
+	}
+	if p, ok := any(svc).(preflighter); ok {
+		if _, err := p.Preflight(ctx, req.PreflightRequest()); err != nil {
+			return nil, err
 		}
 	}
 	created, err := svc.CreateEvaluation(ctx, req)

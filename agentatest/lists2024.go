@@ -1,0 +1,113 @@
+package agentatest
+
+import (
+	"cmp"
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// The mid-2024 reads that agenta.Client.Preflight makes before it creates:
+// a test set by id, an app's variants and an app's evaluator configs,
+// answered as the mid-2024 service answers them.
+
+// The operations of the reads a preflight makes.
+const (
+	// OpGetTestset is GET /testsets/{id}/: the test set with its rows, or
+	// 404 {"detail":"404: testset not found"}.
+	OpGetTestset Operation = "get_single_testset"
+	// OpListAppVariants is GET /apps/{app_id}/variants/: the app's
+	// variants, [] for an unknown app.
+	OpListAppVariants Operation = "list_app_variants"
+	// OpListEvaluatorConfigs is GET /evaluators/configs/?app_id=: the
+	// evaluator configs, [] for an unknown app.
+	OpListEvaluatorConfigs Operation = "get_evaluator_configs"
+)
+
+// routeLists2024 matches the reads of this file.
+func (s *Server) routeLists2024(r *http.Request, segs []string) (route, bool) {
+	get := func(op Operation, h handler, id string) (route, bool) {
+		if r.Method != http.MethodGet {
+			return route{kind: routeMethodNotAllowed, allow: "GET"}, true
+		}
+		return route{kind: routeOperation, op: op, handle: h, id: id}, true
+	}
+	switch {
+	case len(segs) == 2 && segs[0] == "testsets":
+		return get(OpGetTestset, s.handleGetTestset, segs[1])
+	case len(segs) == 3 && segs[0] == "apps" && segs[2] == "variants":
+		return get(OpListAppVariants, s.handleListAppVariants, segs[1])
+	case len(segs) == 2 && segs[0] == "evaluators" && segs[1] == "configs":
+		return get(OpListEvaluatorConfigs, s.handleListEvaluatorConfigs, "")
+	}
+	return route{}, false
+}
+
+func (s *Server) handleGetTestset(c *call) answer {
+	if !s.wellFormed(c.id) {
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := find(s, s.testsets, c.id)
+	if !ok {
+		return detailAnswer(http.StatusNotFound, "404: testset not found")
+	}
+	rows := make([]any, len(t.Rows))
+	for i, row := range t.Rows {
+		rows[i] = row
+	}
+	now := s.pythonTime(s.clock())
+	return jsonAnswer(http.StatusOK, object{{"id", t.ID}, {"name", t.Name}, {"csvdata", rows}, {"created_at", now}, {"updated_at", now}})
+}
+
+func (s *Server) handleListAppVariants(c *call) answer {
+	if !s.wellFormed(c.id) {
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := []any{}
+	app, ok := find(s, s.apps, c.id)
+	if !ok {
+		return jsonAnswer(http.StatusOK, list)
+	}
+	var variants []*variantRecord
+	for _, v := range s.variants {
+		if v.appID == app.ID {
+			variants = append(variants, v)
+		}
+	}
+	slices.SortFunc(variants, func(a, b *variantRecord) int { return cmp.Compare(a.order, b.order) })
+	for _, v := range variants {
+		list = append(list, s.variantWire(v))
+	}
+	return jsonAnswer(http.StatusOK, list)
+}
+
+// handleListEvaluatorConfigs answers every config for a known app: the
+// fake's configs belong to no app in particular.
+func (s *Server) handleListEvaluatorConfigs(c *call) answer {
+	q, refused, ok := s.readQuery(c, "app_id")
+	if !ok {
+		return refused
+	}
+	if strings.TrimSpace(q["app_id"]) == "" || !s.wellFormed(q["app_id"]) {
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := []any{}
+	if _, ok := find(s, s.apps, q["app_id"]); !ok {
+		return jsonAnswer(http.StatusOK, list)
+	}
+	var configs []*evaluatorRecord
+	for _, e := range s.evaluators {
+		configs = append(configs, e)
+	}
+	slices.SortFunc(configs, func(a, b *evaluatorRecord) int { return cmp.Compare(a.order, b.order) })
+	for _, e := range configs {
+		list = append(list, s.evaluatorWire(e))
+	}
+	return jsonAnswer(http.StatusOK, list)
+}
