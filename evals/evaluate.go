@@ -62,6 +62,12 @@ type EvaluateOptions[W any] struct {
 	// over scenarios to read them; an error it returns, or one the stream
 	// yielded, ends EvaluateWith with a *RunError naming the run.
 	Scenarios func(run int, finished models.Evaluation, scenarios iter.Seq2[models.EvaluationScenario, error]) error
+	// Gates, if set, are the gates the runs will be judged by: they are
+	// resolved (ResolveGates) against the evaluators the preflight reads,
+	// before anything is created, so that a gate naming an evaluator the
+	// evaluation lacks, or a mistyped measure, costs no run. The error is
+	// then the *GateError (ErrInvalidGate). Check still judges the runs.
+	Gates []Gate
 }
 
 // stopTimeout bounds each StopEvaluation call made after ctx ended.
@@ -125,10 +131,8 @@ func EvaluateWith[W any](ctx context.Context, svc Service[W], req models.NewEval
 			return nil, fmt.Errorf("evals: Evaluate: provider keys are sent only once the server's API is known: %w", err)
 		}
 	}
-	if p, ok := any(svc).(preflighter); ok {
-		if _, err := p.Preflight(ctx, req.PreflightRequest()); err != nil {
-			return nil, err
-		}
+	if err := preflight(ctx, svc, req, opts.Gates); err != nil {
+		return nil, err
 	}
 	created, err := svc.CreateEvaluation(ctx, req)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -388,4 +389,49 @@ func TestEvaluateKeepsProviderKeysFromAnUnknownServer(t *testing.T) {
 	_, err = evals.Evaluate(context.Background(), svc, request, "")
 	require.NoError(t, err)
 	assert.Equal(t, 1, svc.creates)
+}
+
+// A gate naming an evaluator the evaluation lacks, or a mistyped measure,
+// ends EvaluateWith before anything is created (issue 26); gates that
+// resolve let it run.
+func TestEvaluateResolvesGatesBeforeCreating(t *testing.T) {
+	srv, demo, client := demoClient(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, text := range []string{"Exact mach >= 0.9", "wrose(Exact match) <= 0"} {
+		gate, err := evals.ParseGate(text)
+		require.NoError(t, err)
+		_, err = evals.EvaluateWith(ctx, client, demoRequest(demo, demo.VariantID),
+			evals.EvaluateOptions[*agenta.WaitOptions]{Gates: []evals.Gate{evals.MaxAppErrors(0), gate}})
+		require.ErrorIs(t, err, evals.ErrInvalidGate, text)
+		assert.Contains(t, err.Error(), "did you mean", text)
+	}
+	assert.Empty(t, srv.RequestsFor(agentatest.OpCreateEvaluation), "nothing created for an invalid gate")
+
+	runs, err := evals.EvaluateWith(ctx, client, demoRequest(demo, demo.VariantID), evals.EvaluateOptions[*agenta.WaitOptions]{
+		Gates: []evals.Gate{evals.MinMean("Exact match", 0.5), evals.MaxWorseRows("Edit distance", 0)},
+		Wait:  func(int, models.Evaluation) *agenta.WaitOptions { return fastWait },
+	})
+	require.NoError(t, err)
+	assert.Len(t, runs, 1)
+}
+
+// A Service with no preflight: the gates' evaluators cannot be checked,
+// the rest of each gate can.
+func TestEvaluateResolvesWhatItCanWithoutPreflight(t *testing.T) {
+	_, demo, client := demoClient(t)
+	svc := struct {
+		evals.Service[*agenta.WaitOptions]
+	}{client} // hides Preflight
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := evals.EvaluateWith(ctx, svc, demoRequest(demo, demo.VariantID), evals.EvaluateOptions[*agenta.WaitOptions]{
+		Gates: []evals.Gate{{Evaluator: "Exact match", Op: ">=", Limit: math.NaN()}},
+	})
+	require.ErrorIs(t, err, evals.ErrInvalidGate)
+	_, err = evals.EvaluateWith(ctx, svc, demoRequest(demo, demo.VariantID), evals.EvaluateOptions[*agenta.WaitOptions]{
+		Gates: []evals.Gate{evals.MinMean("No such evaluator", 0.5)},
+		Wait:  func(int, models.Evaluation) *agenta.WaitOptions { return fastWait },
+	})
+	require.NoError(t, err)
 }

@@ -13,3 +13,35 @@ import (
 type preflighter interface {
 	Preflight(ctx context.Context, req models.PreflightRequest) (*models.PreflightReport, error)
 }
+
+// preflight runs svc's preflight, where it has one, and resolves gates
+// against the evaluators it read; without a preflight, only what needs no
+// evaluator (operator, limit, measure, unit) is checked.
+func preflight[W any](ctx context.Context, svc Service[W], req models.NewEvaluation, gates []Gate) error {
+	p, ok := any(svc).(preflighter)
+	if !ok {
+		return ResolveGates(nil, wellFormedOnly(gates)...)
+	}
+	report, err := p.Preflight(ctx, req.PreflightRequest())
+	if err != nil || len(gates) == 0 {
+		return err
+	}
+	evaluators := make([]Evaluator, len(report.Evaluators))
+	for i, config := range report.Evaluators {
+		evaluators[i] = EvaluatorOf(config)
+	}
+	return ResolveGates(evaluators, gates...)
+}
+
+// wellFormedOnly drops the well-formed gates that name an evaluator, which
+// nothing can check without the evaluators: ResolveGates checks the rest.
+func wellFormedOnly(gates []Gate) []Gate {
+	out := make([]Gate, 0, len(gates))
+	for _, g := range gates {
+		if evaluatorMeasures[g.measure()] && g.malformed() == "" {
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}

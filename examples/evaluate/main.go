@@ -3,7 +3,10 @@
 // waits for both runs, compares the candidate with production row by row
 // (package evals), checks the gates and writes the report: Markdown on
 // stdout, JUnit XML and CSV to files when asked. It exits with status 1
-// when a gate fails, 2 on any other error.
+// when a gate fails; 2 when a gate, flag or id is wrong (found before any
+// evaluation is created); 3 when the runs could not be judged; 130 on
+// SIGINT or SIGTERM, after stopping what the server can stop and writing
+// the report of the runs cut short.
 //
 // Run as is, it uses an embedded fake of the service loaded with demo data:
 //
@@ -87,6 +90,13 @@ func exitCode(err error, interrupted bool) int {
 	case errors.Is(err, evals.ErrGateFailed):
 		return exitGateFailed
 	case errors.As(err, new(usageError)):
+		return exitInvalidGate
+	}
+	// The preflight found the evaluation misconfigured before creating it:
+	// a wrong id is the command line's fault, a test set without the app's
+	// input fails as the mid-2024 service's run would.
+	var pre *agenta.PreflightError
+	if errors.As(err, &pre) && pre.Report.Has(models.PreflightNotFound) {
 		return exitInvalidGate
 	}
 	return exitNotJudged
@@ -186,6 +196,7 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 		AppID: *appID, VariantIDs: []string{production.VariantID, candidate.VariantID},
 		EvaluatorConfigIDs: ids, TestsetID: *testsetID, RateLimit: models.DefaultRateLimit(),
 	}, evals.EvaluateOptions[*agenta.WaitOptions]{
+		Gates: gates, // resolved before anything is created: a typo costs no run
 		Wait: func(i int, _ models.Evaluation) *agenta.WaitOptions {
 			return &agenta.WaitOptions{Interval: poll, OnStatus: func(s models.Result) { fmt.Fprintf(progress, "%s: %s\n", names[i], s) }}
 		},

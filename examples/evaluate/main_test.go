@@ -19,6 +19,7 @@ import (
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/agentatest"
 	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/models"
 )
 
 // Not parallel: the program reads and sets AGENTA_HOST.
@@ -210,6 +211,8 @@ func TestExitCode(t *testing.T) {
 		{&evals.GateError{Total: 1, Failed: []evals.GateResult{{Invalid: true}}}, false, 2},
 		{usageError{errors.New("flag provided but not defined: -gat")}, false, 2},
 		{errors.New("create evaluation: 500"), false, 3},
+		{&agenta.PreflightError{Report: &models.PreflightReport{Findings: []models.PreflightFinding{{Problem: models.PreflightNotFound}}}}, false, 2},
+		{&agenta.PreflightError{Report: &models.PreflightReport{Findings: []models.PreflightFinding{{Problem: models.PreflightMissingInput}}}}, false, 3},
 		{&evals.RunError{Err: context.Canceled}, true, 130},
 		{fmt.Errorf("judging: %w", &evals.GateError{Total: 1}), true, 130},
 	}
@@ -221,19 +224,23 @@ func TestExitCode(t *testing.T) {
 }
 
 // A gate that names an evaluator the run does not have is a typo, exit 2,
-// not a regression (exit 1); the report is written all the same.
+// not a regression (exit 1), found before any evaluation is created.
 func TestEvaluateInvalidGate(t *testing.T) {
-	t.Setenv("AGENTA_HOST", "")
+	srv := agentatest.NewTestServer(t)
+	d := agentatest.SeedDemo(srv)
+	t.Setenv("AGENTA_HOST", srv.URL())
+	t.Setenv("AGENTA_API_KEY", "")
 	var out, progress bytes.Buffer
-	err := evaluate(context.Background(), []string{"-gate", "Exact mach >= 0.9"}, &out, &progress)
-	if !errors.Is(err, evals.ErrInvalidGate) {
-		t.Fatalf("want an invalid gate, got %v", err)
+	err := evaluate(context.Background(), []string{"-app", d.AppID, "-testset", d.TestsetID, "-evaluators", d.ExactMatchID,
+		"-baseline", d.VariantID, "-gate", "Exact mach >= 0.9"}, &out, &progress)
+	if !errors.Is(err, evals.ErrInvalidGate) || !strings.Contains(err.Error(), `did you mean "Exact match"?`) {
+		t.Fatalf("want an invalid gate with a suggestion, got %v", err)
 	}
 	if code := exitCode(err, false); code != 2 {
 		t.Errorf("exit code %d for a gate naming no evaluator, want 2", code)
 	}
-	if !strings.Contains(out.String(), "Exact mach") {
-		t.Errorf("the report does not show the gate:\n%s", out.String())
+	if n := len(srv.RequestsFor(agentatest.OpCreateEvaluation)); n != 0 {
+		t.Errorf("%d evaluations created for a gate typo, want none", n)
 	}
 }
 
