@@ -66,8 +66,9 @@ type call struct {
 	// the call that reuses this one.
 	wrote *atomic.Bool
 	last  error // the last answer before a retry
-	// kept is the last attempt's answer when checkRetry read it and then
-	// declined the retry: go-retryablehttp hands back a body already read.
+	// kept is the call's error when checkRetry read the last attempt's
+	// answer and then declined the retry (the answer, or the context's end
+	// with it): go-retryablehttp then hands back a body already read.
 	kept    error
 	ctx     context.Context // the caller's, to tell its end from the attempt's timeout
 	body    *answerBody     // the 2xx answer, as the decoders read it
@@ -281,7 +282,15 @@ func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 			// answer spends the time the wait would have had.
 			st.last = st.readError(resp)
 		}
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < st.wait || ctx.Err() != nil {
+		switch deadline, ok := ctx.Deadline(); {
+		case ctx.Err() != nil:
+			// The context ended the read: that is the error, with the
+			// answer as far as it came.
+			retry = false
+			if resp != nil {
+				st.kept = st.transportError(ctx.Err())
+			}
+		case ok && time.Until(deadline) < st.wait:
 			retry = false
 			if resp != nil {
 				st.kept = st.last

@@ -6,6 +6,7 @@ package agenta_test
 // did.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -326,4 +327,37 @@ func gate26(t *testing.T, spec string) evals.Gate {
 	g, err := evals.ParseGate(spec)
 	require.NoError(t, err)
 	return g
+}
+
+// evals.Evaluate stops the runs it gives up on where the server can: a
+// 2026 server is asked to stop each (issue 26), a mid-2024 one says it
+// cannot, once.
+func TestEvaluateStopsRunsOnCancel(t *testing.T) {
+	c, srv, demo := fake26(t, agentatest.WithManualEvaluations())
+	ctx, cancel := context.WithCancel(ctx26(t))
+	req := models.NewEvaluation{AppID: demo.ApplicationID, VariantIDs: []string{demo.VariantID, demo.VariantID},
+		TestsetID: demo.TestsetID, EvaluatorConfigIDs: []string{demo.EvaluatorID}, RateLimit: models.DefaultRateLimit()}
+	runs, err := evals.EvaluateWith(ctx, c, req, evals.EvaluateOptions[*agenta.WaitOptions]{
+		Created: func([]models.Evaluation) { cancel() },
+	})
+	var runErr *evals.RunError
+	require.ErrorAs(t, err, &runErr)
+	require.Len(t, runs, 2)
+	assert.Equal(t, []string{runs[0].Evaluation.ID, runs[1].Evaluation.ID}, runErr.Stopped)
+	assert.Empty(t, runErr.Unfinished)
+	assert.Len(t, srv.RequestsFor(agentatest.OpStopSimpleEvaluation), 2)
+	assert.Contains(t, err.Error(), "asked the service to stop evaluations")
+
+	srv24 := agentatest.NewTestServer(t, agentatest.WithManualEvaluations())
+	d := agentatest.SeedDemo(srv24)
+	c24 := clientFor(t, srv24)
+	ctx, cancel = context.WithCancel(ctx26(t))
+	_, err = evals.EvaluateWith(ctx, c24, models.NewEvaluation{AppID: d.AppID, VariantIDs: []string{d.VariantID, d.VerboseVariantID},
+		TestsetID: d.TestsetID, EvaluatorConfigIDs: d.EvaluatorConfigIDs(), RateLimit: models.DefaultRateLimit()},
+		evals.EvaluateOptions[*agenta.WaitOptions]{Created: func([]models.Evaluation) { cancel() }})
+	require.ErrorAs(t, err, &runErr)
+	assert.Len(t, runErr.Unfinished, 2)
+	assert.Empty(t, runErr.Stopped)
+	assert.ErrorIs(t, runErr.StopErr, agenta.ErrCannotStop)
+	assert.Equal(t, 1, strings.Count(err.Error(), "no route to stop"), err.Error())
 }

@@ -41,8 +41,9 @@
 // fake. EvaluateWith adds hooks: per-run wait options, and a consumer of
 // each run's scenarios as they stream, for runs too large to hold. When a
 // run fails, or ctx ends, the *RunError names the run and the runs that may
-// still be running: the service has no route to stop a run, so Evaluate
-// stops them only through a Service that is also a Stopper.
+// still be running: Evaluate stops them through a Service that is also a
+// Stopper, as *agenta.Client is on a 2026 server (a mid-2024 one has no
+// route to stop a run).
 //
 // The finished Evaluation names the variant and, in its aggregated
 // results, the evaluator configs, so reports and gates use evaluator names

@@ -79,7 +79,8 @@ type RunError struct {
 	Step string
 	// Err is the failure, as the service (or the Scenarios hook) returned it.
 	Err error
-	// Stopped lists the evaluations Evaluate stopped when it gave up.
+	// Stopped lists the evaluations Evaluate asked the service to stop
+	// when it gave up, and the service agreed to.
 	Stopped []string
 	// Unfinished lists the evaluations Evaluate started, did not see end
 	// and could not stop: they may still be running on the service.
@@ -93,7 +94,8 @@ func (e *RunError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "evals: evaluation %s (%s, run %d of %d): %s: %v", bound(e.EvaluationID, 80), bound(e.Variant, 120), e.Run+1, e.Runs, e.Step, e.Err)
 	if len(e.Stopped) > 0 {
-		fmt.Fprintf(&b, "; stopped %s", idList(e.Stopped))
+		// On v0.113 a stop flags the run; rows already dispatched still run.
+		fmt.Fprintf(&b, "; asked the service to stop %s", idList(e.Stopped))
 	}
 	if len(e.Unfinished) > 0 {
 		fmt.Fprintf(&b, "; %s may still be running on the service", idList(e.Unfinished))

@@ -32,11 +32,10 @@ type generationDetector interface {
 }
 
 // Stopper is a Service that can stop a run it started. Evaluate stops, with
-// it, the runs it gives up on. Neither the published interface nor the
-// mid-2024 service has a route that stops a run (that service's DELETE
-// /evaluations/ deletes the records, and its worker runs on), so
-// *agenta.Client is not a Stopper; a Service for a server that can stop a
-// run (today's Agenta has POST /simple/evaluations/{id}/stop) may be.
+// it, the runs it gives up on. *agenta.Client is one: on a 2026 server it
+// stops the run (POST /simple/evaluations/{id}/stop), and on a mid-2024
+// one, which has no such route, its StopEvaluation returns an error
+// matching errors.ErrUnsupported, and the runs are listed as unfinished.
 type Stopper interface {
 	StopEvaluation(ctx context.Context, evaluationID string) error
 }
@@ -92,9 +91,10 @@ const stopTimeout = 10 * time.Second
 // NewReport shows): errors.Is(err, agenta.ErrEvaluationFailed) tells a run
 // that failed on the service, errors.Is(err, context.DeadlineExceeded) a
 // wait that ctx ended. Evaluate then stops the runs it started and did not
-// see end, where svc can (a Stopper); *agenta.Client cannot, since the
-// service has no route for it, so RunError.Unfinished lists the runs that
-// may still be running there. Bound the whole call with ctx.
+// see end, where svc can (a Stopper, as *agenta.Client is on a 2026
+// server); RunError.Unfinished lists the runs that may still be running
+// there, as on a mid-2024 server, which has no route to stop one. Bound
+// the whole call with ctx.
 //
 // A Service that can detect its server's API generation, as
 // *agenta.Client does (DetectGeneration), does so first, with one read: a
@@ -219,11 +219,17 @@ func giveUp[W any](ctx context.Context, svc Service[W], runs []Run, i, first int
 			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
 			stopErr := stopper.StopEvaluation(stopCtx, id)
 			cancel()
-			if stopErr == nil {
+			switch {
+			case stopErr == nil:
 				e.Stopped = append(e.Stopped, id)
 				continue
+			case errors.Is(stopErr, errors.ErrUnsupported):
+				// The server cannot stop any run: say so once.
+				canStop = false
+				e.StopErr = stopErr
+			default:
+				e.StopErr = errors.Join(e.StopErr, fmt.Errorf("stop evaluation %s: %w", bound(id, 80), stopErr))
 			}
-			e.StopErr = errors.Join(e.StopErr, fmt.Errorf("stop evaluation %s: %w", bound(id, 80), stopErr))
 		}
 		e.Unfinished = append(e.Unfinished, id)
 	}

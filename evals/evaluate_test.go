@@ -23,6 +23,9 @@ import (
 // it as it is; this stops compiling if either changes.
 var _ evals.Service[*agenta.WaitOptions] = (*agenta.Client)(nil)
 
+// And it stops the runs Evaluate gives up on, where the server can.
+var _ evals.Stopper = (*agenta.Client)(nil)
+
 // fastWait polls the fake quickly: its runs take a fraction of a second.
 var fastWait = &agenta.WaitOptions{Interval: 10 * time.Millisecond}
 
