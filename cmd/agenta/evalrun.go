@@ -375,7 +375,7 @@ func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
 				if !t.stdout && !t.inPlace {
 					// Never leave an earlier run's report as if it were
 					// this run's.
-					_ = os.Remove(t.path)
+					_ = os.Remove(t.file)
 				}
 				continue
 			}

@@ -17,7 +17,11 @@ import (
 // before any evaluation is created.
 type reportTarget struct {
 	flag string // --junit, --csv, --json or --markdown
-	path string // as given
+	path string // as given, for messages
+	// file is the file written and compared: path, or the file a link at
+	// path leads to, so that the link's target is replaced, never the
+	// link (which would leave an earlier run's report behind it).
+	file string
 	// stdout says the path is "-": the report goes to standard output,
 	// and the tables to standard error.
 	stdout bool
@@ -109,18 +113,26 @@ func (t *reportTarget) check() error {
 		// "--junit --csv out.csv" gives --junit the value "--csv".
 		return usageErrorf("%s %s: looks like a flag, not a file name (write ./%s for a file of that name)", t.flag, path, path)
 	}
-	info, err := os.Stat(t.path)
+	file, err := followLinks(t.path)
+	if err != nil {
+		return usageErrorf("%s %s: %v", t.flag, path, errorReason(err))
+	}
+	t.file = file
+	info, err := os.Stat(file)
 	switch {
 	case err == nil && info.IsDir():
 		return usageErrorf("%s %s: is a directory; give a file name", t.flag, path)
-	case err == nil && !info.Mode().IsRegular():
-		// A device or a pipe is written as it is.
-		t.inPlace = true
+	case err == nil && isDevNull(info):
+		t.inPlace = true // a temporary file cannot be renamed over it
 		return nil
+	case err == nil && !info.Mode().IsRegular():
+		// Opening a pipe that nothing reads blocks for ever, and no
+		// deadline or signal reaches a blocked open.
+		return usageErrorf("%s %s: is %s, which the report could block on; give a file, or - for standard output", t.flag, path, fileKind(info.Mode()))
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return usageErrorf("%s %s: %v", t.flag, path, errorReason(err))
 	}
-	dir := filepath.Dir(t.path)
+	dir := filepath.Dir(file)
 	info, err = os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -131,7 +143,7 @@ func (t *reportTarget) check() error {
 		return usageErrorf("%s %s: %s is not a directory", t.flag, path, text.Clip(dir, 200))
 	}
 	// The report is written to a temporary file beside it: try one now.
-	probe, err := os.CreateTemp(dir, "."+filepath.Base(t.path)+".*.tmp")
+	probe, err := os.CreateTemp(dir, "."+filepath.Base(file)+".*.tmp")
 	if err != nil {
 		return usageErrorf("%s %s: cannot write in %s: %v", t.flag, path, text.Clip(dir, 200), errorReason(err))
 	}
@@ -150,13 +162,13 @@ func (t reportTarget) sameFile(u reportTarget) (bool, error) {
 		}
 		return false, nil
 	}
-	a, errA := filepath.Abs(t.path)
-	b, errB := filepath.Abs(u.path)
+	a, errA := filepath.Abs(t.file)
+	b, errB := filepath.Abs(u.file)
 	if errA == nil && errB == nil && a == b {
 		return true, nil
 	}
-	x, errX := os.Stat(t.path)
-	y, errY := os.Stat(u.path)
+	x, errX := os.Stat(t.file)
+	y, errY := os.Stat(u.file)
 	return errX == nil && errY == nil && os.SameFile(x, y), nil
 }
 
@@ -182,9 +194,9 @@ func (t reportTarget) fileDescription() string {
 // regular file (see writeFile), as it is for a device or a pipe.
 func (t reportTarget) writeTo(write func(io.Writer) error) error {
 	if !t.inPlace {
-		return writeFile(t.path, write)
+		return writeFile(t.file, write)
 	}
-	f, err := os.OpenFile(t.path, os.O_WRONLY, 0)
+	f, err := os.OpenFile(t.file, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -222,4 +234,46 @@ func escapedJSON(write func(io.Writer) error) func(io.Writer) error {
 		}
 		return j.Flush()
 	}
+}
+
+// followLinks returns the file a path names once its symbolic links are
+// followed, the last one even when its target does not exist yet (a link
+// to a report a first run has still to write). A loop of links is an
+// error.
+func followLinks(path string) (string, error) {
+	for range 40 { // as Linux's own limit on links in a path
+		info, err := os.Lstat(path)
+		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	return "", errors.New("too many levels of symbolic links")
+}
+
+// isDevNull reports whether info is the null device, the one device a
+// report is written to as it is: a write there never blocks.
+func isDevNull(info fs.FileInfo) bool {
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(info, null)
+}
+
+// fileKind names what a path that is no regular file is, for messages.
+func fileKind(mode fs.FileMode) string {
+	switch {
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }
