@@ -3,6 +3,7 @@ package evals
 import (
 	"encoding/csv"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/agenta-go/agenta/internal/text"
@@ -89,8 +90,8 @@ func inert(record []string) []string {
 }
 
 func optional(x float64, ok bool) string {
-	if !ok {
+	if !ok || math.IsNaN(x) || math.IsInf(x, 0) {
 		return ""
 	}
-	return formatExact(x)
+	return pythonRepr(x) // as the service wrote it
 }

@@ -82,6 +82,10 @@ func (d *distributionAccumulator) distribution() Distribution {
 		return Distribution{}
 	}
 	sum := d.sum + d.carry
+	if math.IsNaN(sum) {
+		// An overflow: the sum is ±Inf, its compensation ∓Inf.
+		sum = d.sum
+	}
 	return Distribution{
 		Count: d.count,
 		Sum:   sum,

@@ -24,15 +24,6 @@ func formatNumber(x float64) string {
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
 
-// formatExact renders a number for machines (CSV, JSON): every digit, or
-// "" when it does not exist.
-func formatExact(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return ""
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
-}
-
 // formatPercent renders a proportion as a percentage with one decimal.
 func formatPercent(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {

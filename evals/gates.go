@@ -573,7 +573,13 @@ func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []
 			// reason, whatever the gate names.
 			r.Measured, r.Reason, r.Invalid, r.Detail = math.NaN(), bound(oneLine(failure.Error()), 500), false, ""
 		}
-		if r.Reason == "" && !math.IsNaN(r.Measured) && !math.IsInf(r.Measured, 0) {
+		switch {
+		case r.Reason != "":
+		case math.IsInf(r.Measured, 0):
+			r.Reason = "the measure is infinite: the values are too large to add up in a float64 (beyond ±1.8e308)"
+		case math.IsNaN(r.Measured):
+			r.Reason = "the measure is not a number: its values overflow a float64 (beyond ±1.8e308)"
+		default:
 			r.Passed = g.Op.holds(r.Measured, r.Limit)
 		}
 		results[i] = r

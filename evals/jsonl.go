@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
+	"math"
+	"strconv"
+	"strings"
 
 	"github.com/agenta-go/agenta/models"
 )
@@ -18,8 +21,8 @@ type jsonLine struct {
 	Expected     string            `json:"expected"`
 	Output       string            `json:"output"`
 	AppError     *string           `json:"app_error"`
-	Cost         *float64          `json:"cost"`
-	Latency      *float64          `json:"latency"`
+	Cost         *serverNumber     `json:"cost"`
+	Latency      *serverNumber     `json:"latency"`
 	Results      []jsonResult      `json:"results"`
 }
 
@@ -74,10 +77,10 @@ func newJSONLine(variant string, row int, s models.EvaluationScenario, cat catal
 		line.AppError = &msg
 	}
 	if c, ok := s.Cost(); ok {
-		line.Cost = &c
+		line.Cost = (*serverNumber)(&c)
 	}
 	if l, ok := s.Latency(); ok {
-		line.Latency = &l
+		line.Latency = (*serverNumber)(&l)
 	}
 	for _, res := range s.Results {
 		jr := jsonResult{
@@ -96,4 +99,35 @@ func newJSONLine(variant string, row int, s models.EvaluationScenario, cat catal
 		line.Results = append(line.Results, jr)
 	}
 	return line
+}
+
+// serverNumber is a number the service sent, written as the service's
+// Python writes it (repr of a float): 1e-05, not encoding/json's 0.00001,
+// and 2.0 for a whole one, so that a report keeps the server's spelling.
+type serverNumber float64
+
+// MarshalJSON writes Python's repr of the float; a value JSON cannot hold
+// (the service never sends one) is null.
+func (n serverNumber) MarshalJSON() ([]byte, error) {
+	x := float64(n)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return []byte("null"), nil
+	}
+	return []byte(pythonRepr(x)), nil
+}
+
+// pythonRepr is Python's repr of a float: the shortest digits that read
+// back as x, positional for exponents from -4 to 15 (with ".0" when whole),
+// scientific with a two-digit exponent beyond.
+func pythonRepr(x float64) string {
+	sci := strconv.FormatFloat(x, 'e', -1, 64)
+	exp, _ := strconv.Atoi(sci[strings.IndexByte(sci, 'e')+1:])
+	if x != 0 && (exp < -4 || exp >= 16) {
+		return sci
+	}
+	s := strconv.FormatFloat(x, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
 }

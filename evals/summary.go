@@ -434,7 +434,12 @@ func (m moments) average() float64 {
 	if m.n == 0 {
 		return math.NaN()
 	}
-	return (m.sum + m.carry) / float64(m.n)
+	if sum := m.sum + m.carry; !math.IsInf(sum, 0) && !math.IsNaN(sum) {
+		return sum / float64(m.n)
+	}
+	// Values near ±1.8e308 overflow the sum, not their mean: Welford's
+	// running mean never adds them up.
+	return m.mean
 }
 
 // sd returns the sample standard deviation, NaN below two values.

@@ -184,22 +184,22 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 		// The flags could not be parsed, and those after the mistake were
 		// not read: read the report paths from the command line alone, so
 		// that no report from an earlier run is left to read as this one's.
-		reports := &EvalRunOptions{}
-		fs := pflag.NewFlagSet("reports", pflag.ContinueOnError)
-		fs.ParseErrorsWhitelist.UnknownFlags = true
-		fs.SetOutput(io.Discard)
-		fs.Usage = func() {}
-		fs.StringVar(&reports.JUnit, "junit", "", "")
-		fs.StringVar(&reports.CSV, "csv", "", "")
-		fs.StringVar(&reports.JSON, "json", "", "")
-		fs.StringVar(&reports.Markdown, "markdown", "", "")
-		if fs.Parse(f.args) != nil {
+		paths, ok := reportPaths(f.args)
+		if !ok {
 			return err
 		}
 		run := &evalRun{opts: opts}
-		opts.JUnit, opts.CSV, opts.JSON, opts.Markdown = reports.JUnit, reports.CSV, reports.JSON, reports.Markdown
+		opts.JUnit, opts.CSV, opts.JSON, opts.Markdown = paths.first("junit"), paths.first("csv"), paths.first("json"), paths.first("markdown")
 		run.targets, _ = opts.checkReports()
-		return run.finish(err)
+		err = run.finish(err)
+		// A flag given twice: the reports of the other paths would be an
+		// earlier run's.
+		for _, name := range reportFlags {
+			for _, path := range paths[name][min(1, len(paths[name])):] {
+				removeStale(path)
+			}
+		}
+		return err
 	})
 	fl := cmd.Flags()
 	opts.flags = fl
@@ -212,10 +212,10 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	fl.StringArrayVar(&opts.gates, "gate", nil, "a gate on the last variant, such as 'Exact match >= 0.9' (repeatable)")
 	fl.StringArrayVar(&opts.LowerIsBetter, "lower-is-better", nil, "an evaluator (name or id) whose values improve downwards, such as a custom score of mistakes (repeatable)")
 	fl.StringArrayVar(&opts.providerKeys, "lm-provider-key", nil, "send the LLM provider key in this environment variable, such as OPENAI_API_KEY (repeatable; the value is never a flag)")
-	fl.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report to this file")
-	fl.StringVar(&opts.CSV, "csv", "", "write the scenarios as CSV to this file")
-	fl.StringVar(&opts.JSON, "json", "", "write the scenarios as JSON Lines to this file")
-	fl.StringVar(&opts.Markdown, "markdown", "", "write a Markdown report to this file")
+	fl.Var(&reportPath{&opts.JUnit, false}, "junit", "write a JUnit XML report to this file")
+	fl.Var(&reportPath{&opts.CSV, false}, "csv", "write the scenarios as CSV to this file")
+	fl.Var(&reportPath{&opts.JSON, false}, "json", "write the scenarios as JSON Lines to this file")
+	fl.Var(&reportPath{&opts.Markdown, false}, "markdown", "write a Markdown report to this file")
 	addWaitFlags(cmd, &opts.Interval, &opts.Timeout)
 	return cmd
 }

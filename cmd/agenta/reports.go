@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/pflag"
+
 	"github.com/agenta-go/agenta/evals"
 	"github.com/agenta-go/agenta/internal/text"
 )
@@ -276,4 +278,90 @@ func fileKind(mode fs.FileMode) string {
 		return "a device"
 	}
 	return "not a regular file"
+}
+
+// reportFlags are eval run's report flags, without their dashes.
+var reportFlags = []string{"junit", "csv", "json", "markdown"}
+
+// reportPath is a report flag's value: one path. A second one is refused,
+// where pflag would keep the last and drop the first silently, leaving an
+// earlier run's report there.
+type reportPath struct {
+	path *string
+	set  bool
+}
+
+func (p *reportPath) Set(v string) error {
+	if p.set {
+		return fmt.Errorf("given twice (%s and %s): each report flag takes one file", text.Clip(*p.path, 200), text.Clip(v, 200))
+	}
+	*p.path, p.set = v, true
+	return nil
+}
+
+func (p *reportPath) String() string { return *p.path }
+
+func (p *reportPath) Type() string { return "string" }
+
+// reportPaths reads the report flags' paths from a command line whose
+// parse failed, every value of each flag, and the single-dash spelling
+// (-junit r.xml) too, which pflag reads as shorthand letters. ok is false
+// when even that fails.
+func reportPaths(args []string) (paths reportPathList, ok bool) {
+	paths = reportPathList{}
+	fs := pflag.NewFlagSet("reports", pflag.ContinueOnError)
+	fs.ParseErrorsWhitelist.UnknownFlags = true
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	values := map[string]*[]string{}
+	for _, name := range reportFlags {
+		values[name] = new([]string)
+		fs.StringArrayVar(values[name], name, nil, "")
+	}
+	normal := make([]string, len(args))
+	for i, arg := range args {
+		normal[i] = arg
+		for _, name := range reportFlags {
+			if arg == "-"+name || strings.HasPrefix(arg, "-"+name+"=") {
+				normal[i] = "-" + arg
+			}
+		}
+		if arg == "--" {
+			copy(normal[i:], args[i:])
+			break
+		}
+	}
+	if fs.Parse(normal) != nil {
+		return nil, false
+	}
+	for name, v := range values {
+		paths[name] = *v
+	}
+	return paths, true
+}
+
+// reportPathList holds the paths given to each report flag.
+type reportPathList map[string][]string
+
+// first returns the first path given to the flag name, or "".
+func (l reportPathList) first(name string) string {
+	if len(l[name]) == 0 {
+		return ""
+	}
+	return l[name][0]
+}
+
+// removeStale removes a regular file at path (through a link), so that a
+// command line that was refused leaves no earlier run's report there.
+func removeStale(path string) {
+	if path == "-" || path == "" {
+		return
+	}
+	file, err := followLinks(path)
+	if err != nil {
+		return
+	}
+	if info, err := os.Stat(file); err == nil && info.Mode().IsRegular() {
+		_ = os.Remove(file)
+	}
 }

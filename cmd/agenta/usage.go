@@ -72,6 +72,10 @@ func flagError(cmd *cobra.Command, err error) error {
 			name := notExist.GetSpecifiedName()
 			return usageErrorf("unknown flag --%s for %q%s", text.Clip(name, 100), cmd.CommandPath(), didYouMean(closestFlags(cmd, name)))
 		}
+		// "-junit r.xml" reads as the letters j, u, n, i, t.
+		if long := notExist.GetSpecifiedShortnames(); len(long) > 1 && cmd.Flags().Lookup(long) != nil {
+			return usageErrorf("-%s: a long flag takes two dashes: --%s", long, long)
+		}
 	}
 	return &usageError{err: err}
 }
