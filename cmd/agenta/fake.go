@@ -203,6 +203,12 @@ func serve(ctx context.Context, opts *FakeOptions) error {
 	}
 	srv := agentatest.NewServer(serverOpts...)
 	defer srv.Close()
+	// agenta fake stop stops only a process that marked itself so.
+	unmark, err := markFake()
+	if err != nil {
+		fmt.Fprintf(opts.IO.ErrOut, "agenta fake: cannot write its marker in %s (agenta fake stop will refuse it): %v\n", text.Clip(markerDir(), 200), errorReason(err))
+	}
+	defer unmark()
 	exports := seedFake(srv, generation)
 
 	inner, err := url.Parse(srv.URL())

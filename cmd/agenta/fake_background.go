@@ -160,8 +160,8 @@ func NewCmdFakeStop(f *Factory, runF func(*FakeStopOptions) error) *cobra.Comman
 one in AGENTA_FAKE_PID, which 'agenta fake --background' exports. It sends
 SIGTERM, waits until the fake has ended, and exits 0; also when the fake has
 ended already, so that a script's trap may run it on every exit. It refuses
-a process that is not an agenta fake (where the system says which program a
-process runs).`,
+a process that is not an agenta fake: a fake marks itself with a file of its
+own, holding its process id and start time, in $TMPDIR/agenta-fake-UID.`,
 		Example: `  trap 'agenta fake stop' EXIT`,
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

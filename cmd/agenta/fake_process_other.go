@@ -10,15 +10,18 @@ import (
 // detach leaves cmd as it is: sessions are a Unix notion.
 func detach(*exec.Cmd) {}
 
-// inspectProcess says whether process pid has ended; this system does not
-// say what a process runs, so a live one counts as a fake.
+// inspectProcess says whether process pid has ended, or is an agenta fake
+// (it marked itself: see markFake), or is another program.
 func inspectProcess(pid int) (processState, error) {
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return processGone, nil
 	}
 	p.Release()
-	return processFake, nil
+	if markedFake(pid) {
+		return processFake, nil
+	}
+	return processOther, nil
 }
 
 // terminate ends process pid: this system has no SIGTERM.

@@ -7,10 +7,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 )
 
@@ -21,9 +18,8 @@ func detach(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 }
 
-// inspectProcess says whether process pid has ended (a zombie has), runs an
-// agenta fake, or runs another program. Where /proc does not say what a
-// process runs, a live process counts as a fake.
+// inspectProcess says whether process pid has ended (a zombie has), is an
+// agenta fake (it marked itself: see markFake), or is another program.
 func inspectProcess(pid int) (processState, error) {
 	switch err := syscall.Kill(pid, 0); {
 	case errors.Is(err, syscall.ESRCH):
@@ -40,12 +36,7 @@ func inspectProcess(pid int) (processState, error) {
 			return processGone, nil
 		}
 	}
-	cmdline, err := os.ReadFile(proc + "/cmdline")
-	if err != nil {
-		return processFake, nil
-	}
-	args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-	if strings.HasPrefix(filepath.Base(args[0]), "agenta") && slices.Contains(args[1:], "fake") {
+	if markedFake(pid) {
 		return processFake, nil
 	}
 	return processOther, nil
