@@ -618,6 +618,11 @@ func (g Gate) malformed() string {
 	return ""
 }
 
+// NeedsBaseline reports whether the gate measures the candidate against
+// the baseline (worse, regression_p, app_errors <= baseline), so that it
+// can only be judged on a comparison.
+func (g Gate) NeedsBaseline() bool { return g.comparesWithBaseline() }
+
 // comparesWithBaseline reports whether a gate needs a baseline.
 func (g Gate) comparesWithBaseline() bool {
 	m := g.measure()

@@ -119,7 +119,8 @@ then go to stderr. They are written whatever the outcome, each on its own,
 to a temporary file renamed into place: a gate that failed, an evaluation
 that failed, a service error or an interruption shows in them with its
 reason, and a report that cannot be written is removed, not left stale.
-The rows are kept in $TMPDIR, in a file removed as soon as it is created. In JUnit, the
+The rows are kept in memory up to 1 MiB per variant, beyond that in $TMPDIR, in a file
+removed as soon as it is created. In JUnit, the
 gates are the test cases that can fail (and a failed run, as one failing
 case with its cause); each scenario is a passed case with its values in
 system-out, so the report is green exactly when every gate holds. The CSV has one record per scenario per

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"slices"
@@ -239,12 +240,15 @@ func (r *evalRun) judge() error {
 			side.run.Rows = side.v.rows.rows
 		}
 	}
+	var lost string
 	if len(r.runs) > 1 && base.err == nil && gated.err == nil && gated.comparison == nil {
-		// Both ran, and the rows to compare could not be kept (a full
-		// disk): no verdict, and not the candidate's fault.
+		// Both ran, and the rows to compare could not be kept (past
+		// rowsInMemory, a missing or full $TMPDIR): the gates on the
+		// comparison have no verdict, and that is not the candidate's
+		// fault; the others still judge the candidate.
 		err := localError(fmt.Errorf("%s could not be compared with the baseline: the rows could not be kept in a temporary file: %w", gated.label, errorReason(r.rowsErr)))
 		r.problems = append(r.problems, err)
-		failures = append(failures, errorLine(err))
+		lost = errorLine(err)
 	}
 	if len(failures) > 0 {
 		// Every variant that could not be summarised, in the order given.
@@ -258,6 +262,9 @@ func (r *evalRun) judge() error {
 	}
 	r.report, r.judged = report, true
 	gateErr := report.Check(opts.Gates...)
+	if lost != "" {
+		gateErr = withoutComparison(report, lost, gateErr)
+	}
 	_ = printGates(out, report.Gates)
 	if directErr != nil && len(failures) == 0 {
 		return directErr
@@ -277,6 +284,25 @@ func (r *evalRun) judge() error {
 		return nil
 	}
 	return gateErr
+}
+
+// withoutComparison gives the gates on a comparison that could not be made
+// the reason, and keeps gateErr only when a gate that needs no comparison
+// failed: a verdict on the candidate is never hidden by a local failure,
+// and a local failure is never read as one.
+func withoutComparison(report *evals.Report, reason string, gateErr error) error {
+	judged := false
+	for i, g := range report.Gates {
+		if g.Gate.NeedsBaseline() {
+			report.Gates[i].Passed, report.Gates[i].Measured, report.Gates[i].Reason, report.Gates[i].Detail = false, math.NaN(), reason, ""
+		} else if !g.Passed {
+			judged = true
+		}
+	}
+	if judged {
+		return gateErr
+	}
+	return nil
 }
 
 // direct applies --lower-is-better to a report's evaluators. A name that

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -12,15 +13,18 @@ import (
 	"github.com/agenta-go/agenta/models"
 )
 
-// rowFile keeps a run's scenarios in a temporary file while they stream,
-// one JSON object a line, so that eval run writes reports that hold every
-// row (CSV, JSON Lines, JUnit) in memory that does not grow with the run:
-// the reports read the rows back through evals.Run.Rows, once per pass.
-// The file is private to the process (0600, in the temporary directory)
-// and is removed at once where the system allows an open file to be, so
-// that not even a killed run leaves the server's data behind.
+// rowFile keeps a run's scenarios while they stream, one JSON object a
+// line, so that eval run writes reports that hold every row (CSV, JSON
+// Lines, JUnit) in memory that does not grow with the run: the reports
+// read the rows back through evals.Run.Rows, once per pass. The first
+// rowsInMemory bytes stay in memory, so that a small run needs no
+// temporary directory (a missing or full $TMPDIR then never costs its
+// verdict); beyond, they go to a temporary file, private to the process
+// (0600) and removed at once where the system allows an open file to be,
+// so that not even a killed run leaves the server's data behind.
 type rowFile struct {
-	f       *os.File
+	mem     *bytes.Buffer // the rows, until they outgrow rowsInMemory
+	f       *os.File      // then the file that holds them
 	w       *bufio.Writer
 	enc     *json.Encoder
 	size    int64 // known once finished
@@ -28,17 +32,20 @@ type rowFile struct {
 	err     error // the first write that failed; the file is then unusable
 }
 
-// newRowFile creates an empty rowFile.
+// rowsInMemory is how many bytes of rows a rowFile keeps in memory before
+// it moves them to a file: about a thousand rows of the usual size.
+const rowsInMemory = 1 << 20
+
+// newRowFile creates an empty rowFile, in memory.
 func newRowFile() (*rowFile, error) {
-	f, err := os.CreateTemp("", "agenta-rows-*.jsonl")
-	if err != nil {
-		return nil, err
-	}
-	rf := &rowFile{f: f, w: bufio.NewWriterSize(f, 64<<10)}
-	rf.enc = json.NewEncoder(rf.w)
-	rf.enc.SetEscapeHTML(false)
-	rf.removed = os.Remove(f.Name()) == nil
+	rf := &rowFile{mem: new(bytes.Buffer)}
+	rf.encodeTo(rf.mem)
 	return rf, nil
+}
+
+func (rf *rowFile) encodeTo(w io.Writer) {
+	rf.enc = json.NewEncoder(w)
+	rf.enc.SetEscapeHTML(false)
 }
 
 // add appends a scenario.
@@ -48,11 +55,35 @@ func (rf *rowFile) add(s *models.EvaluationScenario) error {
 	}
 	// Encode writes the object and a newline; the object holds no other.
 	rf.err = rf.enc.Encode(s)
+	if rf.err == nil && rf.mem != nil && rf.mem.Len() > rowsInMemory {
+		rf.err = rf.spill()
+	}
 	return rf.err
+}
+
+// spill moves the rows from memory to a temporary file, which takes the
+// rest.
+func (rf *rowFile) spill() error {
+	f, err := os.CreateTemp("", "agenta-rows-*.jsonl")
+	if err != nil {
+		return err
+	}
+	rf.f, rf.w = f, bufio.NewWriterSize(f, 64<<10)
+	rf.removed = os.Remove(f.Name()) == nil
+	if _, err := rf.mem.WriteTo(rf.w); err != nil {
+		return err
+	}
+	rf.mem = nil
+	rf.encodeTo(rf.w)
+	return nil
 }
 
 // finish writes out what add buffered; the rows can then be read.
 func (rf *rowFile) finish() error {
+	if rf.err == nil && rf.mem != nil {
+		rf.size = int64(rf.mem.Len())
+		return nil
+	}
 	if rf.err == nil {
 		rf.err = rf.w.Flush()
 	}
@@ -70,7 +101,11 @@ func (rf *rowFile) rows() iter.Seq2[models.EvaluationScenario, error] {
 			yield(models.EvaluationScenario{}, rf.err)
 			return
 		}
-		r := bufio.NewReaderSize(io.NewSectionReader(rf.f, 0, rf.size), 64<<10)
+		var src io.ReaderAt = rf.f
+		if rf.mem != nil {
+			src = bytes.NewReader(rf.mem.Bytes())
+		}
+		r := bufio.NewReaderSize(io.NewSectionReader(src, 0, rf.size), 64<<10)
 		var long []byte // a line longer than r's buffer, gathered
 		for {
 			line, err := r.ReadSlice('\n')
@@ -108,6 +143,10 @@ func (rf *rowFile) rows() iter.Seq2[models.EvaluationScenario, error] {
 
 // close closes the file and removes it.
 func (rf *rowFile) close() {
+	if rf.f == nil {
+		rf.mem = nil
+		return
+	}
 	rf.f.Close()
 	if !rf.removed {
 		os.Remove(rf.f.Name())

@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -93,6 +96,9 @@ func TestRowFileBroken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := rf.spill(); err != nil { // as a run past rowsInMemory does
+		t.Fatal(err)
+	}
 	rf.f.Close() // the writes that follow fail
 	rf.add(&models.EvaluationScenario{ID: "x"})
 	if err := rf.finish(); err == nil {
@@ -105,4 +111,45 @@ func TestRowFileBroken(t *testing.T) {
 		return
 	}
 	t.Fatal("a pass over a broken row file yielded nothing, not its error")
+}
+
+// TestRowFileWithoutTMPDIR: a run's rows stay in memory up to
+// rowsInMemory, so a missing $TMPDIR costs a small run nothing (issue 28);
+// past it, the rows need the file, and the error says why.
+func TestRowFileWithoutTMPDIR(t *testing.T) {
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	rf, err := newRowFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rf.close()
+	for i := range 100 {
+		if err := rf.add(&models.EvaluationScenario{ID: strconv.Itoa(i)}); err != nil {
+			t.Fatalf("row %d: %v", i, err)
+		}
+	}
+	if err := rf.finish(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for s, err := range rf.rows() {
+		if err != nil || s.ID != strconv.Itoa(n) {
+			t.Fatalf("row %d: %v, %q", n, err, s.ID)
+		}
+		n++
+	}
+	if n != 100 {
+		t.Fatalf("%d rows read back, want 100", n)
+	}
+
+	big, _ := newRowFile()
+	defer big.close()
+	long := strings.Repeat("x", 1<<20)
+	var addErr error
+	for i := 0; addErr == nil && i < 10; i++ {
+		addErr = big.add(&models.EvaluationScenario{ID: long})
+	}
+	if !errors.Is(addErr, fs.ErrNotExist) {
+		t.Fatalf("past %d bytes without a $TMPDIR: %v, want the missing directory", rowsInMemory, addErr)
+	}
 }
