@@ -3,6 +3,7 @@ package evals
 import (
 	"bytes"
 	"cmp"
+	"hash/fnv"
 	"iter"
 	"slices"
 	"strconv"
@@ -49,7 +50,17 @@ type Comparison struct {
 	// BaselineDuplicateID and CandidateDuplicateID are the first id
 	// repeated on each side.
 	BaselineDuplicateID, CandidateDuplicateID string
-	Evaluators                                map[string]Delta
+	// BaselineRepeats and CandidateRepeats count the rows, with scenario
+	// ids of their own, that repeat the inputs and expected answers of an
+	// earlier row of their run (rows of a 2026 run, which name their test
+	// case, aside: those are asked-for repeats). A comparison pairs each
+	// test case once, so such a listing is no evidence to compare with:
+	// a gate on the comparison fails, naming the case, on either side
+	// (see Check). BaselineRepeatedCase and CandidateRepeatedCase are the
+	// inputs of the first case repeated on each side.
+	BaselineRepeats, CandidateRepeats           int
+	BaselineRepeatedCase, CandidateRepeatedCase string
+	Evaluators                                  map[string]Delta
 
 	// EvaluatorIDs lists the keys of Evaluators in the order they were
 	// first seen.
@@ -263,12 +274,17 @@ type Comparer struct {
 	ids         [2]scenarioIDs // by side
 	duplicates  [2]int
 	duplicateID [2]string
-	seq         int // rows added, to order rows across keys
-	deltas      map[string]*deltaAccumulator
-	order       []string
-	key         []byte  // scratch for the pairing key
-	scratch     []score // scratch for a row that pairs at once
-	slab        []score // storage for the scores of waiting rows
+	// cases holds a hash of each test case seen by side (inputs and
+	// expected answers), to find a listing that repeats one.
+	cases        [2]map[uint64]struct{}
+	repeats      [2]int
+	repeatedCase [2]string
+	seq          int // rows added, to order rows across keys
+	deltas       map[string]*deltaAccumulator
+	order        []string
+	key          []byte  // scratch for the pairing key
+	scratch      []score // scratch for a row that pairs at once
+	slab         []score // storage for the scores of waiting rows
 }
 
 // pendingRow is a row still without a partner.
@@ -369,6 +385,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 		c.key = pairingKey(c.key[:0], s.Inputs)
 		inputs = len(c.key)
 		c.key, answered = appendAnswersKey(c.key, s)
+		c.countCase(side, s)
 	}
 	waiting := &c.exact
 	if !answered {
@@ -411,6 +428,25 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	}
 	w.push(row)
 	(*waiting)[string(c.key)] = w
+}
+
+// countCase counts a row whose test case (c.key: its inputs and expected
+// answers) an earlier row of its side had.
+func (c *Comparer) countCase(side int, s models.EvaluationScenario) {
+	h := fnv.New64a()
+	h.Write(c.key)
+	sum := h.Sum64()
+	if c.cases[side] == nil {
+		c.cases[side] = map[uint64]struct{}{}
+	}
+	if _, seen := c.cases[side][sum]; !seen {
+		c.cases[side][sum] = struct{}{}
+		return
+	}
+	c.repeats[side]++
+	if c.repeatedCase[side] == "" {
+		c.repeatedCase[side] = bound(s.InputsText(), 120)
+	}
 }
 
 func sideOf(baseline bool) int {
@@ -532,6 +568,8 @@ func (c *Comparer) Comparison() Comparison {
 		BaselineWithoutOutput: c.noOutput[0], CandidateWithoutOutput: c.noOutput[1],
 		BaselineDuplicates: c.duplicates[0], CandidateDuplicates: c.duplicates[1],
 		BaselineDuplicateID: c.duplicateID[0], CandidateDuplicateID: c.duplicateID[1],
+		BaselineRepeats: c.repeats[0], CandidateRepeats: c.repeats[1],
+		BaselineRepeatedCase: c.repeatedCase[0], CandidateRepeatedCase: c.repeatedCase[1],
 		UnpairedBaseline: len(baseLeft), UnpairedCandidate: len(candLeft),
 		Unpaired: len(baseLeft) + len(candLeft),
 	}
@@ -816,10 +854,11 @@ func (d *deltaAccumulator) add(bk valueKind, x float64, ck valueKind, y float64)
 
 // addCandidateOnly adds a candidate row that has no partner in the
 // baseline: missing on the baseline's side, and in no comparison.
+// addCandidateOnly counts a candidate row the baseline never ran: no
+// evidence either way, it counts on neither side of the means and the
+// difference (issue 26), as in worse(...) and regression_p(...).
 func (d *deltaAccumulator) addCandidateOnly(ck valueKind, y float64) {
 	d.seen++
-	d.baseline.addScore(kindNone, 0)
-	d.candidate.addScore(ck, y)
 	d.candOnly++
 }
 

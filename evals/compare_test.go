@@ -296,12 +296,13 @@ func TestPairingByExpectedAnswers(t *testing.T) {
 			t.Errorf("CompareStream = %+v, want what Compare gives: %+v", got, c)
 		}
 	}
-	// Unpaired rows count as missing on the side that lacks them; a
-	// candidate row without a baseline partner is no evidence of better.
+	// A baseline row the candidate lacks counts as missing there; a
+	// candidate row the baseline never ran is no evidence either way: it
+	// counts on neither side (issue 26), only as CandidateOnly.
 	c = Compare(baseline, []models.EvaluationScenario{row("capital of Georgia?", "Tbilisi", true), row("capital of Peru?", "Lima", true)})
 	d = c.Evaluators["ev"]
-	if c.Paired != 1 || c.UnpairedBaseline != 1 || c.UnpairedCandidate != 1 || d.CandidateLacks != 1 || d.CandidateOnly != 1 || d.BaselineLacks != 0 || d.Better(HigherIsBetter) != 0 || d.Candidate.Missing != 1 || d.Baseline.Missing != 1 {
-		t.Errorf("unpaired rows: %+v / %+v, want each counted as missing on the other side", c, d)
+	if c.Paired != 1 || c.UnpairedBaseline != 1 || c.UnpairedCandidate != 1 || d.CandidateLacks != 1 || d.CandidateOnly != 1 || d.BaselineLacks != 0 || d.Better(HigherIsBetter) != 0 || d.Candidate.Missing != 1 || d.Baseline.Missing != 0 || d.Baseline.Count != 2 || d.Candidate.Count != 1 {
+		t.Errorf("unpaired rows: %+v / %+v, want the baseline's counted as missing in the candidate, the candidate's on neither side", c, d)
 	}
 	// Rows without expected answers on both sides pair by inputs, in order.
 	plain := func(q string, pass bool) models.EvaluationScenario {
@@ -346,5 +347,22 @@ func TestComparisonLeavesTheComparerAsItWas(t *testing.T) {
 	}
 	if got, want := c.Comparison(), Compare(baseline.Scenarios, candidate.Scenarios); got.Paired != want.Paired || got.Evaluators[exactMatch.ID] != want.Evaluators[exactMatch.ID] {
 		t.Errorf("after more rows: %+v, want %+v", got, want)
+	}
+}
+
+// Issue 26: one extra candidate row turned a paired +0.5 into +0.524. A
+// row the baseline never ran counts on neither side of the Delta: the
+// means are 0.25 and 0.75, the Diff +0.5; it is still counted.
+func TestCandidateOnlyRowCountsOnNeitherSide(t *testing.T) {
+	row := func(q string, pass bool) models.EvaluationScenario {
+		return answered(q, "A "+q, "A "+q, 0.001, 1, boolResult(exactMatch.ID, pass))
+	}
+	baseline := []models.EvaluationScenario{row("a", true), row("b", false), row("c", false), row("d", false)}
+	candidate := []models.EvaluationScenario{row("a", true), row("b", true), row("c", true), row("d", false), row("extra", false)}
+	for _, c := range []Comparison{Compare(baseline, candidate), CompareStreamOf(t, baseline, candidate)} {
+		d := c.Evaluators[exactMatch.ID]
+		if d.Baseline.Mean != 0.25 || d.Candidate.Mean != 0.75 || d.Diff != 0.5 || d.CandidateOnly != 1 || c.UnpairedCandidate != 1 {
+			t.Errorf("Delta %+v: want means 0.25 → 0.75, Diff +0.5, one candidate-only row", d)
+		}
 	}
 }

@@ -70,9 +70,11 @@
 //     on both sides is a tie;
 //   - a baseline row that the candidate has no row for (a run cut short)
 //     is a missing candidate row in every gate, not only in comparisons;
-//     a candidate row without a baseline partner (a row sent twice) is no
-//     evidence of doing better: Delta.CandidateOnly counts it, in neither
-//     Better nor the tests;
+//     a candidate row the baseline never ran is no evidence either way:
+//     Delta.CandidateOnly counts it, and it counts on neither side of the
+//     Delta's means, its Diff, Better or the tests; a run that lists a
+//     test case twice with ids of its own (on either side, until repeats
+//     are asked for) fails the gates on the comparison, naming the case;
 //   - a run without scenarios fails every gate that measures it, and so
 //     does a comparison gate without a baseline or with an empty one, an
 //     evaluator without values, and a comparison with no row valued on

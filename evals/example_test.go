@@ -78,7 +78,7 @@ func Example() {
 	// | Exact match | 62.5% (30.6% – 86.3%) | 100.0% (67.6% – 100.0%) | +37.5 pts | 3 / 0 / 5 | 0 / 0 | 0.25 |
 	// | Terse answer | 100.0% (67.6% – 100.0%) | 100.0% (67.6% – 100.0%) | +0.0 pts | 0 / 0 / 8 | 0 / 0 | 1 |
 	//
-	// 8 rows paired by their inputs and expected answers, 0 unpaired. Means over every row, with 95% confidence intervals; a row without a value (errored, missing, unpaired) counts as a fail in a pass rate and as worse in a comparison. p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).
+	// 8 rows paired by their inputs and expected answers, 0 unpaired. Means over every row, with 95% confidence intervals; a row without a value (errored, missing, or a baseline row the candidate lacks) counts as a fail in a pass rate and as worse in a comparison; a candidate row the baseline never ran counts on neither side. p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).
 	//
 	// | Run | capitals.default | capitals.precise |
 	// |---|---:|---:|

@@ -683,6 +683,14 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 			// baseline", so that gate still judges.)
 			return fail("the baseline run lists scenario %q more than once (%s repeating an earlier row's scenario id, left out): a listing that repeats rows may have lost others, so it is no evidence to compare with",
 				comparison.BaselineDuplicateID, rowCount(comparison.BaselineDuplicates))
+		case comparison.CandidateRepeats > 0 && m != MeasureAppErrors:
+			// Paired once, the first copy of a case would hide a second
+			// that fails an input the baseline passed.
+			return fail("the candidate run lists the test case %q more than once (%s repeating an earlier row's inputs and expected answer, with ids of their own): a comparison pairs each case once, so a listing that repeats cases is no evidence to compare with; ask for repeats instead",
+				comparison.CandidateRepeatedCase, rowCount(comparison.CandidateRepeats))
+		case comparison.BaselineRepeats > 0 && m != MeasureAppErrors:
+			return fail("the baseline run lists the test case %q more than once (%s repeating an earlier row's inputs and expected answer, with ids of their own): a comparison pairs each case once, so a listing that repeats cases is no evidence to compare with; ask for repeats instead",
+				comparison.BaselineRepeatedCase, rowCount(comparison.BaselineRepeats))
 		}
 	}
 	// The baseline's rows that the candidate has no row for are rows

@@ -484,8 +484,8 @@ func TestExtraCandidateRowsAreNoEvidence(t *testing.T) {
 	}
 	for _, id := range []string{exactMatch.ID, scoreConfig.ID} {
 		d := c.Evaluators[id]
-		if d.Better(HigherIsBetter) != 0 || d.Worse(HigherIsBetter) != 6 || d.CandidateOnly != 20 || d.Baseline.Missing != 20 {
-			t.Errorf("%s: better %d, worse %d, candidate-only %d, baseline missing %d; want 0, 6, 20, 20", id,
+		if d.Better(HigherIsBetter) != 0 || d.Worse(HigherIsBetter) != 6 || d.CandidateOnly != 20 || d.Baseline.Missing != 0 {
+			t.Errorf("%s: better %d, worse %d, candidate-only %d, baseline missing %d; want 0, 6, 20, 0", id,
 				d.Better(HigherIsBetter), d.Worse(HigherIsBetter), d.CandidateOnly, d.Baseline.Missing)
 		}
 		// The same p as the 20 paired rows alone give.
@@ -680,5 +680,42 @@ func TestEmptyRunFailsEveryGate(t *testing.T) {
 		if g.Passed || g.Reason != "the baseline run has no rows" {
 			t.Errorf("%s against an empty baseline = %s, want a failure naming the empty baseline", g.Gate, g)
 		}
+	}
+}
+
+// Issue 28 case 2: a candidate listing each row twice with ids of their
+// own, the first copy passing and the second failing, passed worse(...)
+// and regression_p(...) while half its rows failed inputs the baseline
+// passed. It is held to the baseline's rule: the comparison gates fail,
+// naming the case; the Delta's rates count real rows (baseline 100%).
+func TestCandidateRepeatingCasesFailsTheComparison(t *testing.T) {
+	baseline, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario { return rightRow(i) })
+	candidate.Scenarios = nil
+	for i := range 8 {
+		first, second := rightRow(i), wrongRow(i)
+		first.ID, second.ID = fmt.Sprintf("c-%d-a", i), fmt.Sprintf("c-%d-b", i)
+		candidate.Scenarios = append(candidate.Scenarios, first, second)
+	}
+	baseline.Scenarios = baseline.Scenarios[:8]
+	r := NewReport(baseline, candidate)
+	if got := r.Comparison.CandidateRepeats; got != 8 {
+		t.Fatalf("CandidateRepeats = %d, want 8", got)
+	}
+	if d := r.Comparison.Evaluators[exactMatch.ID]; d.Baseline.Mean != 1 {
+		t.Errorf("the baseline's rate is %v, want 1 (its real rows)", d.Baseline.Mean)
+	}
+	err := r.Check(MaxWorseRows("Exact match", 0), NoSignificantRegression("Exact match", 0.05))
+	if !errors.Is(err, ErrGateFailed) {
+		t.Fatalf("Check = %v, want both gates failed", err)
+	}
+	for _, g := range r.Gates {
+		if g.Passed || !strings.Contains(g.Reason, `lists the test case "country=C01" more than once (8 rows`) {
+			t.Errorf("%s: passed %v, reason %q; want a failure naming the repeated case", g.Gate, g.Passed, g.Reason)
+		}
+	}
+	// The same listing as the baseline fails too.
+	r = NewReport(candidate, baseline)
+	if err := r.Check(MaxWorseRows("Exact match", 0)); err == nil || !strings.Contains(r.Gates[0].Reason, "the baseline run lists the test case") {
+		t.Errorf("a baseline repeating cases: %v, want the comparison gate failed, naming it", err)
 	}
 }

@@ -58,7 +58,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if cmp.Unpaired > 0 {
 			unpaired = fmt.Sprintf("%d (%d of the baseline, %d of the candidate)", cmp.Unpaired, cmp.UnpairedBaseline, cmp.UnpairedCandidate)
 		}
-		fmt.Fprintf(bw, "\n%d rows paired by %s, %s unpaired. Means over every row, with 95%% confidence intervals; a row without a value (errored, missing, unpaired) counts as a fail in a pass rate and as worse in a comparison. p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).\n",
+		fmt.Fprintf(bw, "\n%d rows paired by %s, %s unpaired. Means over every row, with 95%% confidence intervals; a row without a value (errored, missing, or a baseline row the candidate lacks) counts as a fail in a pass rate and as worse in a comparison; a candidate row the baseline never ran counts on neither side. p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).\n",
 			cmp.Paired, cmp.Pairing(), unpaired)
 	}
 
