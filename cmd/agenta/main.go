@@ -15,14 +15,35 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
+
+// interruptGrace is how long the command may take to stop what it does
+// (stop runs, write the reports) once interrupted, before it exits anyway.
+const interruptGrace = 30 * time.Second
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go afterInterrupt(ctx, stop, interruptGrace, func() {
+		fmt.Fprintf(os.Stderr, "agenta: still running %s after the interrupt: exiting\n", interruptGrace)
+		os.Exit(exitInterrupted)
+	})
 	code := run(ctx, os.Args[1:], systemStreams())
 	stop()
 	os.Exit(code)
+}
+
+// afterInterrupt waits for the first SIGINT or SIGTERM (ctx's end), then
+// gives the signals back to their default, so that a second one ends the
+// command at once, and calls exit if the command is still running grace
+// later: nothing it waits on (a report's write, a server) keeps it alive.
+func afterInterrupt(ctx context.Context, stop context.CancelFunc, grace time.Duration, exit func()) {
+	<-ctx.Done()
+	stop()
+	time.Sleep(grace)
+	exit()
 }
