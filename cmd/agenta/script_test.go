@@ -83,6 +83,7 @@ const testAPIKey = "s3cret-key-0123456789"
 //	MISSING_RUN_HOST  the same with 20 rows, where the variant "missing" has no evaluator result on 18 of them,
 //	                  the variant "repeats" lists its first 5 rows again in place of the last 5, and the
 //	                  variant "nooutput" has no output (and no app error) on its last 2
+//	CELL_RUN_HOST     the same with 3 rows, each with a cell of 15 MiB
 //	HUGE_RUN_HOST     the same with HUGE_RUN_ROWS rows of about 6.7 KB: HUGE_RUN_MIB MiB of scenarios per evaluation
 //	BIG_EXACT         the id of their "Exact match" evaluator config
 //	W26_HOST T26_HOST 2026 fakes, worker down and tracing down (see setup2026)
@@ -238,6 +239,9 @@ func setupScript(env *testscript.Env) error {
 	env.Defer(bigRun.Close)
 	hugeRun := httptest.NewServer(runServer(hugeRows, hugePadding))
 	env.Defer(hugeRun.Close)
+	// Rows whose one cell is just under the 16 MiB element limit.
+	cellRun := httptest.NewServer(runServer(3, 15<<20))
+	env.Defer(cellRun.Close)
 
 	// A web server that is not the service: a login page for every path.
 	html := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -318,6 +322,7 @@ func setupScript(env *testscript.Env) error {
 		{"MANUAL_HOST", manual.URL()}, {"MANUAL_EVALUATION_ID", manualEvaluation[0].ID},
 		{"MISSING_RUN_HOST", missingRun.URL + "/api"},
 		{"BIG_RUN_HOST", bigRun.URL + "/api"}, {"BIG_RUN_ROWS", strconv.Itoa(bigRunRows)},
+		{"CELL_RUN_HOST", cellRun.URL + "/api"},
 		{"HUGE_RUN_HOST", hugeRun.URL + "/api"}, {"HUGE_RUN_ROWS", strconv.Itoa(hugeRows)},
 		{"HUGE_RUN_MIB", strconv.Itoa(hugeRows * (hugePadding + 700) >> 20)}, {"BIG_EXACT", benchEvaluators[0]},
 	} {
