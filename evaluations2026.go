@@ -50,6 +50,7 @@ func (c *Client) createEvaluation2026(ctx context.Context, ev models.NewEvaluati
 	concurrency := runConcurrency(ev.RateLimit)
 	created := make([]models.Evaluation, 0, len(applications))
 	for i, app := range applications {
+		token := newCreateToken()
 		run, err := c.CreateSimpleEvaluation(ctx, models.SimpleEvaluationCreate{
 			Name:                  variantName(app.ApplicationSlug, app.ApplicationVariantSlug),
 			Description:           "created by agenta-go's CreateEvaluation",
@@ -57,8 +58,23 @@ func (c *Client) createEvaluation2026(ctx context.Context, ev models.NewEvaluati
 			ApplicationRevisionID: app.ID,
 			EvaluatorRevisionIDs:  evaluators,
 			Concurrency:           concurrency,
+			Tags:                  map[string]any{createTag: token},
 		})
+		lost := err != nil && answerLost(err)
+		if lost {
+			// The server may have made the run: find it by its tag,
+			// never send the create again.
+			if found, _ := c.findCreatedRun(ctx, token); found != nil {
+				run, err = &models.SimpleEvaluation{ID: found.ID, Data: models.SimpleEvaluationData{Status: found.Status},
+					CreatedAt: found.CreatedAt, UpdatedAt: found.UpdatedAt}, nil
+			} else {
+				err = lostCreateError(token, err)
+			}
+		}
 		if err != nil {
+			if len(created) == 0 && lost {
+				return nil, fmt.Errorf("agenta: CreateEvaluation: the run of variant %s: %w", c.text(ev.VariantIDs[i], maxMessage), err)
+			}
 			if len(created) == 0 {
 				return nil, err
 			}
@@ -66,8 +82,12 @@ func (c *Client) createEvaluation2026(ctx context.Context, ev models.NewEvaluati
 			for j, e := range created {
 				ids[j] = e.ID
 			}
-			return created, fmt.Errorf("agenta: CreateEvaluation: the run of variant %s (%d of %d) was not created, and the runs of the variants before it were, and run: %s: %w",
-				c.text(ev.VariantIDs[i], maxMessage), i+1, len(applications), c.text(strings.Join(ids, ", "), 4*maxMessage), err)
+			what := "was not created"
+			if lost {
+				what = "may have been created (see below)"
+			}
+			return created, fmt.Errorf("agenta: CreateEvaluation: the run of variant %s (%d of %d) %s, and the runs of the variants before it were, and run: %s: %w",
+				c.text(ev.VariantIDs[i], maxMessage), i+1, len(applications), what, c.text(strings.Join(ids, ", "), 4*maxMessage), err)
 		}
 		e := models.Evaluation{
 			ID: run.ID, AppID: app.ApplicationID,

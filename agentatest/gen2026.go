@@ -65,6 +65,7 @@ const (
 	OpFetchSimpleEvaluation       Operation = "fetch_simple_evaluation"
 	OpStopSimpleEvaluation        Operation = "stop_simple_evaluation"
 	OpFetchRun                    Operation = "fetch_run"
+	OpQueryRuns                   Operation = "query_runs"
 	OpQueryScenarios              Operation = "query_scenarios"
 	OpQueryResults                Operation = "query_results"
 	OpQueryMetrics                Operation = "query_metrics"
@@ -84,7 +85,7 @@ func Operations2026() []Operation {
 		OpHealth2026, OpRetrieveApplicationRevision, OpFetchApplicationRevision, OpFetchApplicationVariant,
 		OpForkApplicationVariant, OpCommitApplicationRevision, OpDeployApplicationRevision, OpQueryEnvironments,
 		OpRetrieveTestsetRevision, OpRetrieveEvaluatorRevision, OpFetchTestcase, OpQueryTestcases,
-		OpCreateSimpleEvaluation, OpFetchSimpleEvaluation, OpStopSimpleEvaluation, OpFetchRun,
+		OpCreateSimpleEvaluation, OpFetchSimpleEvaluation, OpStopSimpleEvaluation, OpFetchRun, OpQueryRuns,
 		OpQueryScenarios, OpQueryResults, OpQueryMetrics, OpRefreshMetrics,
 		OpFetchTrace, OpFetchTraces, OpFetchSpan,
 		OpCreateSimpleApplication, OpCreateSimpleTestset, OpCreateSimpleEvaluator,
@@ -183,6 +184,8 @@ func (s *Server) route2026(r *http.Request, segs []string) (route, bool) {
 		return post(OpCreateSimpleTestset, s.handleCreateSimpleTestset, "")
 	case path == "simple/evaluators":
 		return post(OpCreateSimpleEvaluator, s.handleCreateSimpleEvaluator, "")
+	case path == "evaluations/runs/query":
+		return post(OpQueryRuns, s.handleQueryRuns, "")
 	case n == 3 && segs[0] == "evaluations" && segs[1] == "runs":
 		return get(OpFetchRun, s.handleFetchRun, segs[2])
 	case path == "evaluations/scenarios/query":

@@ -3,6 +3,7 @@ package agentatest
 import (
 	"cmp"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ type run26 struct {
 	testsetSteps, appSteps, evaluatorSteps [][2]string
 	repeats                                int
 	concurrency                            map[string]any
+	tags                                   map[string]any
 	hasCustom, hasHuman, hasAuto           bool
 	noDispatch                             bool // data.status was sent: the caller runs the loop
 
@@ -84,6 +86,7 @@ func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
 	l := []any{"body", "evaluation"}
 	name, description := spec.str("name", l, &fails), spec.str("description", l, &fails)
 	flags := spec.object("flags", l, &fails)
+	tags := spec.object("tags", l, &fails)
 	data := spec.object("data", l, &fails)
 	dl := at(l, "data")
 	steps := map[string][][2]string{}
@@ -124,6 +127,9 @@ func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
 		done: make(chan struct{})}
 	if concurrency != nil {
 		run.concurrency = map[string]any(concurrency)
+	}
+	if tags != nil {
+		run.tags = map[string]any(tags)
 	}
 	for _, st := range steps["evaluator_steps"] {
 		ev := v26.evRevisions[st[0]]
@@ -269,6 +275,9 @@ func stepMap26(steps [][2]string) object {
 // it; fresh is the create answer, without updated_at. Callers hold s.mu.
 func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
 	o := object{{"flags", runFlags26(run)}}
+	if run.tags != nil {
+		o = append(o, field{"tags", run.tags})
+	}
 	if run.name != "" {
 		o = append(o, field{"name", run.name})
 	}
@@ -296,6 +305,9 @@ func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
 // s.mu.
 func (s *Server) runWire26(run *run26) object {
 	o := object{{"flags", runFlags26(run)}}
+	if run.tags != nil {
+		o = append(o, field{"tags", run.tags})
+	}
 	if run.name != "" {
 		o = append(o, field{"name", run.name})
 	}
@@ -371,6 +383,50 @@ func (s *Server) handleStopSimpleEvaluation(c *call) answer {
 	run.active = false
 	run.updated = s.now26()
 	return envelope1("evaluation", s.simpleEvaluationWire26(run, true))
+}
+
+// handleQueryRuns serves POST /evaluations/runs/query as v0.113 does for
+// the filters the SDK sends: {"run": {"tags": {...}, "name": "..."}}, the
+// runs whose tags contain those given (JSONB containment) and whose name
+// contains name, case aside (ILIKE), newest first.
+func (s *Server) handleQueryRuns(c *call) answer {
+	b, refused, ok := readBody26(c, false)
+	if !ok {
+		return refused
+	}
+	var fails []fail26
+	q := b.object("run", []any{"body"}, &fails)
+	tags := q.object("tags", []any{"body", "run"}, &fails)
+	name := q.str("name", []any{"body", "run"}, &fails)
+	if len(fails) > 0 {
+		return refusal26(fails)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var found []*run26
+	for _, run := range s.v26.runs {
+		if containsTags26(run.tags, tags) && strings.Contains(strings.ToLower(run.name), strings.ToLower(name)) {
+			found = append(found, run)
+		}
+	}
+	slices.SortFunc(found, func(a, b *run26) int { return b.created.Compare(a.created) })
+	items := make([]any, len(found))
+	for i, run := range found {
+		items[i] = s.runWire26(run)
+	}
+	return envelopeList("runs", items)
+}
+
+// containsTags26 reports whether have holds every key of want with an
+// equal value.
+func containsTags26(have, want map[string]any) bool {
+	for k, v := range want {
+		got, ok := have[k]
+		if !ok || fmt.Sprint(got) != fmt.Sprint(v) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) handleFetchRun(c *call) answer {
