@@ -2,6 +2,7 @@ package evals
 
 import (
 	"context"
+	"slices"
 
 	"github.com/agenta-go/agenta/models"
 )
@@ -23,8 +24,20 @@ func preflight[W any](ctx context.Context, svc Service[W], req models.NewEvaluat
 		return ResolveGates(nil, wellFormedOnly(gates)...)
 	}
 	report, err := p.Preflight(ctx, req.PreflightRequest())
-	if err != nil || len(gates) == 0 {
+	if err != nil {
 		return err
+	}
+	return ResolveGatesFor(report, req.EvaluatorConfigIDs, gates...)
+}
+
+// ResolveGatesFor is ResolveGates against the evaluators a preflight read
+// (models.PreflightReport.Evaluators) for the evaluator config ids
+// requested. When it could not read them all (the server does not serve
+// the read: the report notes it), the evaluators the gates name are not
+// checked, only what needs none.
+func ResolveGatesFor(report *models.PreflightReport, evaluatorIDs []string, gates ...Gate) error {
+	if report == nil || len(report.Evaluators) < len(slices.Compact(slices.Sorted(slices.Values(evaluatorIDs)))) {
+		return ResolveGates(nil, wellFormedOnly(gates)...)
 	}
 	evaluators := make([]Evaluator, len(report.Evaluators))
 	for i, config := range report.Evaluators {

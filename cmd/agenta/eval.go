@@ -105,7 +105,10 @@ a fail in a pass rate, a worse row in a comparison, and a gate on a mean
 of numbers, cost or latency fails while a row lacks its value. A gate
 ending in 'allowing N failed rows' measures the other rows while at most N
 lack a value. An empty run fails every gate. A gate naming an evaluator,
-measure or operator that does not exist is a usage error (exit 2).
+measure or operator that does not exist is a usage error (exit 2), found
+before anything is created: eval run first reads the ids, the test set's
+columns against the app's inputs (a missing one exits 3, as the service's
+failed run would) and the evaluators' names.
 
 An AI critique evaluator needs an LLM provider key: --lm-provider-key NAME
 sends the key held in the environment variable NAME (such as OPENAI_API_KEY);

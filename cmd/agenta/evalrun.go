@@ -83,10 +83,14 @@ func (r *evalRun) run(ctx context.Context, client *agenta.Client) error {
 			return err
 		}
 	}
-	created, err := client.CreateEvaluation(ctx, models.NewEvaluation{
+	req := models.NewEvaluation{
 		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
 		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(), LMProvidersKeys: opts.ProviderKeys,
-	})
+	}
+	if err := r.preflight(ctx, client, req); err != nil {
+		return err
+	}
+	created, err := client.CreateEvaluation(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -102,6 +106,22 @@ func (r *evalRun) run(ctx context.Context, client *agenta.Client) error {
 	r.follow(ctx, client, host)
 	r.compare()
 	return r.judge()
+}
+
+// preflight checks, before anything is created, what would make the
+// evaluation fail or the gates meaningless: the ids (a wrong one is a
+// usage error, 2), the test set's columns against the app's inputs and
+// the evaluators' answers (3, as the mid-2024 service's failed run), and
+// every gate against the evaluators' names (2, with "did you mean").
+func (r *evalRun) preflight(ctx context.Context, client *agenta.Client, req models.NewEvaluation) error {
+	report, err := client.Preflight(ctx, req.PreflightRequest())
+	if err != nil {
+		return err
+	}
+	if err := evals.ResolveGatesFor(report, req.EvaluatorConfigIDs, r.opts.Gates...); err != nil {
+		return invalidGates(err)
+	}
+	return nil
 }
 
 // follow follows every variant's run at once: each is waited on until it
@@ -278,14 +298,7 @@ func (r *evalRun) judge() error {
 		return directErr
 	}
 	if errors.Is(gateErr, evals.ErrInvalidGate) {
-		// The user's typo, not the candidate's fault.
-		var ge *evals.GateError
-		errors.As(gateErr, &ge)
-		var parts []string
-		for _, res := range ge.Invalid() {
-			parts = append(parts, fmt.Sprintf("--gate %q: %s", text.Clip(res.Gate.String(), 100), res.Reason))
-		}
-		return usageErrorf("%s", strings.Join(parts, "; "))
+		return invalidGates(gateErr) // the user's typo, not the candidate's fault
 	}
 	if len(failures) > 0 {
 		// The gates failed for those reasons, which say more.
@@ -311,6 +324,18 @@ func withoutComparison(report *evals.Report, reason string, gateErr error) error
 		return gateErr
 	}
 	return nil
+}
+
+// invalidGates is the usage error of the invalid gates of err, a
+// *evals.GateError, each named with its reason.
+func invalidGates(err error) error {
+	var ge *evals.GateError
+	errors.As(err, &ge)
+	var parts []string
+	for _, res := range ge.Invalid() {
+		parts = append(parts, fmt.Sprintf("--gate %q: %s", text.Clip(res.Gate.String(), 100), res.Reason))
+	}
+	return usageErrorf("%s", strings.Join(parts, "; "))
 }
 
 // direct applies --lower-is-better to a report's evaluators. A name that

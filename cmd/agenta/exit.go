@@ -6,6 +6,7 @@ import (
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/models"
 )
 
 // The exit codes, documented in the root command's help and the README.
@@ -93,6 +94,7 @@ func exitCode(err error) int {
 		sdk     *sdkError
 		gateErr *evals.GateError
 		argErr  *agenta.ArgumentError
+		pre     *agenta.PreflightError
 	)
 	switch {
 	case err == nil:
@@ -105,6 +107,13 @@ func exitCode(err error) int {
 		return exitLocal
 	case !errors.As(err, &sdk):
 		return exitUsage // cobra's, from parsing flags or arguments
+	case errors.As(err, &pre) && pre.Report != nil && pre.Report.Has(models.PreflightNotFound):
+		return exitUsage // a wrong id, found before anything was created
+	case errors.As(err, &pre):
+		// A test set without a column the app or an evaluator reads: the
+		// mid-2024 service's run fails on it (EVALUATION_FAILED), and the
+		// preflight makes every server's end the same, before any spend.
+		return exitEvalFailed
 	case errors.As(err, &gateErr), errors.Is(err, evals.ErrGateFailed):
 		return exitGateFailed
 	case errors.Is(err, agenta.ErrEvaluationFailed):
