@@ -62,7 +62,7 @@ def _flaky_right(country):
 `
 
 func TestRealServer2026Repeats(t *testing.T) {
-	url, key, _ := rs26Config(t)
+	url, key := strings.TrimRight(os.Getenv("AGENTA_RS26_URL"), "/"), os.Getenv("AGENTA_RS26_KEY")
 	idsFile, work := os.Getenv("AGENTA_RS26_IDS"), os.Getenv("AGENTA_RS26_WORK")
 	kit := os.Getenv("AGENTA_RS26_KIT")
 	if kit == "" {
@@ -70,8 +70,8 @@ func TestRealServer2026Repeats(t *testing.T) {
 	}
 	appSrc, errApp := os.ReadFile(filepath.Join(kit, "apps", "capitals.py"))
 	py, errPy := os.ReadFile(filepath.Join(work, "python"))
-	if idsFile == "" || work == "" || errApp != nil || errPy != nil {
-		t.Skipf("TestRealServer2026Repeats skipped: needs AGENTA_RS26_IDS, AGENTA_RS26_WORK (the kit's RS_WORK, with its python) "+
+	if url == "" || key == "" || idsFile == "" || work == "" || errApp != nil || errPy != nil {
+		t.Skipf("TestRealServer2026Repeats skipped: needs AGENTA_RS26_URL, AGENTA_RS26_KEY (a real Agenta v0.113 server), AGENTA_RS26_IDS, AGENTA_RS26_WORK (the kit's RS_WORK, with its python) "+
 			"and the kit at %s (AGENTA_RS26_KIT); .ci/realserver2026.sh sets them (app: %v, python: %v)", kit, errApp, errPy)
 	}
 	var seeded struct {
