@@ -2,7 +2,8 @@
 # The 2026 differential suite (issue 22): a private real Agenta v0.113
 # backend from ../shared/realserver-2026, on free shifted ports and its
 # own RS_WORK, stopped and removed on exit; then TestRealServer2026 against
-# it and against agentatest's 2026 fake. Fails when the test fails or
+# it and against agentatest's 2026 fake, and TestRealServer2026Repeats
+# (a repeated run with a seeded flaky app). Fails when a test fails or
 # skips. Each step's time is printed (on 2 loaded cores: setup ~45 s,
 # fresh start ~90 s, the test ~30 s, stop ~15 s).
 #
@@ -77,6 +78,23 @@ grep -E '^(=== RUN|--- |ok|FAIL|PASS)|realserver2026_test.go' "$log" | cut -c1-2
 if [ "$status" != 0 ] || grep -q -- '--- SKIP' "$log" || ! grep -q -- '--- PASS: TestRealServer2026' "$log"; then
   tail -n 100 "$log"
   echo "realserver2026: TestRealServer2026 failed or did not run"
+  rm -f "$log"
+  exit 1
+fi
+rm -f "$log"
+
+# A run with repeats and a flaky app (issue 27): the test serves its own
+# seeded copy of the kit's app with the kit's python, so it needs RS_WORK.
+export AGENTA_RS26_WORK=$RS_WORK AGENTA_RS26_KIT=$kit
+log=$(mktemp)
+status=0
+start=$SECONDS
+go test -count=1 -v -run '^TestRealServer2026Repeats$' . >"$log" 2>&1 || status=$?
+echo "-- go test TestRealServer2026Repeats: $((SECONDS - start)) s"
+grep -E '^(=== RUN|--- |ok|FAIL|PASS)|realserver2026_repeats_test.go' "$log" | cut -c1-2000 || true
+if [ "$status" != 0 ] || grep -q -- '--- SKIP' "$log" || ! grep -q -- '--- PASS: TestRealServer2026Repeats' "$log"; then
+  tail -n 100 "$log"
+  echo "realserver2026: TestRealServer2026Repeats failed or did not run"
   rm -f "$log"
   exit 1
 fi
