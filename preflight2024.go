@@ -48,6 +48,7 @@ func (c *Client) preflight2024(ctx context.Context, req models.PreflightRequest,
 		skip(report, checkInputs, "the test set has no rows: its columns were not checked")
 	default:
 		facts.columns = testset.columns()
+		report.Rows = len(testset.CSVData)
 	}
 
 	variants, err := getList(ctx, c, &request{operation: "Preflight", method: http.MethodGet, path: "/apps/" + appID + "/variants/"}, jsonList[models.AppVariantResponse])

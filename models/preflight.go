@@ -79,6 +79,9 @@ type PreflightReport struct {
 	// in its order, as the server describes them: their names, keys and
 	// settings are known before any run.
 	Evaluators []EvaluatorConfig
+	// Rows is the number of the test set's rows, when the preflight read
+	// them (a mid-2024 server's test set is read whole); 0 otherwise.
+	Rows int
 	// Columns are the test set's columns: on a mid-2024 server those every
 	// row has, sorted (its rows are JSON objects); on a 2026 one the first
 	// test case's, in its order. Nil when they could not be read.

@@ -43,6 +43,10 @@ type EvalRunOptions struct {
 	// Report files; empty means none.
 	JUnit, CSV, JSON, Markdown string
 	Interval, Timeout          time.Duration
+	// BatchSize and BatchDelay are the pacing asked of the service: rows
+	// a batch, and the pause between batches (see pacing.go).
+	BatchSize  int
+	BatchDelay time.Duration
 	// ProviderKeys holds the LLM provider keys named by --lm-provider-key,
 	// read from the environment: the AI critique evaluator needs one.
 	ProviderKeys models.ProviderKeys
@@ -220,6 +224,9 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	fl.Var(&reportPath{&opts.CSV, false}, "csv", "write the scenarios as CSV to this file")
 	fl.Var(&reportPath{&opts.JSON, false}, "json", "write the scenarios as JSON Lines to this file")
 	fl.Var(&reportPath{&opts.Markdown, false}, "markdown", "write a Markdown report to this file")
+	defaults := models.DefaultRateLimit()
+	fl.IntVar(&opts.BatchSize, "batch-size", defaults.BatchSize, "rows the service runs at a time (its web UI's pacing by default)")
+	fl.DurationVar(&opts.BatchDelay, "batch-delay", time.Duration(defaults.DelayBetweenBatches)*time.Second, "pause between batches, in whole seconds (mid-2024 servers; 2026 ones have none)")
 	addWaitFlags(cmd, &opts.Interval, &opts.Timeout)
 	return cmd
 }
@@ -286,6 +293,9 @@ func (o *EvalRunOptions) check() error {
 		return err
 	}
 	o.ProviderKeys = keys
+	if err := o.checkPacing(); err != nil {
+		return err
+	}
 	return checkWaitFlags(o.Interval, o.Timeout)
 }
 

@@ -85,7 +85,7 @@ func (r *evalRun) run(ctx context.Context, client *agenta.Client) error {
 	}
 	req := models.NewEvaluation{
 		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
-		TestsetID: opts.TestsetID, RateLimit: models.DefaultRateLimit(), LMProvidersKeys: opts.ProviderKeys,
+		TestsetID: opts.TestsetID, RateLimit: opts.rateLimit(), LMProvidersKeys: opts.ProviderKeys,
 	}
 	if err := r.preflight(ctx, client, req); err != nil {
 		return err
@@ -121,7 +121,7 @@ func (r *evalRun) preflight(ctx context.Context, client *agenta.Client, req mode
 	if err := evals.ResolveGatesFor(report, req.EvaluatorConfigIDs, r.opts.Gates...); err != nil {
 		return invalidGates(err)
 	}
-	return nil
+	return r.opts.pacing(r.opts.IO.ErrOut, report)
 }
 
 // follow follows every variant's run at once: each is waited on until it

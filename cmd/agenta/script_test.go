@@ -83,6 +83,7 @@ const testAPIKey = "s3cret-key-0123456789"
 //	MISSING_RUN_HOST  the same with 20 rows, where the variant "missing" has no evaluator result on 18 of them,
 //	                  the variant "repeats" lists its first 5 rows again in place of the last 5, and the
 //	                  variant "nooutput" has no output (and no app error) on its last 2
+//	PACED_HOST        the demo with test sets of PACED_500 and PACED_1000 rows
 //	CELL_RUN_HOST     the same with 3 rows, each with a cell of 15 MiB
 //	HUGE_RUN_HOST     the same with HUGE_RUN_ROWS rows of about 6.7 KB: HUGE_RUN_MIB MiB of scenarios per evaluation
 //	BIG_EXACT         the id of their "Exact match" evaluator config
@@ -239,6 +240,19 @@ func setupScript(env *testscript.Env) error {
 	env.Defer(bigRun.Close)
 	hugeRun := httptest.NewServer(runServer(hugeRows, hugePadding))
 	env.Defer(hugeRun.Close)
+	// A fake with test sets of 500 and 1,000 rows, for the pacing.
+	paced := agentatest.NewServer()
+	env.Defer(paced.Close)
+	pacedDemo := agentatest.SeedDemo(paced)
+	manyRows := func(n int) []map[string]string {
+		rows := make([]map[string]string, n)
+		for i := range rows {
+			rows[i] = map[string]string{"country": "France", "correct_answer": "Paris"}
+		}
+		return rows
+	}
+	paced500 := paced.AddTestset(agentatest.Testset{AppID: pacedDemo.AppID, Name: "five hundred", Rows: manyRows(500)})
+	paced1000 := paced.AddTestset(agentatest.Testset{AppID: pacedDemo.AppID, Name: "a thousand", Rows: manyRows(1000)})
 	// Rows whose one cell is just under the 16 MiB element limit.
 	cellRun := httptest.NewServer(runServer(3, 15<<20))
 	env.Defer(cellRun.Close)
@@ -323,6 +337,7 @@ func setupScript(env *testscript.Env) error {
 		{"MISSING_RUN_HOST", missingRun.URL + "/api"},
 		{"BIG_RUN_HOST", bigRun.URL + "/api"}, {"BIG_RUN_ROWS", strconv.Itoa(bigRunRows)},
 		{"CELL_RUN_HOST", cellRun.URL + "/api"},
+		{"PACED_HOST", paced.URL()}, {"PACED_500", paced500}, {"PACED_1000", paced1000},
 		{"HUGE_RUN_HOST", hugeRun.URL + "/api"}, {"HUGE_RUN_ROWS", strconv.Itoa(hugeRows)},
 		{"HUGE_RUN_MIB", strconv.Itoa(hugeRows * (hugePadding + 700) >> 20)}, {"BIG_EXACT", benchEvaluators[0]},
 	} {
