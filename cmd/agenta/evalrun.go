@@ -410,6 +410,9 @@ func (r *evalRun) finish(err error) error {
 		}
 		problems = append(problems, r.writeReports(report, opts.Factory.secrets())...)
 	}
+	if r.report != nil {
+		problems = append(problems, r.githubActions(r.report, opts.Factory.secrets()))
+	}
 	others, primary := worst(problems...)
 	printErrorLines(opts.IO.ErrOut, opts.Factory.secrets(), others...)
 	return primary
