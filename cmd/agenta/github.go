@@ -100,4 +100,3 @@ func workflowData(s string) string {
 func workflowProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(text.Line(s, 200))
 }
-
