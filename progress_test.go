@@ -146,13 +146,18 @@ func TestIdleTimeoutZeroLeavesTheBodyToTheContext(t *testing.T) {
 // only the time a read waits on the network counts.
 func TestIdleTimeoutIgnoresTheCallersTime(t *testing.T) {
 	srv, id, want := progressFake(t)
-	c := clientFor(t, srv, agenta.WithTimeout(30*time.Millisecond), agenta.WithMaxRetries(0))
+	// The timeout leaves a loaded machine (the race detector, CI) room to
+	// send the headers; the caller's work on a row is twice as long.
+	const timeout = 500 * time.Millisecond
+	c := clientFor(t, srv, agenta.WithTimeout(timeout), agenta.WithMaxRetries(0))
 	n := 0
 	for s, err := range c.StreamEvaluationScenarios(context.Background(), id) {
 		require.NoError(t, err, "after %d rows", n)
 		assert.Equal(t, want[n].ID, s.ID)
 		n++
-		time.Sleep(60 * time.Millisecond) // the caller's work on the row
+		if n <= 3 {
+			time.Sleep(2 * timeout) // the caller's work on the row
+		}
 	}
 	assert.Equal(t, len(want), n)
 }
