@@ -1,6 +1,6 @@
 module github.com/agenta-go/agenta
 
-go 1.24.0
+go 1.24
 
 require (
 	github.com/google/go-querystring v1.2.0
@@ -9,7 +9,6 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/stretchr/testify v1.12.1
-	golang.org/x/crypto v0.48.0
 	gopkg.in/h2non/gock.v1 v1.1.2
 )
 
@@ -18,6 +17,6 @@ require (
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/sys v0.26.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )
