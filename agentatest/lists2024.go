@@ -24,25 +24,6 @@ const (
 	OpListEvaluatorConfigs Operation = "get_evaluator_configs"
 )
 
-// routeLists2024 matches the reads of this file.
-func (s *Server) routeLists2024(r *http.Request, segs []string) (route, bool) {
-	get := func(op Operation, h handler, id string) (route, bool) {
-		if r.Method != http.MethodGet {
-			return route{kind: routeMethodNotAllowed, allow: "GET"}, true
-		}
-		return route{kind: routeOperation, op: op, handle: h, id: id}, true
-	}
-	switch {
-	case len(segs) == 2 && segs[0] == "testsets":
-		return get(OpGetTestset, s.handleGetTestset, segs[1])
-	case len(segs) == 3 && segs[0] == "apps" && segs[2] == "variants":
-		return get(OpListAppVariants, s.handleListAppVariants, segs[1])
-	case len(segs) == 2 && segs[0] == "evaluators" && segs[1] == "configs":
-		return get(OpListEvaluatorConfigs, s.handleListEvaluatorConfigs, "")
-	}
-	return route{}, false
-}
-
 func (s *Server) handleGetTestset(c *call) answer {
 	if !s.wellFormed(c.id) {
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)

@@ -2,6 +2,7 @@ package agentatest
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -109,6 +110,44 @@ type call struct {
 	body []byte
 }
 
+// endpoint declares one route: its method, its path below the prefix
+// ("{id}" matches one segment, and the segments it matches are the call's
+// id, joined by "/"), its operation and handler. The router, the method
+// check and the 404/405 answers all come from a generation's table.
+type endpoint struct {
+	method, path string
+	op           Operation
+	handle       func(*Server, *call) answer
+	public       bool // served without credentials
+	// yields: a request of another method goes on to the next routes, as
+	// Starlette tries every route before answering 405 for the first
+	// whose path matched.
+	yields bool
+	// slashOnly: the route is registered with a trailing slash only, so
+	// the path without it is answered 307 (routeRedirect).
+	slashOnly bool
+}
+
+// routes2024 are the mid-2024 service's routes, in its order.
+var routes2024 = []endpoint{
+	{method: "POST", path: "evaluations", op: OpCreateEvaluation, handle: (*Server).handleCreateEvaluation},
+	{method: "GET", path: "evaluations/{id}", op: OpFetchEvaluation, handle: (*Server).handleFetchEvaluation},
+	{method: "GET", path: "evaluations/{id}/status", op: OpFetchEvaluationStatus, handle: (*Server).handleFetchEvaluationStatus},
+	{method: "GET", path: "evaluations/{id}/results", op: OpFetchEvaluationResults, handle: (*Server).handleFetchEvaluationResults},
+	{method: "GET", path: "evaluations/{id}/evaluation_scenarios", op: OpFetchEvaluationScenarios, handle: (*Server).handleFetchScenarios},
+	{method: "GET", path: "apps/get_variant_by_env", op: OpGetVariantByEnvironment, handle: (*Server).handleGetVariantByEnv},
+	{method: "POST", path: "variants/from-base", op: OpAddVariantFromBase, handle: (*Server).handleAddVariantFromBase, yields: true},
+	{method: "GET", path: "variants/{id}", op: OpGetVariant, handle: (*Server).handleGetVariant},
+	{method: "GET", path: "observability/spans/{id}", op: OpGetSpan, handle: (*Server).handleGetSpan, slashOnly: true},
+	{method: "GET", path: "human-evaluations", op: OpListHumanEvaluations, handle: (*Server).handleListHumanEvaluations},
+	// Reads the SDK makes beside the operations: GetVariantByEnvironment's
+	// fallback (environments.go) and Preflight's (lists2024.go).
+	{method: "GET", path: "apps/{id}/environments", op: OpListEnvironments, handle: (*Server).handleListEnvironments},
+	{method: "GET", path: "testsets/{id}", op: OpGetTestset, handle: (*Server).handleGetTestset},
+	{method: "GET", path: "apps/{id}/variants", op: OpListAppVariants, handle: (*Server).handleListAppVariants},
+	{method: "GET", path: "evaluators/configs", op: OpListEvaluatorConfigs, handle: (*Server).handleListEvaluatorConfigs},
+}
+
 // route matches a request to an operation. Like Starlette it matches the
 // decoded path, so an id containing an encoded "/" matches nothing.
 func (s *Server) route(r *http.Request) route {
@@ -124,63 +163,67 @@ func (s *Server) route(r *http.Request) route {
 	if slash {
 		segs = segs[:len(segs)-1]
 	}
-	for _, seg := range segs {
-		if seg == "" {
-			return route{kind: routeNotFound}
-		}
+	if slices.Contains(segs, "") {
+		return route{kind: routeNotFound}
 	}
 	if s.v26 != nil {
-		if rt, ok := s.route2026(r, segs); ok {
+		if rt, ok := matchRoute(s, routes2026, r.Method, segs, slash); ok {
+			rt.gen26 = true
 			return rt
 		}
 		if !s.v26.with2024 {
 			return route{kind: routeNotFound}
 		}
 	}
-	get := func(op Operation, h handler, id string) route {
-		if r.Method != http.MethodGet {
-			return route{kind: routeMethodNotAllowed, allow: "GET"}
+	rt, _ := matchRoute(s, routes2024, r.Method, segs, slash)
+	return rt
+}
+
+// matchRoute finds the first route of table whose path matches segs; ok is
+// false when none does.
+func matchRoute(s *Server, table []endpoint, method string, segs []string, slash bool) (route, bool) {
+	var refused *route // the first route whose path matched but not its method
+	for _, e := range table {
+		id, ok := matchPath(e.path, segs)
+		if !ok {
+			continue
 		}
-		return route{kind: routeOperation, op: op, handle: h, id: id}
-	}
-	post := func(op Operation, h handler) route {
-		if r.Method != http.MethodPost {
-			return route{kind: routeMethodNotAllowed, allow: "POST"}
-		}
-		return route{kind: routeOperation, op: op, handle: h}
-	}
-	if rt, ok := s.routeLists2024(r, segs); ok {
-		return rt
-	}
-	switch {
-	case len(segs) == 1 && segs[0] == "evaluations":
-		return post(OpCreateEvaluation, s.handleCreateEvaluation)
-	case len(segs) == 2 && segs[0] == "evaluations":
-		return get(OpFetchEvaluation, s.handleFetchEvaluation, segs[1])
-	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "status":
-		return get(OpFetchEvaluationStatus, s.handleFetchEvaluationStatus, segs[1])
-	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "results":
-		return get(OpFetchEvaluationResults, s.handleFetchEvaluationResults, segs[1])
-	case len(segs) == 3 && segs[0] == "evaluations" && segs[2] == "evaluation_scenarios":
-		return get(OpFetchEvaluationScenarios, s.handleFetchScenarios, segs[1])
-	case len(segs) == 2 && segs[0] == "apps" && segs[1] == "get_variant_by_env":
-		return get(OpGetVariantByEnvironment, s.handleGetVariantByEnv, "")
-	case len(segs) == 3 && segs[0] == "apps" && segs[2] == "environments":
-		return get(OpListEnvironments, s.handleListEnvironments, segs[1])
-	case len(segs) == 2 && segs[0] == "variants" && segs[1] == "from-base" && r.Method != http.MethodGet:
-		return post(OpAddVariantFromBase, s.handleAddVariantFromBase)
-	case len(segs) == 2 && segs[0] == "variants":
-		return get(OpGetVariant, s.handleGetVariant, segs[1])
-	case len(segs) == 3 && segs[0] == "observability" && segs[1] == "spans":
-		if !slash {
-			if r.Method != http.MethodGet {
-				return route{kind: routeMethodNotAllowed, allow: "GET"}
+		if method != e.method {
+			if refused == nil {
+				refused = &route{kind: routeMethodNotAllowed, allow: e.method}
 			}
-			return route{kind: routeRedirect}
+			if e.yields {
+				continue
+			}
+			return *refused, true
 		}
-		return get(OpGetSpan, s.handleGetSpan, segs[2])
-	case len(segs) == 1 && segs[0] == "human-evaluations":
-		return get(OpListHumanEvaluations, s.handleListHumanEvaluations, "")
+		if e.slashOnly && !slash {
+			return route{kind: routeRedirect}, true
+		}
+		return route{kind: routeOperation, op: e.op, id: id, public: e.public,
+			handle: func(c *call) answer { return e.handle(s, c) }}, true
 	}
-	return route{kind: routeNotFound}
+	if refused != nil {
+		return *refused, true
+	}
+	return route{kind: routeNotFound}, false
+}
+
+// matchPath matches segs against a route's path, returning the segments
+// its "{id}" wildcards matched, joined by "/".
+func matchPath(pattern string, segs []string) (string, bool) {
+	want := strings.Split(pattern, "/")
+	if len(want) != len(segs) {
+		return "", false
+	}
+	var ids []string
+	for i, w := range want {
+		switch {
+		case w == "{id}":
+			ids = append(ids, segs[i])
+		case w != segs[i]:
+			return "", false
+		}
+	}
+	return strings.Join(ids, "/"), true
 }

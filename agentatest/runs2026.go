@@ -577,79 +577,63 @@ func (s *Server) runsOf(q rowQuery26) []*run26 {
 	return out
 }
 
-func (s *Server) handleQueryScenarios(c *call) answer {
-	q, refused, ok := readRowQuery26(c, "scenario", false)
-	if !ok {
-		return refused
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var rows []*scenario26
-	for _, run := range s.runsOf(q) {
-		for _, sc := range run.scenarios {
-			if (q.ids == nil || slices.Contains(q.ids, sc.id)) && (q.statuses == nil || slices.Contains(q.statuses, sc.status)) {
-				rows = append(rows, sc)
-			}
-		}
-	}
-	rows = window26(rows, func(sc *scenario26) string { return sc.id }, q)
-	items := make([]any, len(rows))
-	for i, sc := range rows {
-		items[i] = s.scenarioWire26(sc)
-	}
-	return envelopeList("scenarios", items)
+// in26 says whether a filter admits v: a missing filter admits all.
+func in26[T comparable](filter []T, v T) bool {
+	return filter == nil || slices.Contains(filter, v)
 }
 
-func (s *Server) handleQueryResults(c *call) answer {
-	q, refused, ok := readRowQuery26(c, "result", false)
+// queryRows26 answers a query of a run's rows: read the query, keep the
+// rows of the runs it reads that its filters admit, window them and send
+// them under key.
+func queryRows26[T any](s *Server, c *call, member, key string, descending bool,
+	rowsOf func(*run26) []T, keep func(rowQuery26, T) bool, id func(T) string, wire func(T) object,
+) answer {
+	q, refused, ok := readRowQuery26(c, member, descending)
 	if !ok {
 		return refused
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var rows []*result26
+	var rows []T
 	for _, run := range s.runsOf(q) {
-		for _, r := range run.results {
-			if (q.ids == nil || slices.Contains(q.ids, r.id)) &&
-				(q.scenarioIDs == nil || slices.Contains(q.scenarioIDs, r.scenario.id)) &&
-				(q.stepKeys == nil || slices.Contains(q.stepKeys, r.stepKey)) &&
-				(q.statuses == nil || slices.Contains(q.statuses, r.status)) &&
-				(q.repeats == nil || slices.Contains(q.repeats, r.repeat)) {
+		for _, r := range rowsOf(run) {
+			if keep(q, r) {
 				rows = append(rows, r)
 			}
 		}
 	}
-	rows = window26(rows, func(r *result26) string { return r.id }, q)
+	rows = window26(rows, id, q)
 	items := make([]any, len(rows))
 	for i, r := range rows {
-		items[i] = s.resultWire26(r)
+		items[i] = wire(r)
 	}
-	return envelopeList("results", items)
+	return envelopeList(key, items)
+}
+
+func (s *Server) handleQueryScenarios(c *call) answer {
+	return queryRows26(s, c, "scenario", "scenarios", false,
+		func(run *run26) []*scenario26 { return run.scenarios },
+		func(q rowQuery26, sc *scenario26) bool { return in26(q.ids, sc.id) && in26(q.statuses, sc.status) },
+		func(sc *scenario26) string { return sc.id }, s.scenarioWire26)
+}
+
+func (s *Server) handleQueryResults(c *call) answer {
+	return queryRows26(s, c, "result", "results", false,
+		func(run *run26) []*result26 { return run.results },
+		func(q rowQuery26, r *result26) bool {
+			return in26(q.ids, r.id) && in26(q.scenarioIDs, r.scenario.id) && in26(q.stepKeys, r.stepKey) &&
+				in26(q.statuses, r.status) && in26(q.repeats, r.repeat)
+		},
+		func(r *result26) string { return r.id }, s.resultWire26)
 }
 
 func (s *Server) handleQueryMetrics(c *call) answer {
-	q, refused, ok := readRowQuery26(c, "metrics", true)
-	if !ok {
-		return refused
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var rows []*metrics26
-	for _, run := range s.runsOf(q) {
-		for _, m := range run.metrics {
-			if (q.ids == nil || slices.Contains(q.ids, m.id)) &&
-				(q.scenarioIDs == nil || slices.Contains(q.scenarioIDs, m.scenarioID)) &&
-				(q.statuses == nil || slices.Contains(q.statuses, m.status)) {
-				rows = append(rows, m)
-			}
-		}
-	}
-	rows = window26(rows, func(m *metrics26) string { return m.id }, q)
-	items := make([]any, len(rows))
-	for i, m := range rows {
-		items[i] = s.metricsWire26(m)
-	}
-	return envelopeList("metrics", items)
+	return queryRows26(s, c, "metrics", "metrics", true,
+		func(run *run26) []*metrics26 { return run.metrics },
+		func(q rowQuery26, m *metrics26) bool {
+			return in26(q.ids, m.id) && in26(q.scenarioIDs, m.scenarioID) && in26(q.statuses, m.status)
+		},
+		func(m *metrics26) string { return m.id }, s.metricsWire26)
 }
 
 // handleRefreshMetrics computes a run's global metrics row again, from the

@@ -16,7 +16,8 @@ func TestEvalRunOptions(t *testing.T) {
 	cmd := NewCmdEvalRun(f, func(o *EvalRunOptions) error { got = o; return nil })
 	err := execute(cmd, "--app", "a", "--testset", "t", "--variant", "v1", "--variant", "v2",
 		"--evaluator", "e1,e2", "--gate", "Exact match>=90%", "--gate", "worse(Edit distance) <= 2",
-		"--junit", "r.xml", "--csv", "r.csv", "--json", "r.jsonl", "--markdown", "r.md", "--interval", "100ms", "--timeout", "1m")
+		"--junit", "r.xml", "--csv", "r.csv", "--json", "r.jsonl", "--markdown", "r.md", "--interval", "100ms", "--timeout", "1m",
+		"--batch-size", "50", "--batch-delay", "2s")
 	if err != nil {
 		t.Fatalf("eval run with every flag: %v", err)
 	}
@@ -25,7 +26,8 @@ func TestEvalRunOptions(t *testing.T) {
 			{Measure: evals.MeasureMean, Evaluator: "Exact match", Op: evals.AtLeast, Limit: 0.9, Percent: true},
 			{Measure: evals.MeasureWorseRows, Evaluator: "Edit distance", Op: evals.AtMost, Limit: 2},
 		},
-		JUnit: "r.xml", CSV: "r.csv", JSON: "r.jsonl", Markdown: "r.md", Interval: 100 * time.Millisecond, Timeout: time.Minute}
+		JUnit: "r.xml", CSV: "r.csv", JSON: "r.jsonl", Markdown: "r.md", Interval: 100 * time.Millisecond, Timeout: time.Minute,
+		BatchSize: 50, BatchDelay: 2 * time.Second}
 	got.IO, got.Factory, got.gates, got.flags = nil, nil, nil, nil
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("options:\n got %+v\nwant %+v", *got, want)
