@@ -229,3 +229,18 @@ func TestCasesNeededAndPassAll(t *testing.T) {
 		t.Error("a bound over no data is not NaN")
 	}
 }
+
+// BenchmarkBounds computes every bound of 10,000 cases × 3 repeats, beside
+// BenchmarkCompare's 10,000-row comparison in the same process.
+func BenchmarkBounds(b *testing.B) {
+	r := rand.New(rand.NewPCG(27, 27))
+	cand, base := simulateCases(r, 10_000, 3, 0.8, 0.2), simulateCases(r, 10_000, 3, 0.75, 0.2)
+	candRates, baseRates := caseRates(cand), caseRates(base)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = PassRateLow(cand, DefaultConfidence) + PassRateHigh(cand, DefaultConfidence) +
+			PassRateDiffLow(cand, base, DefaultConfidence) + MeanLow(candRates, DefaultConfidence) +
+			MeanHigh(candRates, DefaultConfidence) + MeanDiffLow(candRates, baseRates, DefaultConfidence) +
+			PassAll(cand) + float64(len(FlakyCases(cand)))
+	}
+}
