@@ -87,7 +87,7 @@ func wilsonBounds(p, n, z float64) (low, high float64) {
 	half := z / (1 + z2/n) * math.Sqrt(p*(1-p)/n+z2/(4*n*n))
 	low, high = max(0, center-half), min(1, center+half)
 	if p == 0 {
-		low = 0
+		low = 0 // exactly, where rounding would leave 1e-17
 	}
 	if p == 1 {
 		high = 1

@@ -38,19 +38,7 @@ func WilsonInterval(k, n int, confidence float64) (low, high float64) {
 	if n <= 0 || k < 0 || k > n || !(confidence > 0 && confidence < 1) {
 		return math.NaN(), math.NaN()
 	}
-	z := normalQuantile((1 + confidence) / 2)
-	nf, p := float64(n), float64(k)/float64(n)
-	z2 := z * z
-	center := (p + z2/(2*nf)) / (1 + z2/nf)
-	half := z / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	low, high = max(0, center-half), min(1, center+half)
-	if k == 0 {
-		low = 0 // exactly, where rounding would leave 1e-17
-	}
-	if k == n {
-		high = 1
-	}
-	return low, high
+	return wilsonBounds(float64(k)/float64(n), float64(n), normalQuantile((1+confidence)/2))
 }
 
 // TInterval returns Student's t confidence interval for a mean from the
