@@ -260,12 +260,30 @@ func (e *APIError) Error() string {
 			b.WriteString(" (a server of Agenta v0.96 or later has none of the 2024 routes: tell the client it speaks the 2026 API with AGENTA_API_GENERATION=2026 or WithGeneration, or call DetectGeneration first)")
 		}
 	}
+	if e.StatusCode == http.StatusUnauthorized && mappedOn2026[e.Operation] && answeredAs2026(e.Body) {
+		// The client did not know the server's API and sent the 2024
+		// request: say so, or the 401 reads as a wrong key alone.
+		b.WriteString(" (a 2026 server's answer, Agenta v0.96 or later, which has no route for ")
+		b.WriteString(e.Operation)
+		b.WriteString(": the request above is the mid-2024 one, sent because the client did not know the server's API; tell it with AGENTA_API_GENERATION=2026 or WithGeneration, or call DetectGeneration first, and check the key)")
+	}
 	if missing, ok := e.notFoundAs500(); ok {
 		b.WriteString(" (the service's answer when ")
 		b.WriteString(missing)
 		b.WriteString(" does not exist)")
 	}
 	return b.String()
+}
+
+// answeredAs2026 reports whether an error body has the shape of today's
+// API, {"detail": {"message": …}}, which no mid-2024 server sends.
+func answeredAs2026(body []byte) bool {
+	var b struct {
+		Detail struct {
+			Message *string `json:"message"`
+		} `json:"detail"`
+	}
+	return json.Unmarshal(body, &b) == nil && b.Detail.Message != nil
 }
 
 // mappedOn2026 are the evaluation operations whose 2024 route a 2026

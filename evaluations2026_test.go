@@ -361,3 +361,24 @@ func TestEvaluateStopsRunsOnCancel(t *testing.T) {
 	assert.ErrorIs(t, runErr.StopErr, agenta.ErrCannotStop)
 	assert.Equal(t, 1, strings.Count(err.Error(), "no route to stop"), err.Error())
 }
+
+// Issue 26: a 401 from a 2026 server to a client that did not know its
+// API named the 2024 route it was sent to, and nothing more; it now says
+// why that route was sent and what to do.
+func TestUnauthorizedNamesTheRouteSent2026(t *testing.T) {
+	_, srv, demo := fake26(t)
+	c := clientFor(t, srv, agenta.WithAPIKey("ApiKey wrong"))
+	_, err := c.CreateEvaluation(ctx26(t), models.NewEvaluation{AppID: demo.ApplicationID, VariantIDs: []string{demo.VariantID},
+		TestsetID: demo.TestsetID, EvaluatorConfigIDs: []string{demo.EvaluatorID}, RateLimit: models.DefaultRateLimit()})
+	require.ErrorIs(t, err, agenta.ErrUnauthorized)
+	assert.Contains(t, err.Error(), "POST /api/evaluations: 401 Unauthorized")
+	assert.Contains(t, err.Error(), "the request above is the mid-2024 one, sent because the client did not know the server's API")
+
+	// Told the generation, the route named is the 2026 one, without the note.
+	c = clientFor(t, srv, agenta.WithAPIKey("ApiKey wrong"), agenta.WithGeneration(agenta.Generation2026))
+	_, err = c.CreateEvaluation(ctx26(t), models.NewEvaluation{AppID: demo.ApplicationID, VariantIDs: []string{demo.VariantID},
+		TestsetID: demo.TestsetID, EvaluatorConfigIDs: []string{demo.EvaluatorID}, RateLimit: models.DefaultRateLimit()})
+	require.ErrorIs(t, err, agenta.ErrUnauthorized)
+	assert.NotContains(t, err.Error(), "POST /api/evaluations:")
+	assert.NotContains(t, err.Error(), "mid-2024 one")
+}
