@@ -83,6 +83,21 @@ if [ "$status" != 0 ] || grep -q -- '--- SKIP' "$log" || ! grep -q -- '--- PASS:
 fi
 rm -f "$log"
 
+# The preflight (issue 26): wrong ids and a test set without the app's
+# input, found before anything is created, on this server too.
+log=$(mktemp)
+status=0
+start=$SECONDS
+go test -count=1 -v -run '^TestPreflightRealServer2026$' . >"$log" 2>&1 || status=$?
+echo "-- go test TestPreflightRealServer2026: $((SECONDS - start)) s"
+if [ "$status" != 0 ] || grep -q -- '--- SKIP' "$log" || ! grep -q -- '--- PASS: TestPreflightRealServer2026' "$log"; then
+  tail -n 60 "$log"
+  echo "realserver2026: TestPreflightRealServer2026 failed or did not run"
+  rm -f "$log"
+  exit 1
+fi
+rm -f "$log"
+
 # A run with repeats and a flaky app (issue 27): the test serves its own
 # seeded copy of the kit's app with the kit's python, so it needs RS_WORK.
 export AGENTA_RS26_WORK=$RS_WORK AGENTA_RS26_KIT=$kit
