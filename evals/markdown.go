@@ -14,8 +14,9 @@ import (
 // WriteMarkdown writes the report for a pull-request comment: a table of
 // the evaluators (with the baseline, the candidate, the change, the rows
 // that got better, worse or stayed, and the p-value, when there is a
-// baseline), the rows, app errors, cost and latency of each run, and the
-// gates of the last Check. Numbers that do not exist print as n/a.
+// baseline), the first rows the candidate did worse on (see worstRows), the
+// rows, app errors, cost and latency of each run, and the gates of the
+// last Check. Numbers that do not exist print as n/a.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	cat := r.catalog()
@@ -60,6 +61,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(bw, "\n%d rows paired by %s, %s unpaired. Means over every row, with 95%% confidence intervals; a row without a value (errored, missing, or a baseline row the candidate lacks) counts as a fail in a pass rate and as worse in a comparison; a candidate row the baseline never ran counts on neither side. p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).\n",
 			cmp.Paired, cmp.Pairing(), unpaired)
+		if err := writeWorstRows(bw, cat, base.Run, cand.Run); err != nil {
+			return err
+		}
 	}
 
 	bw.WriteString("\n| Run |")

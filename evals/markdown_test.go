@@ -2,6 +2,7 @@ package evals
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,5 +63,51 @@ func TestWriteMarkdownSingleRunAndNoValues(t *testing.T) {
 	}
 	if strings.Contains(md, "NaN") || strings.Contains(md, "Inf") {
 		t.Errorf("the Markdown shows NaN or Inf:\n%s", md)
+	}
+}
+
+// Issue 26 item 6: the Markdown report, a pull request's comment, shows
+// the first rows the candidate did worse on, with what each side gave; a
+// pair of listings in different orders shows none rather than wrong ones.
+func TestMarkdownWorstRows(t *testing.T) {
+	baseline, candidate := twentyRuns(func(i int, country string) models.EvaluationScenario {
+		if i < 6 {
+			return wrongRow(i)
+		}
+		return rightRow(i)
+	})
+	var b strings.Builder
+	if err := NewReport(baseline, candidate).WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	if !strings.Contains(md, "#### Rows the candidate did worse on (the first 5)") {
+		t.Fatalf("no worst rows:\n%s", md)
+	}
+	for _, want := range []string{"| 1 | country=C01 | Capital of C01 | Exact match | true | false | wrong |", "| 5 | country=C05 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the worst rows lack %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "| 6 | country=C06 |") {
+		t.Errorf("more than five worst rows:\n%s", md)
+	}
+
+	slices.Reverse(candidate.Scenarios)
+	b.Reset()
+	if err := NewReport(baseline, candidate).WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "The two runs list their rows in different orders: no rows are shown here") {
+		t.Errorf("rows listed in other orders were shown:\n%s", b.String())
+	}
+
+	same, _ := twentyRuns(func(i int, country string) models.EvaluationScenario { return rightRow(i) })
+	b.Reset()
+	if err := NewReport(same, same).WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "did worse on") {
+		t.Errorf("worst rows for a candidate no worse:\n%s", b.String())
 	}
 }
