@@ -69,51 +69,30 @@ echo "-- account and seed: $((SECONDS - start)) s"
 
 export AGENTA_RS26_URL=$api AGENTA_RS26_KEY=$key AGENTA_RS26_APP_URL=http://127.0.0.1:$RS_APP_PORT
 export AGENTA_RS26_IDS=$RS_WORK/ids.json
-log=$(mktemp)
-status=0
-start=$SECONDS
-go test -count=1 -v -run '^TestRealServer2026$' . >"$log" 2>&1 || status=$?
-echo "-- go test TestRealServer2026: $((SECONDS - start)) s"
-grep -E '^(=== RUN|--- |ok|FAIL|PASS)|realserver2026_test.go' "$log" | cut -c1-2000 || true
-if [ "$status" != 0 ] || grep -q -- '--- SKIP' "$log" || ! grep -q -- '--- PASS: TestRealServer2026' "$log"; then
-  tail -n 100 "$log"
-  echo "realserver2026: TestRealServer2026 failed or did not run"
+# must_pass TEST FILE: runs go test -run ^TEST$ in the root package; fails
+# the script when the test fails or skips, with the tail of its log.
+must_pass() {
+  local name=$1 file=$2 log status=0 start=$SECONDS
+  log=$(mktemp)
+  go test -count=1 -v -run "^$name\$" . >"$log" 2>&1 || status=$?
+  echo "-- go test $name: $((SECONDS - start)) s"
+  grep -E "^(=== RUN|--- |ok|FAIL|PASS)|$file" "$log" | cut -c1-2000 || true
+  if [ "$status" != 0 ] || grep -q -- '--- SKIP' "$log" || ! grep -q -- "--- PASS: $name" "$log"; then
+    tail -n 100 "$log"
+    echo "realserver2026: $name failed or did not run"
+    rm -f "$log"
+    exit 1
+  fi
   rm -f "$log"
-  exit 1
-fi
-rm -f "$log"
-
+}
+must_pass TestRealServer2026 realserver2026_test.go
 # The preflight (issue 26): wrong ids and a test set without the app's
 # input, found before anything is created, on this server too.
-log=$(mktemp)
-status=0
-start=$SECONDS
-go test -count=1 -v -run '^TestPreflightRealServer2026$' . >"$log" 2>&1 || status=$?
-echo "-- go test TestPreflightRealServer2026: $((SECONDS - start)) s"
-if [ "$status" != 0 ] || grep -q -- '--- SKIP' "$log" || ! grep -q -- '--- PASS: TestPreflightRealServer2026' "$log"; then
-  tail -n 60 "$log"
-  echo "realserver2026: TestPreflightRealServer2026 failed or did not run"
-  rm -f "$log"
-  exit 1
-fi
-rm -f "$log"
-
+must_pass TestPreflightRealServer2026 preflight_realserver_test.go
 # A run with repeats and a flaky app (issue 27): the test serves its own
 # seeded copy of the kit's app with the kit's python, so it needs RS_WORK.
 export AGENTA_RS26_WORK=$RS_WORK AGENTA_RS26_KIT=$kit
-log=$(mktemp)
-status=0
-start=$SECONDS
-go test -count=1 -v -run '^TestRealServer2026Repeats$' . >"$log" 2>&1 || status=$?
-echo "-- go test TestRealServer2026Repeats: $((SECONDS - start)) s"
-grep -E '^(=== RUN|--- |ok|FAIL|PASS)|realserver2026_repeats_test.go' "$log" | cut -c1-2000 || true
-if [ "$status" != 0 ] || grep -q -- '--- SKIP' "$log" || ! grep -q -- '--- PASS: TestRealServer2026Repeats' "$log"; then
-  tail -n 100 "$log"
-  echo "realserver2026: TestRealServer2026Repeats failed or did not run"
-  rm -f "$log"
-  exit 1
-fi
-rm -f "$log"
+must_pass TestRealServer2026Repeats realserver2026_repeats_test.go
 
 # One job across generations (issue 22): the eval run cases of
 # cmd/agenta/crossgen_test.go against this server, seeded as the mid-2024
