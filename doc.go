@@ -165,6 +165,11 @@
 //	preflight.go, preflight2024.go, preflight2026.go
 //	                   the checks before an evaluation is created: the call
 //	                   and its judging, and each generation's reads
+//	environments.go    GetVariantByEnvironment's fallback on a 0.19 server,
+//	                   whose lookup route is broken: the app's environments
+//	stop.go            StopEvaluation, which makes the Client an evals.Stopper
+//	create_lost2026.go a 2026 create whose answer was lost: found by its
+//	                   tag, never sent again
 //
 // docs/design.md has the floors, how they are measured, and the numbers.
 //
