@@ -116,13 +116,15 @@ def post(path, body):
 rows = [("France", "Paris"), ("ERR-1", "x"), ("Germany", "Bonn"), ("ERR-2", "y")]
 ts = post("/simple/testsets/", {"testset": {"slug": "with-errors-" + suffix, "name": "with-errors",
     "data": {"testcases": [{"data": {"country": c, "correct_answer": a}} for c, a in rows]}}})
+mismatch = post("/simple/testsets/", {"testset": {"slug": "wrong-columns-" + suffix, "name": "wrong-columns",
+    "data": {"testcases": [{"data": {"nation": c, "correct_answer": a}} for c, a in rows[:1] + [("Germany", "Berlin"), ("Italy", "Rome")]]}}})
 ev = post("/simple/evaluators/", {"evaluator": {"slug": "exact-match-" + suffix, "name": "Exact match",
     "data": {"uri": "agenta:builtin:auto_exact_match:v0", "parameters": {"correct_answer_key": "correct_answer"}}}})
-print(ts["testset"]["id"], ev["evaluator"]["id"])
+print(ts["testset"]["id"], ev["evaluator"]["id"], mismatch["testset"]["id"])
 PY
 )
-read -r err_testset exact_match <<<"$crossgen_ids"
-[ -n "$exact_match" ] || { echo "realserver2026: seeding the eval run cases failed"; exit 1; }
+read -r err_testset exact_match mismatch_testset <<<"$crossgen_ids"
+[ -n "$mismatch_testset" ] || { echo "realserver2026: seeding the eval run cases failed"; exit 1; }
 seed_id() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ids"][sys.argv[2]])' "$RS_WORK/ids.json" "$1"; }
 keyfile="$RS_WORK/key"
 printf '%s\n' "$key" >"$keyfile"
@@ -133,6 +135,7 @@ status=0
 AGENTA_CROSSGEN_HOST=$api AGENTA_CROSSGEN_KEY_FILE=$keyfile AGENTA_CROSSGEN_APP=$(seed_id application_id) \
   AGENTA_CROSSGEN_VARIANT=$(seed_id application_variant_id) AGENTA_CROSSGEN_TESTSET=$(seed_id testset_id) \
   AGENTA_CROSSGEN_ERR_TESTSET=$err_testset AGENTA_CROSSGEN_EVALUATOR=$exact_match AGENTA_CROSSGEN_AGAINST=$against \
+  AGENTA_CROSSGEN_MISMATCH_TESTSET=$mismatch_testset \
   go test -count=1 -v -run '^TestEvalRunOnServer$' ./cmd/agenta >"$log" 2>&1 || status=$?
 echo "-- go test TestEvalRunOnServer (the eval run cases${against:+, compared with those of the mid-2024 server}): $((SECONDS - start)) s"
 if [ "$status" != 0 ] || ! grep -q -- '--- PASS: TestEvalRunOnServer' "$log"; then

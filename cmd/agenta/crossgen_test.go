@@ -8,9 +8,16 @@ package main
 // .ci/realserver2026.sh), whose digests are then compared.
 
 import (
+	"context"
+	"crypto/rand"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +25,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/agentatest"
 	"github.com/agenta-go/agenta/models"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -35,6 +44,101 @@ import (
 type crossIDs struct {
 	Host, KeyFile, Generation                    string
 	App, Variant, Testset, ErrTestset, Evaluator string
+	// MismatchTestset has a "nation" column where the app takes
+	// "country"; InputVariant is a variant whose app declares that input
+	// ("" on 2024, whose app declares it in its own OpenAPI document, so
+	// Variant does; on 2026 runCross forks Variant to declare it in the
+	// revision's input schema).
+	MismatchTestset, InputVariant string
+	// Evaluations, if set, counts the evaluations created so far (a
+	// fake's create requests); nil reads the server's own listing.
+	Evaluations func() int
+}
+
+// crossUnknownID is an evaluator id of the servers' form that neither has.
+const crossUnknownID = "01a2248d-0000-7000-8000-00000000dead"
+
+// crossEvaluations counts the evaluations on the server of ids: on a
+// mid-2024 server GET /evaluations/?app_id=…, on a 2026 one the runs of
+// POST /evaluations/runs/query.
+func crossEvaluations(t *testing.T, ids crossIDs) int {
+	t.Helper()
+	if ids.Evaluations != nil {
+		return ids.Evaluations()
+	}
+	key := ""
+	if ids.KeyFile != "" {
+		b, err := os.ReadFile(ids.KeyFile)
+		require.NoError(t, err)
+		key = strings.TrimSpace(string(b))
+	}
+	var opts []agenta.Option
+	if key != "" {
+		opts = append(opts, agenta.WithAPIKey(key))
+	}
+	c, err := agenta.NewClient(ids.Host, opts...)
+	require.NoError(t, err)
+	defer c.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	gen, err := c.Generation(ctx)
+	require.NoError(t, err, "the generation of %s", ids.Host)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL()+"/evaluations/?app_id="+url.QueryEscape(ids.App), nil)
+	if gen == agenta.Generation2026 {
+		req, err = http.NewRequestWithContext(ctx, http.MethodPost, c.BaseURL()+"/evaluations/runs/query", strings.NewReader(`{}`))
+		req.Header.Set("Content-Type", "application/json")
+	}
+	require.NoError(t, err)
+	if key != "" {
+		req.Header.Set("Authorization", key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s %s: %s", req.Method, req.URL.Path, body)
+	var listed []json.RawMessage
+	if gen == agenta.Generation2026 {
+		var page struct {
+			Runs []json.RawMessage `json:"runs"`
+		}
+		require.NoError(t, json.Unmarshal(body, &page))
+		listed = page.Runs
+	} else {
+		require.NoError(t, json.Unmarshal(body, &listed))
+	}
+	return len(listed)
+}
+
+// crossInputVariant forks the variant of a 2026 server (ids.KeyFile set)
+// into one whose revision declares its input, "country", in its input
+// schema: the seeded variant declares none, and the preflight then
+// leaves the inputs unchecked, as it must.
+func crossInputVariant(t *testing.T, ids crossIDs) string {
+	t.Helper()
+	b, err := os.ReadFile(ids.KeyFile)
+	require.NoError(t, err)
+	c, err := agenta.NewClient(ids.Host, agenta.WithAPIKey(strings.TrimSpace(string(b))), agenta.WithGeneration(agenta.Generation2026))
+	require.NoError(t, err)
+	defer c.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rev, err := c.RetrieveApplicationRevision(ctx, models.ApplicationRevisionRetrieve{ApplicationVariantRef: &models.Reference{ID: ids.Variant}})
+	require.NoError(t, err)
+	var suffix [4]byte
+	_, _ = rand.Read(suffix[:])
+	fork, err := c.ForkApplicationVariant(ctx, models.ApplicationVariantFork{ApplicationVariantRef: models.Reference{ID: ids.Variant},
+		ApplicationVariant: models.NewApplicationVariant{Slug: "inputs-" + hex.EncodeToString(suffix[:])}})
+	require.NoError(t, err)
+	data := models.ApplicationRevisionData{}
+	if rev.Data != nil {
+		data = *rev.Data
+	}
+	data.Schemas = map[string]json.RawMessage{"inputs": json.RawMessage(`{"type":"object","properties":{"country":{"type":"string"}}}`)}
+	_, err = c.CommitApplicationRevision(ctx, models.ApplicationRevisionCommit{ApplicationVariantID: fork.ID, Message: "declares its input", Data: &data})
+	require.NoError(t, err)
+	return fork.ID
 }
 
 // crossCase is one eval run and the exit code it must give on either
@@ -44,14 +148,33 @@ type crossCase struct {
 	errors   bool // on the test set with failing rows
 	gates    []string
 	wantExit int
+	// mistake, if set, is a mistake of the job that must end it before
+	// anything is created (issue 26): mistakeEvaluatorID names an
+	// evaluator that does not exist, mistakeInputs runs the test set that
+	// lacks the app's input. Every case with a usage or preflight exit
+	// counts the server's evaluations before and after.
+	mistake string
 }
+
+const (
+	mistakeEvaluatorID = "evaluator id"
+	mistakeInputs      = "inputs"
+)
 
 var crossCases = []crossCase{
 	{"good", false, []string{"Exact match >= 0.9", "worse(Exact match) <= 0", "regression_p(Exact match) >= 0.05",
-		"app_errors <= baseline", "latency.p95 <= 5", "errors(Exact match) <= 0"}, exitOK},
+		"app_errors <= baseline", "latency.p95 <= 5", "errors(Exact match) <= 0"}, exitOK, ""},
 	{"errors", true, []string{"Exact match >= 0.5", "app_errors <= baseline", "latency.p95 <= 5",
-		"latency.p95 <= 5 allowing 2 failed rows", "errors(Exact match) <= 1"}, exitGateFailed},
-	{"typo", false, []string{"Exact macth >= 0.9"}, exitUsage},
+		"latency.p95 <= 5 allowing 2 failed rows", "errors(Exact match) <= 1"}, exitGateFailed, ""},
+	{"typo", false, []string{"Exact macth >= 0.9"}, exitUsage, ""},
+	// The four mistakes of issue 26, each found before a create on both
+	// generations: the evaluator a gate names is not in the run, a
+	// mistyped measure, an evaluator id the server does not have, a test
+	// set without the app's input.
+	{"missing evaluator", false, []string{"Exact capital >= 0.9"}, exitUsage, ""},
+	{"mistyped measure", false, []string{"wrose(Exact match) <= 0"}, exitUsage, ""},
+	{"wrong evaluator id", false, []string{"Exact match >= 0.9"}, exitUsage, mistakeEvaluatorID},
+	{"no input column", false, []string{"Exact match >= 0.9"}, exitEvalFailed, mistakeInputs},
 }
 
 // crossTestset rows, as both real kits' stand-in apps answer them: the
@@ -62,11 +185,39 @@ var (
 	crossErrs = [][2]string{{"France", "Paris"}, {"ERR-1", "x"}, {"Germany", "Bonn"}, {"ERR-2", "y"}}
 )
 
+// crossMismatch renames the rows' "country" column "nation", as the
+// kits' wrong-columns test set has it.
+func crossMismatch[V any](rows []map[string]V) []map[string]V {
+	for _, r := range rows {
+		r["nation"] = r["country"]
+		delete(r, "country")
+	}
+	return rows
+}
+
+// crossAppURI serves the OpenAPI document of the 2024 kit's stand-in app,
+// from which the preflight reads the app's input, "country": the fake's
+// own app URIs lead nowhere, and the inputs are then not checked.
+var crossAppURI = func() string {
+	doc := `{"openapi":"3.1.0","paths":{"/generate":{"post":{"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Body_generate_generate_post"}}}}}}},
+"components":{"schemas":{"Body_generate_generate_post":{"properties":{"country":{"type":"string"},
+"prompt_template":{"type":"string","x-parameter":"text"},"temperature":{"type":"number","x-parameter":"float"}}}}}}`
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/capitals/openapi.json" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, doc)
+	}))
+	return app.URL + "/capitals"
+}()
+
 // seedCross2024 seeds a 2024 fake as the 2024 kit's seed.py does, the
 // stand-in app answering as the 2026 kit's.
 func seedCross2024(srv *agentatest.Server) crossIDs {
 	app := srv.AddApp(agentatest.App{Name: "capitals"})
-	base := srv.AddBase(agentatest.Base{AppID: app, Name: "capitals", Application: agentatest.StandInApplication})
+	base := srv.AddBase(agentatest.Base{AppID: app, Name: "capitals", Application: agentatest.StandInApplication, URI: crossAppURI})
 	variant := srv.AddVariant(agentatest.Variant{BaseID: base, ConfigName: "default",
 		Parameters: map[string]any{"prompt_template": "What is the capital of {country}?", "temperature": 0.7}})
 	rows := func(pairs [][2]string) []map[string]string {
@@ -77,8 +228,10 @@ func seedCross2024(srv *agentatest.Server) crossIDs {
 		return out
 	}
 	return crossIDs{Host: srv.URL(), Generation: "2024", App: app, Variant: variant,
-		Testset:    srv.AddTestset(agentatest.Testset{AppID: app, Name: "capitals", Rows: rows(crossRows)}),
-		ErrTestset: srv.AddTestset(agentatest.Testset{AppID: app, Name: "with-errors", Rows: rows(crossErrs)}),
+		Testset:         srv.AddTestset(agentatest.Testset{AppID: app, Name: "capitals", Rows: rows(crossRows)}),
+		ErrTestset:      srv.AddTestset(agentatest.Testset{AppID: app, Name: "with-errors", Rows: rows(crossErrs)}),
+		MismatchTestset: srv.AddTestset(agentatest.Testset{AppID: app, Name: "wrong-columns", Rows: crossMismatch(rows(crossRows[:3]))}),
+		Evaluations:     func() int { return len(srv.EvaluationIDs()) },
 		Evaluator: srv.AddEvaluatorConfig(models.EvaluatorConfig{Name: "Exact match", EvaluatorKey: "auto_exact_match",
 			SettingsValues: map[string]any{"correct_answer_key": "correct_answer"}}),
 	}
@@ -100,6 +253,9 @@ func seedCross2026(srv *agentatest.Server) crossIDs {
 	return crossIDs{Host: srv.URL(), Generation: "2026", App: app.ApplicationID, Variant: app.VariantID,
 		Testset:    srv.AddTestset2026(agentatest.Testset2026{Slug: "capitals", Columns: columns, Rows: rows(crossRows)}).TestsetID,
 		ErrTestset: srv.AddTestset2026(agentatest.Testset2026{Slug: "with-errors", Columns: columns, Rows: rows(crossErrs)}).TestsetID,
+		MismatchTestset: srv.AddTestset2026(agentatest.Testset2026{Slug: "wrong-columns", Columns: []string{"nation", "correct_answer"},
+			Rows: crossMismatch(rows(crossRows[:3]))}).TestsetID,
+		Evaluations: func() int { return len(srv.RequestsFor(agentatest.OpCreateSimpleEvaluation)) },
 		Evaluator: srv.AddEvaluator2026(agentatest.Evaluator2026{Slug: "exact-match", Name: "Exact match",
 			URI: "agenta:builtin:auto_exact_match:v0", Parameters: map[string]any{"correct_answer_key": "correct_answer"}}).EvaluatorID,
 	}
@@ -123,12 +279,23 @@ type crossDigest struct {
 func runCross(t *testing.T, ids crossIDs, c crossCase) crossDigest {
 	t.Helper()
 	dir := t.TempDir()
-	testset := ids.Testset
-	if c.errors {
+	testset, variant, evaluator := ids.Testset, ids.Variant, ids.Evaluator
+	switch {
+	case c.errors:
 		testset = ids.ErrTestset
+	case c.mistake == mistakeEvaluatorID:
+		evaluator = crossUnknownID
+	case c.mistake == mistakeInputs:
+		testset = ids.MismatchTestset
+		if ids.InputVariant != "" {
+			variant = ids.InputVariant
+		}
 	}
+	// Counted on every case, so that the count is seen to grow when runs
+	// are created: a listing that missed them would prove nothing.
+	before := crossEvaluations(t, ids)
 	args := []string{"--host", ids.Host, "--generation", "auto", "eval", "run", "--app", ids.App, "--testset", testset,
-		"--variant", ids.Variant, "--variant", ids.Variant, "--evaluator", ids.Evaluator,
+		"--variant", variant, "--variant", variant, "--evaluator", evaluator,
 		"--interval", "100ms", "--timeout", "3m",
 		"--junit", filepath.Join(dir, "report.xml"), "--markdown", filepath.Join(dir, "report.md"),
 		"--csv", filepath.Join(dir, "report.csv"), "--json", filepath.Join(dir, "report.jsonl")}
@@ -140,17 +307,24 @@ func runCross(t *testing.T, ids crossIDs, c crossCase) crossDigest {
 	}
 	code, out, errOut := runCommand(t, args...)
 	t.Logf("%s on %s: exit %d\n%s%s", c.name, ids.Generation, code, out, errOut)
+	after := crossEvaluations(t, ids)
+	t.Logf("%s on %s: %d evaluations on the server before, %d after", c.name, ids.Generation, before, after)
+	if c.wantExit == exitUsage || c.wantExit == exitEvalFailed {
+		assert.Equal(t, before, after, "case %s on %s: the server's evaluations before and after (a mistake must end the job before any create)", c.name, ids.Generation)
+	} else {
+		assert.Equal(t, before+2, after, "case %s on %s: the server's evaluations before and after (one per variant)", c.name, ids.Generation)
+	}
 	// The variant's name, whatever the app is called: "capitals.default"
 	// on 2024, "capitals.<12 hex>" on 2026.
-	variant := ""
+	name := ""
 	if m := crossSummary.FindStringSubmatch(out); m != nil {
-		variant = m[1]
+		name = m[1]
 	}
 	named := func(text string) string {
-		if variant == "" {
+		if name == "" {
 			return text
 		}
-		return strings.ReplaceAll(text, variant, "capitals.<variant>")
+		return strings.ReplaceAll(text, name, "capitals.<variant>")
 	}
 	d := crossDigest{Case: c.name, Exit: code, Stdout: crossLines(named(out))}
 	read := func(name string) string {
@@ -172,6 +346,8 @@ var (
 	crossPairing = regexp.MustCompile(`paired by their [a-z ]+?,`)
 	crossSpaces  = regexp.MustCompile(`  +`)
 	crossSummary = regexp.MustCompile(`(?m)^(\S+) \(evaluation `)
+	// The generations word an unknown evaluator id each in its own terms.
+	crossUnknownEvaluator = regexp.MustCompile(`evaluator <id> is (not an evaluator config of app <id>|neither an evaluator nor an evaluator revision)`)
 )
 
 // crossNormal normalises a line of output: what differs between two
@@ -186,6 +362,7 @@ func crossNormal(line string) (string, bool) {
 		return "", false
 	}
 	line = crossUUID.ReplaceAllString(line, "<id>")
+	line = crossUnknownEvaluator.ReplaceAllString(line, "evaluator <id> is unknown")
 	line = crossVariant.ReplaceAllString(line, "capitals.<variant>")
 	line = crossPairing.ReplaceAllString(line, "paired by <rule>,")
 	if strings.Contains(lower, "latency") || strings.Contains(lower, "time=") {
@@ -305,6 +482,7 @@ func TestEvalRunAlikeOnBothGenerations(t *testing.T) {
 	keyFile := fake2026KeyFile(t)
 	ids24, ids26 := seedCross2024(srv24), seedCross2026(srv26)
 	ids26.KeyFile = keyFile
+	ids26.InputVariant = crossInputVariant(t, ids26)
 	for _, c := range crossCases {
 		t.Run(c.name, func(t *testing.T) {
 			d24, d26 := runCross(t, ids24, c), runCross(t, ids26, c)
@@ -321,14 +499,20 @@ func TestEvalRunAlikeOnBothGenerations(t *testing.T) {
 // generation in AGENTA_CROSSGEN_AGAINST, requires the same. It skips
 // without AGENTA_CROSSGEN_HOST. The other variables: _KEY_FILE (optional),
 // _APP, _VARIANT, _TESTSET, _ERR_TESTSET, _EVALUATOR (an exact match named
-// "Exact match").
+// "Exact match"), _MISMATCH_TESTSET (rows with "nation" for "country").
+// With a key file the server is taken for a 2026 one, and the variant is
+// forked to declare its input (crossInputVariant).
 func TestEvalRunOnServer(t *testing.T) {
 	env := func(name string) string { return os.Getenv("AGENTA_CROSSGEN_" + name) }
 	if env("HOST") == "" {
 		t.Skip("set AGENTA_CROSSGEN_HOST and the ids (see the doc comment) to run the cases against a real server")
 	}
 	ids := crossIDs{Host: env("HOST"), KeyFile: env("KEY_FILE"), Generation: env("HOST"), App: env("APP"), Variant: env("VARIANT"),
-		Testset: env("TESTSET"), ErrTestset: env("ERR_TESTSET"), Evaluator: env("EVALUATOR")}
+		Testset: env("TESTSET"), ErrTestset: env("ERR_TESTSET"), Evaluator: env("EVALUATOR"), MismatchTestset: env("MISMATCH_TESTSET")}
+	require.NotEmpty(t, ids.MismatchTestset, "AGENTA_CROSSGEN_MISMATCH_TESTSET: a test set whose rows have no \"country\"")
+	if ids.KeyFile != "" {
+		ids.InputVariant = crossInputVariant(t, ids)
+	}
 	var digests []crossDigest
 	for _, c := range crossCases {
 		d := runCross(t, ids, c)
