@@ -157,11 +157,18 @@
 //	envelope.go        the 2026 envelope {"count":N,…}: lookups, creates,
 //	                   paging by id cursor
 //	observability.go, human_evaluations.go, applications.go, evaluators.go,
-//	testsets.go, traces.go, runs.go, run_rows.go, evaluations2026.go,
-//	evaluations.go, variants.go, wait.go
-//	                   the operations, one file per API area; a 2024
-//	                   operation's 2026 form sits beside it or in
-//	                   evaluations2026.go; run_rows.go joins a 2026 run's rows
+//	testsets.go, traces.go, runs.go, run_rows.go, wait.go
+//	                   the operations, one file per API area; run_rows.go
+//	                   joins a 2026 run's rows; wait.go has the waiter and
+//	                   WaitRun
+//	api.go             the seam: the operations whose requests differ by
+//	                   generation, as one internal interface
+//	gen2024.go, gen2026.go
+//	                   its two implementations: the mid-2024 routes, and the
+//	                   2024 operations done with today's API
+//	evaluations.go, variants.go
+//	                   the 2024 operations, which check their arguments and
+//	                   call the seam
 //	preflight.go, preflight2024.go, preflight2026.go
 //	                   the checks before an evaluation is created: the call
 //	                   and its judging, and each generation's reads

@@ -39,6 +39,10 @@ type request struct {
 	// read marks a POST that only reads, such as the 2026 API's queries
 	// and retrieves: it may be retried like a GET.
 	read bool
+	// mapped marks a 2024 route that a 2026 server lacks and that a Client
+	// which knows it speaks the 2026 API maps onto that API: its errors
+	// say how to tell the Client (APIError.Error).
+	mapped bool
 }
 
 // idempotent reports whether a request may be sent twice without harm.
@@ -420,7 +424,12 @@ func (st *call) readError(resp *http.Response) error {
 		body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+st.readPastCut()))
 	}
 	resp.Body.Close()
-	return answerError(resp, body, st.r.operation, st.r.method, st.path, !st.r.idempotent(), st.secrets.all)
+	err := answerError(resp, body, st.r.operation, st.r.method, st.path, !st.r.idempotent(), st.secrets.all)
+	var apiErr *APIError
+	if st.r.mapped && errors.As(err, &apiErr) {
+		apiErr.mapped = true
+	}
+	return err
 }
 
 // unwrapURLError drops net/http's *url.Error wrapper, whose message repeats

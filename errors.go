@@ -229,6 +229,10 @@ type APIError struct {
 	// not-found answers that come as 500 (which match ErrNotFound) from
 	// other server errors.
 	Operation string
+
+	// mapped: the route is one of the 2024 routes a 2026 server lacks and
+	// the Client maps (request.mapped).
+	mapped bool
 }
 
 // Error says the method, path, status and the server's message, with a
@@ -256,11 +260,11 @@ func (e *APIError) Error() string {
 		} else {
 			b.WriteString("this operation")
 		}
-		if mappedOn2026[e.Operation] {
+		if e.mapped {
 			b.WriteString(" (a server of Agenta v0.96 or later has none of the 2024 routes: tell the client it speaks the 2026 API with AGENTA_API_GENERATION=2026 or WithGeneration, or call DetectGeneration first)")
 		}
 	}
-	if e.StatusCode == http.StatusUnauthorized && mappedOn2026[e.Operation] && answeredAs2026(e.Body) {
+	if e.StatusCode == http.StatusUnauthorized && e.mapped && answeredAs2026(e.Body) {
 		// The client did not know the server's API and sent the 2024
 		// request: say so, or the 401 reads as a wrong key alone.
 		b.WriteString(" (a 2026 server's answer, Agenta v0.96 or later, which has no route for ")
@@ -284,15 +288,6 @@ func answeredAs2026(body []byte) bool {
 		} `json:"detail"`
 	}
 	return json.Unmarshal(body, &b) == nil && b.Detail.Message != nil
-}
-
-// mappedOn2026 are the evaluation operations whose 2024 route a 2026
-// server lacks, and which a Client that knows it speaks the 2026 API maps
-// onto it (the variant operations are mapped too, but their message is
-// left as it was).
-var mappedOn2026 = map[string]bool{
-	"CreateEvaluation": true, "FetchEvaluation": true, "FetchEvaluationStatus": true,
-	"FetchEvaluationScenarios": true, "StreamEvaluationScenarios": true,
 }
 
 // repeatsStatus reports a Message that only repeats the status, as a

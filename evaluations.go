@@ -2,15 +2,8 @@ package agenta
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"iter"
-	"maps"
-	"net/http"
-	"slices"
 
-	"github.com/agenta-go/agenta/internal/sealed"
 	"github.com/agenta-go/agenta/models"
 )
 
@@ -25,14 +18,10 @@ import (
 // DetectGeneration) they are the run's rows (StreamRunScenarios), which a
 // running run lists as far as it has got.
 func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID string) ([]models.EvaluationScenario, error) {
-	r, err := scenariosRequest("FetchEvaluationScenarios", evaluationID)
-	if err != nil {
+	if _, err := segment("evaluationID", "evaluation_id", evaluationID); err != nil {
 		return nil, err
 	}
-	if c.speaks2026() {
-		return c.fetchScenarios2026(ctx, evaluationID)
-	}
-	return getList(ctx, c, r, scenarioList)
+	return c.api().fetchEvaluationScenarios(ctx, evaluationID)
 }
 
 // StreamEvaluationScenarios yields an evaluation's scenarios one at a time as
@@ -53,24 +42,12 @@ func (c *Client) FetchEvaluationScenarios(ctx context.Context, evaluationID stri
 // call with ctx. On a 2026 server (see DetectGeneration) it is
 // StreamRunScenarios.
 func (c *Client) StreamEvaluationScenarios(ctx context.Context, evaluationID string) iter.Seq2[models.EvaluationScenario, error] {
-	r, err := scenariosRequest("StreamEvaluationScenarios", evaluationID)
-	if err != nil {
+	if _, err := segment("evaluationID", "evaluation_id", evaluationID); err != nil {
 		return func(yield func(models.EvaluationScenario, error) bool) {
 			yield(models.EvaluationScenario{}, err)
 		}
 	}
-	if c.speaks2026() {
-		return c.streamScenarios2026(ctx, evaluationID)
-	}
-	return streamList(ctx, c, r, scenarioList)
-}
-
-func scenariosRequest(operation, evaluationID string) (*request, error) {
-	id, err := segment("evaluationID", "evaluation_id", evaluationID)
-	if err != nil {
-		return nil, err
-	}
-	return &request{operation: operation, method: http.MethodGet, path: "/evaluations/" + id + "/evaluation_scenarios"}, nil
+	return c.api().streamEvaluationScenarios(ctx, evaluationID)
 }
 
 // FetchEvaluation returns one evaluation with its status, its aggregated
@@ -79,14 +56,10 @@ func scenariosRequest(operation, evaluationID string) (*request, error) {
 // the run in this shape, its aggregates computed from its rows once it is
 // over (docs/2026.md says how).
 func (c *Client) FetchEvaluation(ctx context.Context, evaluationID string) (*models.Evaluation, error) {
-	id, err := segment("evaluationID", "evaluation_id", evaluationID)
-	if err != nil {
+	if _, err := segment("evaluationID", "evaluation_id", evaluationID); err != nil {
 		return nil, err
 	}
-	if c.speaks2026() {
-		return c.fetchEvaluation2026(ctx, evaluationID)
-	}
-	return getOne[models.Evaluation](ctx, c, &request{operation: "FetchEvaluation", method: http.MethodGet, path: "/evaluations/" + id})
+	return c.api().fetchEvaluation(ctx, evaluationID)
 }
 
 // FetchEvaluationStatus returns an evaluation's status, a Result such as
@@ -98,18 +71,10 @@ func (c *Client) FetchEvaluation(ctx context.Context, evaluationID string) (*mod
 // EVALUATION_STARTED, success EVALUATION_FINISHED, errors
 // EVALUATION_FINISHED_WITH_ERRORS, failure and cancelled EVALUATION_FAILED.
 func (c *Client) FetchEvaluationStatus(ctx context.Context, evaluationID string) (*models.Result, error) {
-	id, err := segment("evaluationID", "evaluation_id", evaluationID)
-	if err != nil {
+	if _, err := segment("evaluationID", "evaluation_id", evaluationID); err != nil {
 		return nil, err
 	}
-	if c.speaks2026() {
-		return c.fetchEvaluationStatus2026(ctx, evaluationID)
-	}
-	answer, err := getOne[statusAnswer](ctx, c, &request{operation: "FetchEvaluationStatus", method: http.MethodGet, path: "/evaluations/" + id + "/status"})
-	if err != nil {
-		return nil, err
-	}
-	return &answer.Status, nil
+	return c.api().fetchEvaluationStatus(ctx, evaluationID)
 }
 
 // CreateEvaluation starts an automatic evaluation of each variant in ev
@@ -146,28 +111,7 @@ func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) 
 	if err := checkNewEvaluation(ev); err != nil {
 		return nil, err
 	}
-	if c.speaks2026() {
-		return c.createEvaluation2026(ctx, ev)
-	}
-	keys := sealed.ProviderKeys(ev.LMProvidersKeys)
-	// Every key sent is a secret of the Client from now on: the service
-	// may echo it in this answer or any later one (a failed run's message).
-	if c != nil && c.secrets != nil {
-		c.secrets.addSent(slices.Collect(maps.Values(keys))...)
-	}
-	body := newEvaluationBody{NewEvaluation: ev, LMProvidersKeys: keys}
-	return getList(ctx, c, &request{
-		operation: "CreateEvaluation", method: http.MethodPost, path: "/evaluations", body: body,
-	}, jsonList[models.Evaluation])
-}
-
-// newEvaluationBody is what CreateEvaluation sends: the request with its
-// provider keys in the clear, the one place they are. models.ProviderKeys
-// encodes its values as [REDACTED]; this field, at a shallower depth,
-// takes the place of the embedded one in the JSON.
-type newEvaluationBody struct {
-	models.NewEvaluation
-	LMProvidersKeys map[string]string `json:"lm_providers_keys,omitempty"`
+	return c.api().createEvaluation(ctx, ev)
 }
 
 func checkNewEvaluation(ev models.NewEvaluation) error {
@@ -214,37 +158,53 @@ func checkNewEvaluation(ev models.NewEvaluation) error {
 	return nil
 }
 
-// statusAnswer is the status read's answer, {"status": <Result>}. An answer
-// without a status is a decoding error, not an empty status that would
-// keep a wait going for ever; a bare string status is taken as its value.
-type statusAnswer struct {
-	Status models.Result
-}
-
-func (a *statusAnswer) UnmarshalJSON(data []byte) error {
-	var wire struct {
-		Status json.RawMessage `json:"status"`
+// WaitEvaluation waits until an evaluation's run is over and returns the
+// evaluation as FetchEvaluation reads it then, aggregated results included.
+//
+// It reads the status every opts.Interval (a read is about 100 bytes), never
+// the scenario list, and stops at a terminal status: EVALUATION_FINISHED,
+// EVALUATION_FINISHED_WITH_ERRORS, EVALUATION_FAILED or
+// EVALUATION_AGGREGATION_FAILED. A status value it does not know does not
+// end the wait. A run that FAILED or AGGREGATION_FAILED returns the
+// evaluation and an *EvaluationFailedError, which matches
+// ErrEvaluationFailed and carries the service's message and the cause, the
+// last line of its stack trace (such as "KeyError: 'country'"); a run finished with
+// errors is finished and returns no error.
+//
+// Bound the wait with ctx. A wait never sleeps through ctx's deadline
+// without reading: when the next read would come after it, one last read is
+// made shortly before it. When ctx ends first, the error is a *WaitError
+// that wraps ctx.Err() and names the last status seen, how long it held,
+// when it was last read and, if the reads were failing, the last failure.
+// A run that stays EVALUATION_INITIALIZED usually means no worker is
+// running on the server.
+//
+// Server trouble does not end the wait: each read is retried like every
+// GET (WithMaxRetries), and a read that still fails transiently (no answer:
+// a refused or reset connection, a timeout of one read; an answer cut short;
+// 408, 429 or a 5xx) is reported to opts.OnRetry and retried, with
+// exponential backoff and jitter (WithRetryWait, capped at its maximum),
+// until ctx ends, so that a server restart or a minute of 503s is ridden
+// out. Without a deadline on ctx, a server that stays down keeps the wait
+// going. A permanent error ends the wait at once and is returned as it is:
+// a 4xx other than 408 and 429, an unknown evaluation (404, or the status
+// read's not-found 500, which matches ErrNotFound), a malformed id, an
+// answer that is not the JSON expected, and a 500 before any status was
+// read, since the service answers an unknown or malformed id with 500.
+// opts may be nil.
+//
+// On a 2026 server (see DetectGeneration), it waits for the run with
+// WaitRun, the statuses mapped to the 2024 ones: it also ends on a run
+// that no worker takes (opts.NoWorkerAfter).
+func (c *Client) WaitEvaluation(ctx context.Context, evaluationID string, opts *WaitOptions) (*models.Evaluation, error) {
+	if _, err := segment("evaluationID", "evaluation_id", evaluationID); err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(data, &wire); err != nil {
-		return err
+	if opts != nil && opts.Interval < 0 {
+		return nil, invalid("WaitOptions.Interval", "must not be negative, got %v", opts.Interval)
 	}
-	switch {
-	case len(wire.Status) == 0 || string(wire.Status) == "null":
-		return errors.New(`the answer has no "status"`)
-	case wire.Status[0] == '"':
-		a.Status = models.Result{Type: models.ResultTypeStatus, Value: wire.Status}
-		return nil
-	case wire.Status[0] != '{':
-		// Name the kind of value only: it may hold a secret, and the error
-		// stays in the chain of the *DecodeError.
-		kind := "a number"
-		switch wire.Status[0] {
-		case '[':
-			kind = "an array"
-		case 't', 'f':
-			kind = "a boolean"
-		}
-		return fmt.Errorf(`"status" is %s, neither a Result object nor a string`, kind)
+	if ctx == nil {
+		return nil, invalid("ctx", "is nil")
 	}
-	return json.Unmarshal(wire.Status, &a.Status)
+	return c.api().waitEvaluation(ctx, evaluationID, opts)
 }

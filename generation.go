@@ -124,15 +124,15 @@ func (c *Client) DetectGeneration(ctx context.Context) error {
 	return err
 }
 
-// speaks2026 reports whether the Client knows that its server speaks the
-// 2026 API: set by WithGeneration or AGENTA_API_GENERATION, or found by
-// Generation. It never asks the server.
-func (c *Client) speaks2026() bool {
+// knownGeneration is the API the Client knows its server speaks: set by
+// WithGeneration or AGENTA_API_GENERATION, or found by Generation;
+// GenerationUnknown until then. It never asks the server.
+func (c *Client) knownGeneration() Generation {
 	if c == nil || c.generation == nil {
-		return false
+		return GenerationUnknown
 	}
 	g := c.generation
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.known == Generation2026
+	return g.known
 }

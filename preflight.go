@@ -69,11 +69,7 @@ func (c *Client) Preflight(ctx context.Context, req models.PreflightRequest) (*m
 	}
 	report := &models.PreflightReport{Generation: gen.String()}
 	var facts *preflightFacts
-	if gen == Generation2026 {
-		facts, err = c.preflight2026(ctx, req, report)
-	} else {
-		facts, err = c.preflight2024(ctx, req, report)
-	}
+	facts, err = c.apiOf(gen).preflight(ctx, req, report)
 	if err != nil {
 		return nil, err
 	}

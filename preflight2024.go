@@ -20,9 +20,9 @@ import (
 // variants' URIs and the configs' settings; only the test-set read has a
 // real 404. The app's inputs are in its own OpenAPI document.
 
-// preflight2024 runs the reads of a mid-2024 server: three, and one
+// preflight runs the reads of a mid-2024 server: three, and one
 // OpenAPI document per distinct app URI.
-func (c *Client) preflight2024(ctx context.Context, req models.PreflightRequest, report *models.PreflightReport) (*preflightFacts, error) {
+func (c api2024) preflight(ctx context.Context, req models.PreflightRequest, report *models.PreflightReport) (*preflightFacts, error) {
 	facts := &preflightFacts{}
 	appID, err := segment("PreflightRequest.AppID", "app_id", req.AppID)
 	if err != nil {
@@ -32,7 +32,7 @@ func (c *Client) preflight2024(ctx context.Context, req models.PreflightRequest,
 	if err != nil {
 		return nil, err
 	}
-	testset, err := getOne[testset2024](ctx, c, &request{operation: "Preflight", method: http.MethodGet, path: "/testsets/" + testsetID + "/"})
+	testset, err := getOne[testset2024](ctx, c.Client, &request{operation: "Preflight", method: http.MethodGet, path: "/testsets/" + testsetID + "/"})
 	switch {
 	case notServed(err):
 		skip(report, checkInputs, "the server does not serve GET /testsets/{id}/: the test set's columns were not checked")
@@ -51,7 +51,7 @@ func (c *Client) preflight2024(ctx context.Context, req models.PreflightRequest,
 		report.Rows = len(testset.CSVData)
 	}
 
-	variants, err := getList(ctx, c, &request{operation: "Preflight", method: http.MethodGet, path: "/apps/" + appID + "/variants/"}, jsonList[models.AppVariantResponse])
+	variants, err := getList(ctx, c.Client, &request{operation: "Preflight", method: http.MethodGet, path: "/apps/" + appID + "/variants/"}, jsonList[models.AppVariantResponse])
 	switch {
 	case notServed(err):
 		skip(report, checkVariants, "the server does not serve GET /apps/{app_id}/variants/: the variants and the app's inputs were not checked")
@@ -74,7 +74,7 @@ func (c *Client) preflight2024(ctx context.Context, req models.PreflightRequest,
 		}
 	}
 
-	configs, err := getList(ctx, c, &request{operation: "Preflight", method: http.MethodGet, path: "/evaluators/configs/", query: appQuery{AppID: req.AppID}}, jsonList[models.EvaluatorConfig])
+	configs, err := getList(ctx, c.Client, &request{operation: "Preflight", method: http.MethodGet, path: "/evaluators/configs/", query: appQuery{AppID: req.AppID}}, jsonList[models.EvaluatorConfig])
 	switch {
 	case notServed(err):
 		skip(report, checkEvaluators, "the server does not serve GET /evaluators/configs/: the evaluators and their correct-answer columns were not checked")

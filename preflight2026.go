@@ -15,9 +15,9 @@ import (
 // would run. The app's inputs are its revision's input schema; the test
 // set's columns are its first test case's.
 
-// preflight2026 runs the reads of a 2026 server: up to two per id, and one
+// preflight runs the reads of a 2026 server: up to two per id, and one
 // for the first test case.
-func (c *Client) preflight2026(ctx context.Context, req models.PreflightRequest, report *models.PreflightReport) (*preflightFacts, error) {
+func (c api2026) preflight(ctx context.Context, req models.PreflightRequest, report *models.PreflightReport) (*preflightFacts, error) {
 	facts := &preflightFacts{}
 	testset, err := c.latestTestsetRevision(ctx, req.TestsetID)
 	switch {

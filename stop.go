@@ -24,9 +24,5 @@ func (c *Client) StopEvaluation(ctx context.Context, evaluationID string) error 
 	if _, err := segment("evaluationID", "evaluation_id", evaluationID); err != nil {
 		return err
 	}
-	if !c.speaks2026() {
-		return ErrCannotStop
-	}
-	_, err := c.StopSimpleEvaluation(ctx, evaluationID)
-	return err
+	return c.api().stopEvaluation(ctx, evaluationID)
 }

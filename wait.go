@@ -2,7 +2,6 @@ package agenta
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -53,120 +52,6 @@ type WaitRetry struct {
 	Failures int
 	// Wait is the pause before the next read.
 	Wait time.Duration
-}
-
-// WaitEvaluation waits until an evaluation's run is over and returns the
-// evaluation as FetchEvaluation reads it then, aggregated results included.
-//
-// It reads the status every opts.Interval (a read is about 100 bytes), never
-// the scenario list, and stops at a terminal status: EVALUATION_FINISHED,
-// EVALUATION_FINISHED_WITH_ERRORS, EVALUATION_FAILED or
-// EVALUATION_AGGREGATION_FAILED. A status value it does not know does not
-// end the wait. A run that FAILED or AGGREGATION_FAILED returns the
-// evaluation and an *EvaluationFailedError, which matches
-// ErrEvaluationFailed and carries the service's message and the cause, the
-// last line of its stack trace (such as "KeyError: 'country'"); a run finished with
-// errors is finished and returns no error.
-//
-// Bound the wait with ctx. A wait never sleeps through ctx's deadline
-// without reading: when the next read would come after it, one last read is
-// made shortly before it. When ctx ends first, the error is a *WaitError
-// that wraps ctx.Err() and names the last status seen, how long it held,
-// when it was last read and, if the reads were failing, the last failure.
-// A run that stays EVALUATION_INITIALIZED usually means no worker is
-// running on the server.
-//
-// Server trouble does not end the wait: each read is retried like every
-// GET (WithMaxRetries), and a read that still fails transiently (no answer:
-// a refused or reset connection, a timeout of one read; an answer cut short;
-// 408, 429 or a 5xx) is reported to opts.OnRetry and retried, with
-// exponential backoff and jitter (WithRetryWait, capped at its maximum),
-// until ctx ends, so that a server restart or a minute of 503s is ridden
-// out. Without a deadline on ctx, a server that stays down keeps the wait
-// going. A permanent error ends the wait at once and is returned as it is:
-// a 4xx other than 408 and 429, an unknown evaluation (404, or the status
-// read's not-found 500, which matches ErrNotFound), a malformed id, an
-// answer that is not the JSON expected, and a 500 before any status was
-// read, since the service answers an unknown or malformed id with 500.
-// opts may be nil.
-//
-// On a 2026 server (see DetectGeneration), it waits for the run with
-// WaitRun, the statuses mapped to the 2024 ones: it also ends on a run
-// that no worker takes (opts.NoWorkerAfter).
-func (c *Client) WaitEvaluation(ctx context.Context, evaluationID string, opts *WaitOptions) (*models.Evaluation, error) {
-	if _, err := segment("evaluationID", "evaluation_id", evaluationID); err != nil {
-		return nil, err
-	}
-	if c.speaks2026() {
-		if opts != nil && opts.Interval < 0 {
-			return nil, invalid("WaitOptions.Interval", "must not be negative, got %v", opts.Interval)
-		}
-		if ctx == nil {
-			return nil, invalid("ctx", "is nil")
-		}
-		return c.waitEvaluation2026(ctx, evaluationID, opts)
-	}
-	w := &waiter{c: c, ctx: ctx, id: evaluationID, interval: DefaultWaitInterval}
-	if opts != nil {
-		if opts.Interval < 0 {
-			return nil, invalid("WaitOptions.Interval", "must not be negative, got %v", opts.Interval)
-		}
-		if opts.Interval > 0 {
-			w.interval = opts.Interval
-		}
-		w.onStatus, w.onRetry = opts.OnStatus, opts.OnRetry
-	}
-	if ctx == nil {
-		return nil, invalid("ctx", "is nil")
-	}
-	defer w.stop()
-
-	var final models.Result
-	for {
-		status, err := retryRead(w, c.FetchEvaluationStatus)
-		if err != nil {
-			return nil, err
-		}
-		value := status.EvaluationStatus()
-		if !w.seen || value != w.last {
-			w.last, w.since, w.seen = value, w.read, true
-			if w.onStatus != nil {
-				w.onStatus(*status)
-			}
-		}
-		if value.Terminal() {
-			final = *status
-			break
-		}
-		if err := w.pause(w.interval); err != nil {
-			return nil, err
-		}
-	}
-
-	ev, err := retryRead(w, c.FetchEvaluation)
-	if err != nil {
-		return nil, err
-	}
-	// The evaluation is read after the status, so its status is the newer
-	// one, unless it says nothing terminal.
-	result := ev.Status
-	if !result.EvaluationStatus().Terminal() {
-		result = final
-	}
-	if result.EvaluationStatus().Failed() {
-		failure := &EvaluationFailedError{EvaluationID: evaluationID, Status: result.EvaluationStatus()}
-		for _, r := range []models.Result{result, final} {
-			if r.Error != nil && r.Error.Message != "" && failure.Message == "" {
-				failure.Message = c.text(r.Error.Message, maxMessage)
-			}
-			if r.Error != nil && r.Error.Cause() != "" && failure.Cause == "" {
-				failure.Cause = c.text(r.Error.Cause(), maxMessage)
-				failure.Hint = c.text(r.Error.Hint(), 2*maxMessage)
-			}
-		}
-		return ev, failure
-	}
-	return ev, nil
 }
 
 // waiter is the state of one WaitEvaluation.
@@ -398,46 +283,4 @@ func (c *Client) anyScenario(ctx context.Context, runID string) (*bool, error) {
 	}
 	found := len(a.Scenarios) > 0
 	return &found, nil
-}
-
-// waitEvaluation2026 is WaitEvaluation on a 2026 server: WaitRun with the
-// same interval, retries and progress (each status mapped by statusOfRun),
-// then the run in the 2024 shape, read as FetchEvaluation reads it.
-func (c *Client) waitEvaluation2026(ctx context.Context, runID string, opts *WaitOptions) (*models.Evaluation, error) {
-	runOpts := &WaitRunOptions{}
-	if opts != nil {
-		runOpts.Interval, runOpts.OnRetry, runOpts.NoWorkerAfter = opts.Interval, opts.OnRetry, opts.NoWorkerAfter
-		if onStatus := opts.OnStatus; onStatus != nil {
-			runOpts.OnStatus = func(run models.EvaluationRun) {
-				onStatus(statusOfRun(models.RunStatus(c.text(string(run.Status), maxMessage))))
-			}
-		}
-	}
-	run, err := c.WaitRun(ctx, runID, runOpts)
-	if err != nil && !errors.Is(err, ErrEvaluationFailed) {
-		return nil, err
-	}
-	// The last read rides out server trouble as the wait did.
-	w := &waiter{c: c, ctx: ctx, id: runID, interval: DefaultWaitInterval, seen: true}
-	if opts != nil {
-		w.onRetry = opts.OnRetry
-		if opts.Interval > 0 {
-			w.interval = opts.Interval
-		}
-	}
-	defer w.stop()
-	ev, readErr := retryRead(w, func(ctx context.Context, _ string) (*models.Evaluation, error) {
-		return c.evaluationOfRun(ctx, run)
-	})
-	if readErr != nil {
-		return nil, readErr
-	}
-	if err != nil {
-		failure := &EvaluationFailedError{EvaluationID: runID, Status: models.EvaluationFailed}
-		if ev.Status.Error != nil {
-			failure.Message = ev.Status.Error.Message
-		}
-		return ev, failure
-	}
-	return ev, nil
 }

@@ -339,12 +339,12 @@ func (o *FakeOptions) generation() (agentatest.Generation, error) {
 
 // checkAnswers asks the fake at host for a variant, through the same
 // address and key a command will use, within a few seconds.
-func checkAnswers(ctx context.Context, host, key, variantID string, speaks2026 bool) error {
+func checkAnswers(ctx context.Context, host, key, variantID string, gen2026 bool) error {
 	opts := []agenta.Option{agenta.WithRetryWait(20*time.Millisecond, 200*time.Millisecond)}
 	if key != "" {
 		opts = append(opts, agenta.WithAPIKey(key))
 	}
-	if speaks2026 {
+	if gen2026 {
 		opts = append(opts, agenta.WithGeneration(agenta.Generation2026))
 	}
 	client, err := agenta.NewClient(host, opts...)

@@ -5,11 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"strconv"
 	"strings"
 
 	"github.com/agenta-go/agenta/models"
 )
+
+// api2026 is today's API behind the Client's methods (see generationAPI):
+// the 2024 operations done with runs, scenarios, results, revisions and
+// traces, in the 2024 shapes. The methods get arguments their Client
+// method has already checked.
+type api2026 struct{ *Client }
 
 // The 2024 evaluation operations on a 2026 server. Once a Client knows its
 // server speaks the 2026 API (WithGeneration, AGENTA_API_GENERATION,
@@ -19,12 +26,12 @@ import (
 // the 2024 shapes: one run per variant, a run's id as the evaluation's, its
 // rows as scenarios. docs/2026.md says what maps to what.
 
-// createEvaluation2026 is CreateEvaluation on a 2026 server: each variant
+// createEvaluation is CreateEvaluation on a 2026 server: each variant
 // (or application revision) id resolves to its latest application
 // revision, the test set and each evaluator to their latest revisions,
 // then one simple evaluation is created per variant, in order, each sent
 // once.
-func (c *Client) createEvaluation2026(ctx context.Context, ev models.NewEvaluation) ([]models.Evaluation, error) {
+func (c api2026) createEvaluation(ctx context.Context, ev models.NewEvaluation) ([]models.Evaluation, error) {
 	if ev.LMProvidersKeys.Len() > 0 {
 		return nil, invalidField("NewEvaluation.LMProvidersKeys", "lm_providers_keys",
 			"a 2026 server takes no provider keys with an evaluation: it reads them from the project's secrets (the vault, under Settings in the web UI); store them there and leave this out")
@@ -213,9 +220,9 @@ func statusOfRun(s models.RunStatus) models.Result {
 	return status(models.EvaluationStatus(s))
 }
 
-// fetchEvaluationStatus2026 is FetchEvaluationStatus on a 2026 server: the
+// fetchEvaluationStatus is FetchEvaluationStatus on a 2026 server: the
 // run's status, mapped by statusOfRun.
-func (c *Client) fetchEvaluationStatus2026(ctx context.Context, runID string) (*models.Result, error) {
+func (c api2026) fetchEvaluationStatus(ctx context.Context, runID string) (*models.Result, error) {
 	run, err := c.FetchRun(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -224,9 +231,9 @@ func (c *Client) fetchEvaluationStatus2026(ctx context.Context, runID string) (*
 	return &status, nil
 }
 
-// fetchEvaluation2026 is FetchEvaluation on a 2026 server: see
+// fetchEvaluation is FetchEvaluation on a 2026 server: see
 // evaluationOfRun.
-func (c *Client) fetchEvaluation2026(ctx context.Context, runID string) (*models.Evaluation, error) {
+func (c api2026) fetchEvaluation(ctx context.Context, runID string) (*models.Evaluation, error) {
 	run, err := c.FetchRun(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -394,15 +401,15 @@ func numberResult(typ string, x float64) models.Result {
 	return models.Result{Type: typ, Value: []byte(strconv.FormatFloat(x, 'g', -1, 64))}
 }
 
-// streamScenarios2026 is StreamEvaluationScenarios on a 2026 server: the
+// streamEvaluationScenarios is StreamEvaluationScenarios on a 2026 server: the
 // run's rows (StreamRunScenarios).
-func (c *Client) streamScenarios2026(ctx context.Context, runID string) iter.Seq2[models.EvaluationScenario, error] {
+func (c api2026) streamEvaluationScenarios(ctx context.Context, runID string) iter.Seq2[models.EvaluationScenario, error] {
 	return c.StreamRunScenarios(ctx, runID)
 }
 
-// fetchScenarios2026 is FetchEvaluationScenarios on a 2026 server: every
+// fetchEvaluationScenarios is FetchEvaluationScenarios on a 2026 server: every
 // row of the run, or none and the error.
-func (c *Client) fetchScenarios2026(ctx context.Context, runID string) ([]models.EvaluationScenario, error) {
+func (c api2026) fetchEvaluationScenarios(ctx context.Context, runID string) ([]models.EvaluationScenario, error) {
 	var out []models.EvaluationScenario
 	for s, err := range c.StreamRunScenarios(ctx, runID) {
 		if err != nil {
@@ -414,4 +421,136 @@ func (c *Client) fetchScenarios2026(ctx context.Context, runID string) ([]models
 		out = []models.EvaluationScenario{}
 	}
 	return out, nil
+}
+
+// The 2024 variant operations on a 2026 server, once the Client knows it
+// speaks the 2026 API (see DetectGeneration). A 2026 application has no
+// base: its variants are forked from one another, and a variant's
+// configuration is its latest revision's data. docs/2026.md has the
+// mapping.
+
+// getVariant is GetVariant on a 2026 server: the variant's latest
+// revision (one request).
+func (c api2026) getVariant(ctx context.Context, variantID string) (*models.AppVariantResponse, error) {
+	rev, err := c.RetrieveApplicationRevision(ctx, models.ApplicationRevisionRetrieve{ApplicationVariantRef: &models.Reference{ID: variantID}})
+	if err != nil {
+		return nil, err
+	}
+	return variantOfRevision(rev), nil
+}
+
+// getVariantByEnvironment is GetVariantByEnvironment on a 2026 server:
+// the revision deployed to the environment for the application.
+func (c api2026) getVariantByEnvironment(ctx context.Context, appID, environment string) (*models.AppVariantResponse, error) {
+	rev, err := c.RetrieveApplicationRevision(ctx, models.ApplicationRevisionRetrieve{
+		EnvironmentRef: &models.Reference{Slug: environment}, ApplicationRef: &models.Reference{ID: appID}})
+	if err != nil {
+		return nil, err
+	}
+	return variantOfRevision(rev), nil
+}
+
+// addVariantFromBase is AddVariantFromBase on a 2026 server, in two
+// requests: a fork of the base (an application's id forks its default
+// variant, a variant's id that variant) onto the slug NewConfigName, then
+// a commit of the fork's data with exactly v.Parameters as its parameters,
+// as a 2024 server sets them.
+func (c api2026) addVariantFromBase(ctx context.Context, v models.AddVariantFromBase) (*models.AppVariantResponse, error) {
+	base, err := c.RetrieveApplicationRevision(ctx, models.ApplicationRevisionRetrieve{ApplicationVariantRef: &models.Reference{ID: v.BaseID}})
+	if errors.Is(err, ErrNotFound) {
+		base, err = c.RetrieveApplicationRevision(ctx, models.ApplicationRevisionRetrieve{ApplicationRef: &models.Reference{ID: v.BaseID}})
+	}
+	if errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("agenta: AddVariantFromBase: BaseID %s is neither an application nor an application variant on this 2026 server: %w",
+			c.text(v.BaseID, maxMessage), err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fork, err := c.ForkApplicationVariant(ctx, models.ApplicationVariantFork{
+		ApplicationVariantRef:  models.Reference{ID: base.ApplicationVariantID},
+		ApplicationRevisionRef: &models.Reference{ID: base.ID},
+		ApplicationVariant:     models.NewApplicationVariant{Slug: v.NewConfigName, Name: v.NewVariantName},
+	})
+	if err != nil {
+		return nil, err
+	}
+	data := models.ApplicationRevisionData{}
+	if base.Data != nil {
+		data = *base.Data
+	}
+	data.Parameters = maps.Clone(v.Parameters)
+	rev, err := c.CommitApplicationRevision(ctx, models.ApplicationRevisionCommit{
+		ApplicationVariantID: fork.ID, Message: "AddVariantFromBase (agenta-go): new parameters", Data: &data})
+	if err != nil {
+		return nil, fmt.Errorf("agenta: AddVariantFromBase: variant %s was forked, but its new parameters were not committed, so it has those of the base: %w",
+			c.text(fork.ID, maxMessage), err)
+	}
+	return variantOfRevision(rev), nil
+}
+
+// variantOfRevision is an application revision in the shape of a 2024
+// variant: the application is its own base, and the variant's slug its
+// configuration's name.
+func variantOfRevision(rev *models.ApplicationRevision) *models.AppVariantResponse {
+	out := &models.AppVariantResponse{
+		AppID: rev.ApplicationID, AppName: rev.ApplicationSlug,
+		VariantID:   rev.ApplicationVariantID,
+		VariantName: variantName(rev.ApplicationSlug, rev.ApplicationVariantSlug),
+		BaseName:    rev.ApplicationSlug, BaseID: rev.ApplicationID,
+		ConfigName: rev.ApplicationVariantSlug,
+	}
+	out.Revision, _ = strconv.Atoi(rev.Version)
+	if rev.Data != nil {
+		out.Parameters, out.URI = rev.Data.Parameters, rev.Data.URL
+	}
+	return out
+}
+
+// waitEvaluation is WaitEvaluation on a 2026 server: WaitRun with the
+// same interval, retries and progress (each status mapped by statusOfRun),
+// then the run in the 2024 shape, read as FetchEvaluation reads it.
+func (c api2026) waitEvaluation(ctx context.Context, runID string, opts *WaitOptions) (*models.Evaluation, error) {
+	runOpts := &WaitRunOptions{}
+	if opts != nil {
+		runOpts.Interval, runOpts.OnRetry, runOpts.NoWorkerAfter = opts.Interval, opts.OnRetry, opts.NoWorkerAfter
+		if onStatus := opts.OnStatus; onStatus != nil {
+			runOpts.OnStatus = func(run models.EvaluationRun) {
+				onStatus(statusOfRun(models.RunStatus(c.text(string(run.Status), maxMessage))))
+			}
+		}
+	}
+	run, err := c.WaitRun(ctx, runID, runOpts)
+	if err != nil && !errors.Is(err, ErrEvaluationFailed) {
+		return nil, err
+	}
+	// The last read rides out server trouble as the wait did.
+	w := &waiter{c: c.Client, ctx: ctx, id: runID, interval: DefaultWaitInterval, seen: true}
+	if opts != nil {
+		w.onRetry = opts.OnRetry
+		if opts.Interval > 0 {
+			w.interval = opts.Interval
+		}
+	}
+	defer w.stop()
+	ev, readErr := retryRead(w, func(ctx context.Context, _ string) (*models.Evaluation, error) {
+		return c.evaluationOfRun(ctx, run)
+	})
+	if readErr != nil {
+		return nil, readErr
+	}
+	if err != nil {
+		failure := &EvaluationFailedError{EvaluationID: runID, Status: models.EvaluationFailed}
+		if ev.Status.Error != nil {
+			failure.Message = ev.Status.Error.Message
+		}
+		return ev, failure
+	}
+	return ev, nil
+}
+
+// stopEvaluation is StopEvaluation on a 2026 server: StopSimpleEvaluation.
+func (c api2026) stopEvaluation(ctx context.Context, evaluationID string) error {
+	_, err := c.StopSimpleEvaluation(ctx, evaluationID)
+	return err
 }
