@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agenta-go/agenta/models"
@@ -137,7 +138,7 @@ func EvaluateWith[W any](ctx context.Context, svc Service[W], req models.NewEval
 	if err != nil {
 		return nil, err
 	}
-	ordered, err := OrderByVariant(created, req.VariantIDs)
+	ordered, err := byVariant(created, req.VariantIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -240,3 +241,37 @@ const (
 	StepWait      = "wait"               // waiting for the run to end
 	StepScenarios = "read the scenarios" // reading (or consuming) its scenarios
 )
+
+// byVariant orders the created evaluations as the variants were given; an
+// evaluation that names no variant keeps the service's order.
+func byVariant(created []models.Evaluation, variantIDs []string) ([]models.Evaluation, error) {
+	if len(created) != len(variantIDs) {
+		ids := make([]string, len(created))
+		for i, ev := range created {
+			ids[i] = bound(ev.ID, 80)
+		}
+		return nil, fmt.Errorf("evals: the service created %d evaluations for %d variants: %s", len(created), len(variantIDs), bound(strings.Join(ids, ", "), 400))
+	}
+	out := make([]models.Evaluation, len(variantIDs))
+	used := make([]bool, len(created))
+	for i, id := range variantIDs {
+		for j, ev := range created {
+			if !used[j] && len(ev.VariantIDs) > 0 && ev.VariantIDs[0] == id {
+				out[i], used[j] = ev, true
+				break
+			}
+		}
+	}
+	for i := range out {
+		if out[i].ID != "" {
+			continue
+		}
+		for j := range created {
+			if !used[j] {
+				out[i], used[j] = created[j], true
+				break
+			}
+		}
+	}
+	return out, nil
+}
