@@ -287,8 +287,8 @@ func TestCommandPageExitCodes(t *testing.T) {
 		t.Errorf("read %d codes in --help's table, want %d (0 and each of exitOrder)", codes, len(exitOrder)+1)
 	}
 	order := make([]string, len(exitOrder))
-	for i, code := range exitOrder {
-		order[i] = fmt.Sprint(code)
+	for i, k := range exitOrder {
+		order[i] = fmt.Sprint(k.code())
 	}
 	if want := "**" + strings.Join(order, ", ") + "**"; !strings.Contains(string(page), want) {
 		t.Errorf("docs/the-command.md does not give the order of exit codes as %s", want)

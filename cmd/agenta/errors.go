@@ -28,119 +28,98 @@ func printErrorLines(w io.Writer, secrets []string, errs ...error) {
 // be long, and one line must stay readable.
 const maxErrorLine = 1000
 
-// The command's error types. Each says what went wrong, not how the
-// command ends: exitCode (exit.go) is the one place that turns an error
-// into its exit code.
+// The command's errors say two things, apart: what kind of failure they
+// are (kindError, which sets the exit code: exit.go) and what a person
+// reads (wordedError, when the error's own text is not enough).
 
-// usageError is a mistake in how the command was run: a bad flag,
-// argument or setting. The message names which and what was wrong.
-// cobra's own parsing errors are usage errors too, but not of this type:
-// exitCode gives every error of no other kind exit 2.
-type usageError struct{ err error }
-
-func (e *usageError) Error() string { return e.err.Error() }
-func (e *usageError) Unwrap() error { return e.err }
-
-// localFailure is a failure on this machine, not the server's: a report
-// file that cannot be written, a port the fake cannot listen on.
-type localFailure struct{ err error }
-
-func (e *localFailure) Error() string { return e.err.Error() }
-func (e *localFailure) Unwrap() error { return e.err }
-
-// sdkError is an error from the SDK or evals, as classify describes it for
-// a person: text is the line printed, and err the original, whose kind
-// (a gate failed, an evaluation failed, an interruption, a server's
-// answer) sets the exit code.
-type sdkError struct {
-	text string
+// kindError is an error with its kind, given where it was made.
+type kindError struct {
+	kind kind
 	err  error
 }
 
-func (e *sdkError) Error() string { return e.text }
-func (e *sdkError) Unwrap() error { return e.err }
+func (e *kindError) Error() string { return e.err.Error() }
+func (e *kindError) Unwrap() error { return e.err }
 
-// childExit is the end of a command run as a child (agenta fake
-// --background): its exit code is the command's, and err its message.
-type childExit struct {
-	code int
-	err  error
-}
-
-func (e *childExit) Error() string { return e.err.Error() }
-func (e *childExit) Unwrap() error { return e.err }
-
-// contextError is an error with more said before its message.
-type contextError struct {
-	text string
-	err  error
-}
-
-func (e *contextError) Error() string { return e.text }
-func (e *contextError) Unwrap() error { return e.err }
-
-// usageErrorf returns a usage error (exit 2) with a message.
-func usageErrorf(format string, args ...any) error {
-	return &usageError{err: fmt.Errorf(format, args...)}
-}
-
-// localError wraps a local failure, such as a file that cannot be written
-// (exit 5).
-func localError(err error) error {
+// withKind gives err its kind; nil stays nil.
+func withKind(err error, k kind) error {
 	if err == nil {
 		return nil
 	}
-	return &localFailure{err: err}
+	return &kindError{kind: k, err: err}
+}
+
+// wordedError is an error with the message a person reads instead of its
+// own: more said before it, or the SDK's error described for the command.
+type wordedError struct {
+	text string
+	err  error
+}
+
+func (e *wordedError) Error() string { return e.text }
+func (e *wordedError) Unwrap() error { return e.err }
+
+// usageErrorf returns a usage error (exit 2) with a message: a mistake in
+// how the command was run, which the message names.
+func usageErrorf(format string, args ...any) error {
+	return withKind(fmt.Errorf(format, args...), kindUsage)
+}
+
+// localError wraps a failure on this machine, not the server's, such as a
+// file that cannot be written or a port the fake cannot listen on (exit 5).
+func localError(err error) error {
+	return withKind(err, kindLocal)
+}
+
+// childExit is the end of a command run as a child (agenta fake
+// --background): its exit code, the kind of the command's error, and
+// err its message.
+func childExit(code int, err error) error {
+	return withKind(err, kindOfExitCode(code))
 }
 
 // inContext puts context before a classified error's message, keeping
-// what it wraps, and so its exit code.
+// what it wraps, and so its kind.
 func inContext(err error, context string) error {
 	if err == nil {
 		return nil
 	}
-	return &contextError{text: "agenta: " + context + ": " + sdkText(err), err: err}
+	return &wordedError{text: "agenta: " + context + ": " + sdkText(err), err: err}
 }
 
-// classify describes an error from the SDK, evals or the command for a
-// person; its exit code stays what exitCode reads from it. An error the
-// command built (a usage or local error, or one already classified) is
-// returned as it is. host is the server's host, named when it cannot be
-// reached.
+// classify is the boundary where an error from the SDK or evals enters the
+// command: it gets its kind (sdkKind) and the message a person reads
+// (describe). An error that already has a kind (one the command built, or
+// one already classified) is returned as it is. host is the server's host,
+// named when it cannot be reached.
 func classify(err error, host string) error {
+	var kinded *kindError
+	if err == nil || errors.As(err, &kinded) {
+		return err
+	}
+	k := sdkKind(err)
+	return withKind(describe(err, k, host), k)
+}
+
+// describe words an error of the SDK or evals of kind k for a person,
+// keeping it wrapped.
+func describe(err error, k kind, host string) error {
 	var (
-		usage   *usageError
-		local   *localFailure
-		child   *childExit
-		sdk     *sdkError
 		gateErr *evals.GateError
 		argErr  *agenta.ArgumentError
 	)
 	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &usage), errors.As(err, &local), errors.As(err, &child), errors.As(err, &sdk):
-		return err
 	case errors.As(err, &gateErr):
-		return &sdkError{text: gateFailure(gateErr).Error(), err: err}
+		return &wordedError{text: gateFailure(gateErr), err: err}
 	case errors.As(err, &argErr) && argErr.Field != "":
 		// The name on the wire, not the SDK's Go name (NewEvaluation.VariantIDs[1]).
-		return &sdkError{text: fmt.Sprintf("invalid %s: %s", argErr.Field, argErr.Reason), err: err}
-	case exitCode(&sdkError{err: err}) == exitInterrupted:
-		return &sdkError{text: "interrupted", err: err}
-	case exitCode(&sdkError{err: err}) == exitService:
-		return &sdkError{text: describeServiceError(err, host).Error(), err: err}
+		return &wordedError{text: fmt.Sprintf("invalid %s: %s", argErr.Field, argErr.Reason), err: err}
+	case k == kindInterrupted:
+		return &wordedError{text: "interrupted", err: err}
+	case k == kindService:
+		return &wordedError{text: describeServiceError(err, host).Error(), err: err}
 	}
-	return &sdkError{text: err.Error(), err: err}
-}
-
-// gateFailure says which gates failed, on one line.
-func gateFailure(e *evals.GateError) error {
-	parts := make([]string, len(e.Failed))
-	for i, r := range e.Failed {
-		parts[i] = r.String()
-	}
-	return fmt.Errorf("%d of %d gates failed: %s", len(e.Failed), e.Total, strings.Join(parts, "; "))
+	return err
 }
 
 // describeServiceError rewrites the errors whose own text is not enough

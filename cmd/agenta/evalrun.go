@@ -94,7 +94,7 @@ func (r *evalRun) run(ctx context.Context, client *agenta.Client) error {
 	if err != nil {
 		return err
 	}
-	ordered, err := byVariant(created, opts.VariantIDs)
+	ordered, err := evals.OrderByVariant(created, opts.VariantIDs)
 	if err != nil {
 		return err
 	}
@@ -304,6 +304,10 @@ func (r *evalRun) judge() error {
 		// The gates failed for those reasons, which say more.
 		return nil
 	}
+	var failed *evals.GateError
+	if errors.As(gateErr, &failed) {
+		return withKind(&wordedError{text: gateFailure(failed), err: gateErr}, kindGateFailed)
+	}
 	return gateErr
 }
 
@@ -336,6 +340,15 @@ func invalidGates(err error) error {
 		parts = append(parts, fmt.Sprintf("--gate %q: %s", text.Clip(res.Gate.String(), 100), res.Reason))
 	}
 	return usageErrorf("%s", strings.Join(parts, "; "))
+}
+
+// gateFailure says which gates failed, on one line.
+func gateFailure(e *evals.GateError) string {
+	parts := make([]string, len(e.Failed))
+	for i, r := range e.Failed {
+		parts[i] = r.String()
+	}
+	return fmt.Sprintf("%d of %d gates failed: %s", len(e.Failed), e.Total, strings.Join(parts, "; "))
 }
 
 // direct applies --lower-is-better to a report's evaluators. A name that

@@ -22,7 +22,7 @@ import (
 // exitOrder, the earliest error with it is the one returned, and the
 // others keep their order, without repeats.
 func TestWorst(t *testing.T) {
-	sdk := func(text string, err error) error { return &sdkError{text: text, err: err} }
+	sdk := func(text string, err error) error { return withKind(&wordedError{text: text, err: err}, sdkKind(err)) }
 	gate, local, failed, service, usage, interrupted := sdk("gate", evals.ErrGateFailed), localError(errors.New("local")),
 		sdk("failed", agenta.ErrEvaluationFailed), sdk("service", errors.New("500")), usageErrorf("usage"), sdk("interrupted", context.Canceled)
 	tests := []struct {
@@ -76,13 +76,14 @@ func TestExitCode(t *testing.T) {
 		{"cobra's own parse error", errors.New(`accepts 1 arg(s), received 2`), exitUsage},
 		{"flag error", flagError(&cobra.Command{Use: "x"}, errors.New("invalid argument")), exitUsage},
 		{"--gate that does not parse", usageErrorf("--gate: %w", parseErr), exitUsage},
-		{"invalid gate, as eval run reports it", invalidGateError(t), exitUsage},
+		{"invalid gate, as eval run reports it", judged(t, "No such evaluator >= 0.5", `--gate "No such evaluator >= 0.5"`), exitUsage},
 		{"argument the SDK refuses, with its field", sdk(&agenta.ArgumentError{Name: "NewEvaluation.AppID", Field: "app_id", Reason: "is required"}), exitUsage},
 		{"argument the SDK refuses", sdk(&agenta.ArgumentError{Name: "WithTimeout", Reason: "want a positive duration"}), exitUsage},
 		{"ErrInvalidArgument", sdk(fmt.Errorf("x: %w", agenta.ErrInvalidArgument)), exitUsage},
 
 		// 1: a gate failed.
 		{"gate failed", sdk(gateFailed), exitGateFailed},
+		{"gate failed, as eval run reports it", judged(t, "exact >= 0.5", "1 of 1 gates failed: "), exitGateFailed},
 		{"ErrGateFailed", sdk(fmt.Errorf("judging: %w", evals.ErrGateFailed)), exitGateFailed},
 
 		// 3: the evaluation failed.
@@ -125,7 +126,8 @@ func TestExitCode(t *testing.T) {
 		{"interrupted during a wait", sdk(waitErr(context.Canceled)), exitInterrupted},
 
 		// The background fake's own exit code is the command's.
-		{"background fake's exit", &childExit{code: exitUsage, err: errors.New("--addr: bad")}, exitUsage},
+		{"background fake's exit", childExit(exitUsage, errors.New("--addr: bad")), exitUsage},
+		{"background fake killed by a signal", childExit(-1, errors.New("killed")), exitLocal},
 
 		// An error with context keeps its kind.
 		{"service error in context", inContext(sdk(api(500, "x")), "reading its scenarios, 3 read, then"), exitService},
@@ -167,12 +169,12 @@ func TestExitCode(t *testing.T) {
 	}
 }
 
-// invalidGateError is what eval run's judge returns, through classify as
-// runWithClient passes it on, for a gate on an evaluator the run does not
-// have.
-func invalidGateError(t *testing.T) error {
+// judged is what eval run's judge returns, through classify as
+// runWithClient passes it on, for one gate on a run whose evaluator
+// "exact" gave 0 on its one row; its message must contain want.
+func judged(t *testing.T, spec, want string) error {
 	t.Helper()
-	gate, err := evals.ParseGate("No such evaluator >= 0.5")
+	gate, err := evals.ParseGate(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,12 +182,12 @@ func invalidGateError(t *testing.T) error {
 	v.acc.Add(models.EvaluationScenario{ID: "s1", EvaluationID: "e1",
 		Outputs: []models.Output{{Result: models.Result{Type: "text", Value: []byte(`"Paris"`)}}},
 		Results: []models.ScenarioResult{
-			{EvaluatorConfig: "exact", Result: models.Result{Type: "number", Value: []byte("1")}}}})
+			{EvaluatorConfig: "exact", Result: models.Result{Type: "number", Value: []byte("0")}}}})
 	v.summary = v.acc.Summary()
 	r := &evalRun{opts: &EvalRunOptions{Gates: []evals.Gate{gate}}, out: &guardedWriter{w: io.Discard}, runs: []*variantRun{v}}
 	err = classify(r.judge(), "h")
-	if want := `--gate "No such evaluator >= 0.5"`; err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("judge: %v; want an invalid gate naming %s", err, want)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("judge: %v; want an error saying %s", err, want)
 	}
 	return err
 }

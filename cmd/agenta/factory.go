@@ -158,7 +158,7 @@ func (f *Factory) Client() (*agenta.Client, error) {
 		return nil, usageErrorf("%s %q: %s", from, shownHost(host), argErr.Reason)
 	}
 	if err != nil {
-		return nil, &usageError{err: err}
+		return nil, withKind(err, kindUsage)
 	}
 	return client, nil
 }

@@ -94,7 +94,7 @@ func startBackgroundFake(ctx context.Context, opts *FakeOptions) error {
 	case readErr != nil:
 		return localError(fmt.Errorf("fake: %w", readErr))
 	case errors.As(waitErr, &exitErr) && reason != "":
-		return &childExit{code: exitErr.ExitCode(), err: errors.New(reason)}
+		return childExit(exitErr.ExitCode(), errors.New(reason))
 	case reason != "":
 		return localError(errors.New(reason))
 	}

@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string, streams *IOStreams) int {
 	// The SDK scrubs the keys it sent from its errors; the other provider
 	// keys, and a key in a message the command built, are scrubbed here.
 	line := errorLine(errors.New(text.NewSecrets(f.secrets()...).Text(err.Error(), -1)))
-	if code == exitUsage && cmd != nil {
+	if kindOf(err) == kindUsage && cmd != nil {
 		line += fmt.Sprintf(" (see '%s --help')", cmd.CommandPath())
 	}
 	fmt.Fprintln(streams.ErrOut, line)

@@ -77,7 +77,7 @@ func flagError(cmd *cobra.Command, err error) error {
 			return usageErrorf("-%s: a long flag takes two dashes: --%s", long, long)
 		}
 	}
-	return &usageError{err: err}
+	return withKind(err, kindUsage)
 }
 
 // closestFlags returns the flags of cmd whose names are closest to name,
