@@ -335,6 +335,36 @@ func providerKeysFromEnv(names []string, getenv func(string) string) (models.Pro
 	return models.NewProviderKeys(keys), nil
 }
 
+// byVariant orders the created evaluations as the variants were given.
+func byVariant(created []models.Evaluation, variantIDs []string) ([]models.Evaluation, error) {
+	if len(created) != len(variantIDs) {
+		return nil, fmt.Errorf("agenta: the service created %d evaluations for %d variants", len(created), len(variantIDs))
+	}
+	out := make([]models.Evaluation, len(variantIDs))
+	used := make([]bool, len(created))
+	for i, id := range variantIDs {
+		for j, ev := range created {
+			if !used[j] && len(ev.VariantIDs) > 0 && ev.VariantIDs[0] == id {
+				out[i], used[j] = ev, true
+				break
+			}
+		}
+	}
+	// Evaluations that name no variant keep the service's order.
+	for i := range out {
+		if out[i].ID != "" {
+			continue
+		}
+		for j := range created {
+			if !used[j] {
+				out[i], used[j] = created[j], true
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
 // printSummary writes a variant's summary table.
 func printSummary(w io.Writer, report *evals.Report, baseline bool) error {
 	run, summary := report.Candidate, report.CandidateSummary

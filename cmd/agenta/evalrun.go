@@ -94,7 +94,7 @@ func (r *evalRun) run(ctx context.Context, client *agenta.Client) error {
 	if err != nil {
 		return err
 	}
-	ordered, err := evals.OrderByVariant(created, opts.VariantIDs)
+	ordered, err := byVariant(created, opts.VariantIDs)
 	if err != nil {
 		return err
 	}
