@@ -58,6 +58,8 @@ func (c *Client) createEvaluation2026(ctx context.Context, ev models.NewEvaluati
 			ApplicationRevisionID: app.ID,
 			EvaluatorRevisionIDs:  evaluators,
 			Concurrency:           concurrency,
+			Repeats:               ev.Repeats,
+			Split:                 ev.Repeats > 1, // the app called once per repeat, or its noise stays hidden
 			Tags:                  map[string]any{createTag: token},
 		})
 		lost := err != nil && answerLost(err)
