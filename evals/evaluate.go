@@ -156,7 +156,7 @@ func EvaluateWith[W any](ctx context.Context, svc Service[W], req models.NewEval
 		}
 		return nil, err
 	}
-	groups, err := byRepeat(created, req.VariantIDs, max(req.Repeats, 1))
+	groups, err := GroupByVariant(created, req.VariantIDs, max(req.Repeats, 1))
 	if err != nil {
 		return nil, err
 	}
@@ -347,11 +347,14 @@ const (
 	StepScenarios = "read the scenarios" // reading (or consuming) its scenarios
 )
 
-// byRepeat groups the created evaluations by variant, in the order of
-// variantIDs: one each when the service ran the repeats itself (or there
-// are none), else the repeats evaluations of each, repeat after repeat as
-// agenta.Client.CreateEvaluation returns them on a mid-2024 server.
-func byRepeat(created []models.Evaluation, variantIDs []string, repeats int) ([][]models.Evaluation, error) {
+// GroupByVariant groups the evaluations a create returned by variant, in
+// the order of variantIDs: one per variant when the service ran the
+// repeats itself (a 2026 server) or there are none, else each variant's
+// repeats evaluations in repeat order, read from the layout
+// agenta.Client.CreateEvaluation returns on a mid-2024 server (repeat
+// after repeat). Within a repeat, an evaluation that names no variant
+// keeps the service's order. A count that fits neither is an error.
+func GroupByVariant(created []models.Evaluation, variantIDs []string, repeats int) ([][]models.Evaluation, error) {
 	if repeats < 2 || len(created) != repeats*len(variantIDs) {
 		ordered, err := byVariant(created, variantIDs)
 		if err != nil {
