@@ -237,13 +237,15 @@ func (v *variantRun) evaluation(j int) *models.Evaluation {
 }
 
 // evaluationLabel names the variant's j-th evaluation for progress and
-// messages: "evaluation ID (variant)", with the repeat when it has more.
+// messages: "evaluation ID (variant)", or "evaluation ID (repeat 2/3,
+// variant)" when it has more, the repeat first since a line is cut at
+// maxCell.
 func (v *variantRun) evaluationLabel(j int) string {
 	repeat := ""
 	if n := v.evaluationCount(); n > 1 {
-		repeat = fmt.Sprintf(", repeat %d of %d", j+1, n)
+		repeat = fmt.Sprintf("repeat %d/%d, ", j+1, n)
 	}
-	return "evaluation " + cell(v.evaluation(j).ID) + " (" + cell(v.run.Variant()) + repeat + ")"
+	return "evaluation " + cell(v.evaluation(j).ID) + " (" + repeat + cell(v.run.Variant()) + ")"
 }
 
 // compare compares each variant that was read whole with the baseline,
