@@ -177,6 +177,8 @@
 //	stop.go            StopEvaluation, which makes the Client an evals.Stopper
 //	create_lost2026.go a 2026 create whose answer was lost: found by its
 //	                   tag, never sent again
+//	repeats.go         NewEvaluation.Repeats on a mid-2024 server, which has
+//	                   none: K creates, each sent once
 //
 // docs/design.md has the floors, how they are measured, and the numbers.
 //

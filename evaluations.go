@@ -107,6 +107,18 @@ func (c *Client) FetchEvaluationStatus(ctx context.Context, evaluationID string)
 // When a run after the first cannot be created, the runs created before
 // it are returned with the error. Each Evaluation's ID is its run's id,
 // which the other evaluation methods take. docs/2026.md has the mapping.
+//
+// With ev.Repeats K above 1, each test case runs K times. A 2026 server
+// runs the repeats itself: each variant's run has data.repeats K and
+// flags.is_split, so that the app is called once per repeat, and it still
+// returns one Evaluation per variant, whose scenarios are the K repeats of
+// each row. A mid-2024 server has no repeats: the create is sent K times,
+// each request once, and the answer holds K evaluations per variant,
+// repeat after repeat: element r*len(ev.VariantIDs)+i is repeat r of
+// variant i. When repeat r cannot be created, the evaluations of the
+// repeats before it are returned with an error that lists them: they are
+// running on the server. evals.Evaluate reads each variant's K
+// evaluations as one run of K repeats.
 func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) ([]models.Evaluation, error) {
 	if err := checkNewEvaluation(ev); err != nil {
 		return nil, err
@@ -149,6 +161,9 @@ func checkNewEvaluation(ev models.NewEvaluation) error {
 		if f.value < 0 {
 			return invalidField("NewEvaluation.RateLimit."+f.name, "rate_limit."+f.field, "must not be negative, got %d", f.value)
 		}
+	}
+	if ev.Repeats < 0 || ev.Repeats > models.MaxRepeats {
+		return invalidField("NewEvaluation.Repeats", "repeats", "must be between 0 (once) and models.MaxRepeats (%d), got %d", models.MaxRepeats, ev.Repeats)
 	}
 	for _, name := range ev.LMProvidersKeys.Names() {
 		if name == "" {

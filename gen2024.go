@@ -74,6 +74,14 @@ func (c api2024) createEvaluation(ctx context.Context, ev models.NewEvaluation) 
 		c.secrets.addSent(slices.Collect(maps.Values(keys))...)
 	}
 	body := newEvaluationBody{NewEvaluation: ev, LMProvidersKeys: keys}
+	if ev.Repeats > 1 {
+		return c.createRepeats(ctx, body)
+	}
+	return c.createOnce(ctx, body)
+}
+
+// createOnce sends one create.
+func (c api2024) createOnce(ctx context.Context, body newEvaluationBody) ([]models.Evaluation, error) {
 	return getList(ctx, c.Client, &request{
 		operation: "CreateEvaluation", method: http.MethodPost, path: "/evaluations", body: body, mapped: true,
 	}, jsonList[models.Evaluation])

@@ -65,6 +65,8 @@ func (c api2026) createEvaluation(ctx context.Context, ev models.NewEvaluation) 
 			ApplicationRevisionID: app.ID,
 			EvaluatorRevisionIDs:  evaluators,
 			Concurrency:           concurrency,
+			Repeats:               ev.Repeats,
+			Split:                 ev.Repeats > 1, // the app called once per repeat, or its noise stays hidden
 			Tags:                  map[string]any{createTag: token},
 		})
 		lost := err != nil && answerLost(err)

@@ -174,6 +174,35 @@ func TestRealServer2026Repeats(t *testing.T) {
 	require.Positive(t, flaky, "no flaky test case: the app's answers did not vary across repeats")
 	share := float64(passed) / float64(rows)
 	require.True(t, share >= 0.2 && share <= 0.95, "pass share %.2f is implausible for p=%.1f", share, rs26RepeatsP)
+
+	// The same through the SDK's request (NewEvaluation.Repeats), as
+	// evals.Evaluate and agenta eval run --repeats send it: the 2024
+	// request mapped onto one run with data.repeats and flags.is_split,
+	// so that the app is called once per repeat here too.
+	require.NoError(t, c.DetectGeneration(ctx))
+	const k = 3
+	created, err := c.CreateEvaluation(ctx, models.NewEvaluation{AppID: slug, VariantIDs: []string{appRev},
+		EvaluatorConfigIDs: []string{evaluatorRev}, TestsetID: testsetRev, RateLimit: models.DefaultRateLimit(), Repeats: k})
+	require.NoError(t, err)
+	require.Len(t, created, 1, "one run per variant, its repeats inside")
+	_, err = c.WaitEvaluation(ctx, created[0].ID, &agenta.WaitOptions{Interval: 500 * time.Millisecond})
+	require.NoError(t, err)
+	perCase := map[string][]bool{}
+	for s, err := range c.StreamEvaluationScenarios(ctx, created[0].ID) {
+		require.NoError(t, err)
+		require.NotEmpty(t, s.TestcaseID, "scenario %s", s.ID)
+		require.Len(t, s.Results, 1, "scenario %s", s.ID)
+		pass, _ := s.Results[0].Result.Bool()
+		perCase[s.TestcaseID] = append(perCase[s.TestcaseID], pass)
+	}
+	calls, _ = os.ReadFile(callLog)
+	t.Logf("CreateEvaluation with Repeats %d: run %s, %d test cases, outcomes %v; %d app calls in all", k, created[0].ID, len(perCase), perCase,
+		strings.Count(string(calls), "\n"))
+	require.Len(t, perCase, 5, "test cases")
+	for tc, outcomes := range perCase {
+		require.Len(t, outcomes, k, "repeats of test case %s", tc)
+	}
+	require.Equal(t, 5*rs26RepeatsCount+5*k, strings.Count(string(calls), "\n"), "application calls: one per repeat")
 }
 
 // rs26StartFlakyApp serves the flaky copy with the kit's python, uvicorn

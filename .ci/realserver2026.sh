@@ -146,4 +146,20 @@ if [ "$status" != 0 ] || ! grep -q -- '--- PASS: TestEvalRunOnServer' "$log"; th
 fi
 [ -n "$against" ] || echo "realserver2026: (no mid-2024 digests to compare with: run by itself, not from .ci/run)"
 rm -f "$log"
+
+# agenta eval run --repeats 3 (issue 27): the run's own repeats, 5 rows ×
+# 3; a verdict (0 or 1), never a usage, evaluation, service or local
+# failure (2-5).
+start=$SECONDS
+go build -o "$RS_WORK/agenta" ./cmd/agenta
+status=0
+AGENTA_HOST=$api AGENTA_API_KEY=$key "$RS_WORK/agenta" eval run --app "$(seed_id application_id)" --testset "$(seed_id testset_id)" \
+  --variant "$(seed_id application_variant_id)" --evaluator "$(seed_id evaluator_id)" --gate 'Exact capital >= 0.9' \
+  --repeats 3 --interval 500ms --timeout 3m >"$RS_WORK/repeats.out" 2>"$RS_WORK/repeats.err" || status=$?
+echo "-- agenta eval run --repeats 3: exit $status, $((SECONDS - start)) s"
+if [ "$status" -gt 1 ] || ! grep -q ': 5 rows × 3 repeats, ' "$RS_WORK/repeats.out"; then
+  cat "$RS_WORK/repeats.out" "$RS_WORK/repeats.err"
+  echo "realserver2026: agenta eval run --repeats 3 gave no verdict on 5 rows × 3 repeats"
+  exit 1
+fi
 echo "realserver2026: passed; $((SECONDS - total)) s before stop"

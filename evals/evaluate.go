@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
 	"strings"
 	"time"
 
@@ -49,10 +48,15 @@ type EvaluateOptions[W any] struct {
 	// show each run's progress apart, for example.
 	Wait func(run int, created models.Evaluation) W
 	// Created, if set, is called once with the evaluations as created, in
-	// the order of the request's VariantIDs, before any wait.
+	// the order of the request's VariantIDs, before any wait. With
+	// repeats on a server without them (mid-2024), each variant has one
+	// evaluation per repeat, and they come repeat after repeat: element
+	// r*len(VariantIDs)+i is repeat r of variant i.
 	Created func(created []models.Evaluation)
 	// Waited, if set, is called when a run's wait ends, with what
-	// WaitEvaluation returned (the evaluation may be nil on error).
+	// WaitEvaluation returned (the evaluation may be nil on error): once
+	// per evaluation of the run, so once per repeat on a mid-2024 server.
+	// Wait is likewise called once per evaluation waited for.
 	Waited func(run int, finished *models.Evaluation, err error)
 	// Scenarios, if set, takes each finished run's scenarios as they stream
 	// from the service, in place of EvaluateWith keeping them: the runs
@@ -115,6 +119,16 @@ func Evaluate[W any](ctx context.Context, svc Service[W], req models.NewEvaluati
 // run's scenarios as they stream, for runs too large to hold. Runs are
 // waited for and read in the order of req.VariantIDs, each run's scenarios
 // read as soon as its wait ends, while the service goes on with the others.
+//
+// With req.Repeats K above 1, each variant's Run holds every repeat's
+// rows, and Run.Repeats is K: on a 2026 server the rows of its run, which
+// ran each test case K times; on a mid-2024 server, which has no repeats,
+// the scenarios of the variant's K evaluations (Run.Evaluation, then
+// Run.RepeatEvaluations), each waited for and read in turn. A failure
+// stops, or lists as unfinished, every evaluation of every repeat not
+// seen to end. A create that fails after creating some (a later variant's
+// run, a later repeat) stops those where svc can, and its error says
+// which may still be running.
 func EvaluateWith[W any](ctx context.Context, svc Service[W], req models.NewEvaluation, opts EvaluateOptions[W]) ([]Run, error) {
 	if ctx == nil {
 		return nil, errors.New("evals: Evaluate: ctx is nil")
@@ -136,50 +150,103 @@ func EvaluateWith[W any](ctx context.Context, svc Service[W], req models.NewEval
 	}
 	created, err := svc.CreateEvaluation(ctx, req)
 	if err != nil {
+		if len(created) > 0 {
+			// Some were created, and run: stop them where svc can.
+			return nil, stopCreated(ctx, svc, created, err)
+		}
 		return nil, err
 	}
-	ordered, err := byVariant(created, req.VariantIDs)
+	groups, err := GroupByVariant(created, req.VariantIDs, max(req.Repeats, 1))
 	if err != nil {
 		return nil, err
 	}
-	runs := make([]Run, len(ordered))
-	for i, ev := range ordered {
-		runs[i].Evaluation = ev
+	runs := make([]Run, len(groups))
+	for i, group := range groups {
+		runs[i].Evaluation = group[0]
+		if len(group) > 1 {
+			runs[i].RepeatEvaluations = group[1:]
+		}
+		if req.Repeats > 1 {
+			runs[i].Repeats = req.Repeats
+		}
 	}
 	if opts.Created != nil {
-		opts.Created(slices.Clone(ordered))
+		all := make([]models.Evaluation, 0, len(created))
+		for r := range len(groups[0]) {
+			for _, group := range groups {
+				all = append(all, group[r])
+			}
+		}
+		opts.Created(all)
 	}
 	for i := range runs {
-		var waitOpts W
-		if opts.Wait != nil {
-			waitOpts = opts.Wait(i, runs[i].Evaluation)
-		}
-		finished, err := svc.WaitEvaluation(ctx, runs[i].Evaluation.ID, waitOpts)
-		ended := finished != nil && finished.Status.EvaluationStatus().Terminal()
-		if finished != nil {
-			runs[i].Evaluation = *finished
-		}
-		if opts.Waited != nil {
-			opts.Waited(i, finished, err)
-		}
-		if err != nil {
-			first := i
-			if ended {
-				first = i + 1
+		for j := range runs[i].evaluationCount() {
+			ev := runs[i].evaluation(j)
+			var waitOpts W
+			if opts.Wait != nil {
+				waitOpts = opts.Wait(i, *ev)
 			}
-			return runs, giveUp(ctx, svc, runs, i, first, StepWait, err)
+			finished, err := svc.WaitEvaluation(ctx, ev.ID, waitOpts)
+			ended := finished != nil && finished.Status.EvaluationStatus().Terminal()
+			if finished != nil {
+				*ev = *finished
+			}
+			if opts.Waited != nil {
+				opts.Waited(i, finished, err)
+			}
+			if err != nil {
+				from := j
+				if ended {
+					from = j + 1
+				}
+				return runs, giveUp(ctx, svc, runs, i, ev.ID, pendingAfter(runs, i, from), StepWait, err)
+			}
 		}
 		if err := readScenarios(ctx, svc, &runs[i], i, opts.Scenarios); err != nil {
-			return runs, giveUp(ctx, svc, runs, i, i+1, StepScenarios, err)
+			return runs, giveUp(ctx, svc, runs, i, runs[i].Evaluation.ID, pendingAfter(runs, i+1, 0), StepScenarios, err)
 		}
 	}
 	return runs, nil
 }
 
+// pendingAfter lists the evaluations from run i's j-th on, then every one
+// of the runs after it: those not seen to end.
+func pendingAfter(runs []Run, i, j int) []string {
+	var ids []string
+	for ; i < len(runs); i, j = i+1, 0 {
+		for ; j < runs[i].evaluationCount(); j++ {
+			ids = append(ids, runs[i].evaluation(j).ID)
+		}
+	}
+	return ids
+}
+
+// stopCreated is the error of a create that failed after it had created
+// some evaluations (a later variant's or a later repeat's): they are
+// stopped where svc can, and the error says which may still be running.
+func stopCreated[W any](ctx context.Context, svc Service[W], created []models.Evaluation, err error) error {
+	ids := make([]string, len(created))
+	for i, ev := range created {
+		ids[i] = ev.ID
+	}
+	stopped, unfinished, stopErr := stopAll(ctx, svc, ids)
+	var b strings.Builder
+	if len(stopped) > 0 {
+		fmt.Fprintf(&b, "; asked the service to stop %s", idList(stopped))
+	}
+	if len(unfinished) > 0 {
+		fmt.Fprintf(&b, "; %s may still be running on the service", idList(unfinished))
+	}
+	if stopErr != nil {
+		fmt.Fprintf(&b, " (%s)", oneLine(stopErr.Error()))
+	}
+	return fmt.Errorf("%w%s", err, b.String())
+}
+
 // readScenarios streams a finished run's scenarios into run, or hands them
 // to consume.
 func readScenarios[W any](ctx context.Context, svc Service[W], run *Run, i int, consume func(int, models.Evaluation, iter.Seq2[models.EvaluationScenario, error]) error) error {
-	stream := svc.StreamEvaluationScenarios(ctx, run.Evaluation.ID)
+	stream := repeatedScenarios(ctx, svc, run)
 	if consume == nil {
 		for s, err := range stream {
 			if err != nil {
@@ -208,32 +275,70 @@ func readScenarios[W any](ctx context.Context, svc Service[W], run *Run, i int, 
 	return streamErr
 }
 
-// giveUp builds the error of run i, after stopping, where svc can, the runs
-// from first on, which Evaluate started and did not see end.
-func giveUp[W any](ctx context.Context, svc Service[W], runs []Run, i, first int, step string, err error) error {
-	e := &RunError{Run: i, Runs: len(runs), EvaluationID: runs[i].Evaluation.ID, Variant: runs[i].Variant(), Step: step, Err: err}
-	stopper, canStop := svc.(Stopper)
-	for _, run := range runs[first:] {
-		id := run.Evaluation.ID
-		if canStop {
-			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
-			stopErr := stopper.StopEvaluation(stopCtx, id)
-			cancel()
-			switch {
-			case stopErr == nil:
-				e.Stopped = append(e.Stopped, id)
-				continue
-			case errors.Is(stopErr, errors.ErrUnsupported):
-				// The server cannot stop any run: say so once.
-				canStop = false
-				e.StopErr = stopErr
-			default:
-				e.StopErr = errors.Join(e.StopErr, fmt.Errorf("stop evaluation %s: %w", bound(id, 80), stopErr))
+// evaluationCount is the number of the run's evaluations: one, and one
+// per repeat after the first on a server without repeats.
+func (r *Run) evaluationCount() int { return 1 + len(r.RepeatEvaluations) }
+
+// evaluation returns the run's j-th evaluation: Evaluation, then
+// RepeatEvaluations.
+func (r *Run) evaluation(j int) *models.Evaluation {
+	if j == 0 {
+		return &r.Evaluation
+	}
+	return &r.RepeatEvaluations[j-1]
+}
+
+// repeatedScenarios streams the scenarios of each of a run's evaluations
+// in turn: its repeats, on a server without repeats of its own, read as
+// one run. An error ends the sequence.
+func repeatedScenarios[W any](ctx context.Context, svc Service[W], run *Run) iter.Seq2[models.EvaluationScenario, error] {
+	if len(run.RepeatEvaluations) == 0 {
+		return svc.StreamEvaluationScenarios(ctx, run.Evaluation.ID)
+	}
+	return func(yield func(models.EvaluationScenario, error) bool) {
+		for j := range run.evaluationCount() {
+			for s, err := range svc.StreamEvaluationScenarios(ctx, run.evaluation(j).ID) {
+				if !yield(s, err) || err != nil {
+					return
+				}
 			}
 		}
-		e.Unfinished = append(e.Unfinished, id)
 	}
+}
+
+// giveUp builds the error of run i, whose evaluation id failed, after
+// stopping, where svc can, the evaluations pending, which Evaluate started
+// and did not see end.
+func giveUp[W any](ctx context.Context, svc Service[W], runs []Run, i int, id string, pending []string, step string, err error) error {
+	e := &RunError{Run: i, Runs: len(runs), EvaluationID: id, Variant: runs[i].Variant(), Step: step, Err: err}
+	e.Stopped, e.Unfinished, e.StopErr = stopAll(ctx, svc, pending)
 	return e
+}
+
+// stopAll stops each evaluation of ids where svc can, and returns those
+// stopped, those that may still be running, and the failures to stop.
+func stopAll[W any](ctx context.Context, svc Service[W], ids []string) (stopped, unfinished []string, stopErr error) {
+	stopper, canStop := svc.(Stopper)
+	for _, id := range ids {
+		if canStop {
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+			err := stopper.StopEvaluation(stopCtx, id)
+			cancel()
+			switch {
+			case err == nil:
+				stopped = append(stopped, id)
+				continue
+			case errors.Is(err, errors.ErrUnsupported):
+				// The server cannot stop any run: say so once.
+				canStop = false
+				stopErr = err
+			default:
+				stopErr = errors.Join(stopErr, fmt.Errorf("stop evaluation %s: %w", bound(id, 80), err))
+			}
+		}
+		unfinished = append(unfinished, id)
+	}
+	return stopped, unfinished, stopErr
 }
 
 // The steps of a run that a RunError names.
@@ -241,6 +346,38 @@ const (
 	StepWait      = "wait"               // waiting for the run to end
 	StepScenarios = "read the scenarios" // reading (or consuming) its scenarios
 )
+
+// GroupByVariant groups the evaluations a create returned by variant, in
+// the order of variantIDs: one per variant when the service ran the
+// repeats itself (a 2026 server) or there are none, else each variant's
+// repeats evaluations in repeat order, read from the layout
+// agenta.Client.CreateEvaluation returns on a mid-2024 server (repeat
+// after repeat). Within a repeat, an evaluation that names no variant
+// keeps the service's order. A count that fits neither is an error.
+func GroupByVariant(created []models.Evaluation, variantIDs []string, repeats int) ([][]models.Evaluation, error) {
+	if repeats < 2 || len(created) != repeats*len(variantIDs) {
+		ordered, err := byVariant(created, variantIDs)
+		if err != nil {
+			return nil, err
+		}
+		groups := make([][]models.Evaluation, len(ordered))
+		for i, ev := range ordered {
+			groups[i] = []models.Evaluation{ev}
+		}
+		return groups, nil
+	}
+	groups := make([][]models.Evaluation, len(variantIDs))
+	for r := range repeats {
+		ordered, err := byVariant(created[r*len(variantIDs):(r+1)*len(variantIDs)], variantIDs)
+		if err != nil {
+			return nil, err
+		}
+		for i, ev := range ordered {
+			groups[i] = append(groups[i], ev)
+		}
+	}
+	return groups, nil
+}
 
 // byVariant orders the created evaluations as the variants were given; an
 // evaluation that names no variant keeps the service's order.

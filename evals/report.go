@@ -21,6 +21,17 @@ type Run struct {
 	// first) and end with the first error a pass yields; NewReport
 	// summarises and compares from it in flat memory.
 	Rows func() iter.Seq2[models.EvaluationScenario, error]
+	// Repeats is how many times each test case was run (the request's
+	// Repeats): 0 or 1 means once. With more, a test case has that many
+	// rows: on a 2026 server, one per repeat of its run (the same
+	// TestcaseID); on a mid-2024 one, one per evaluation of the variant.
+	Repeats int
+	// RepeatEvaluations are, on a server without repeats of its own
+	// (mid-2024), the evaluations of the repeats after the first, whose
+	// scenarios Scenarios (or Rows) holds after the first's; Evaluation is
+	// the first repeat's. A 2026 server runs the repeats in one run, and
+	// leaves it empty.
+	RepeatEvaluations []models.Evaluation
 }
 
 // scenarios returns a pass over the run's scenarios: Rows when set, else

@@ -28,7 +28,20 @@ type NewEvaluation struct {
 	// settings_values.correct_answer_key instead. It is kept for servers
 	// that read it.
 	CorrectAnswerColumn string `json:"correct_answer_column,omitempty"`
+	// Repeats runs each test case this many times, so that an app that
+	// answers differently from call to call shows it: 0 or 1 runs it
+	// once, and CreateEvaluation refuses a negative count or one over
+	// MaxRepeats. It is never sent as a field of this request: a 2026
+	// server runs the repeats itself (data.repeats, the app called once
+	// per repeat), and on a mid-2024 server, which has none,
+	// CreateEvaluation creates the evaluation this many times (see it).
+	Repeats int `json:"-"`
 }
+
+// MaxRepeats is the most repeats NewEvaluation.Repeats may ask for: past
+// it, a count is more likely a mistake (a row count, a seed) than a plan
+// to pay for that many calls of every test case.
+const MaxRepeats = 100
 
 // RateLimit paces the service's calls to the application under evaluation.
 type RateLimit struct {
@@ -102,6 +115,7 @@ func (e NewEvaluation) LogValue() slog.Value {
 		slog.Any("rate_limit", e.RateLimit),
 		slog.Any("lm_providers_keys", e.LMProvidersKeys),
 		slog.String("correct_answer_column", e.CorrectAnswerColumn),
+		slog.Int("repeats", e.Repeats),
 	)
 }
 

@@ -111,7 +111,7 @@ func TestProviderKeysNeverPrinted(t *testing.T) {
 	assert.Equal(t, `models.NewProviderKeys(map[string]string{"ANTHROPIC_API_KEY":"[REDACTED]", "OPENAI_API_KEY":"[REDACTED]"})`, fmt.Sprintf("%#v", keys))
 	assert.Equal(t, "map[]", fmt.Sprint(ProviderKeys{}))
 	ev := NewEvaluation{AppID: "app-1", VariantIDs: []string{"v-1"}, RateLimit: DefaultRateLimit(), LMProvidersKeys: keys}
-	assert.Equal(t, `models.NewEvaluation{AppID:"app-1", VariantIDs:[]string{"v-1"}, EvaluatorConfigIDs:[]string(nil), TestsetID:"", RateLimit:models.RateLimit{BatchSize:10, MaxRetries:3, RetryDelay:3, DelayBetweenBatches:5}, LMProvidersKeys:models.NewProviderKeys(map[string]string{"ANTHROPIC_API_KEY":"[REDACTED]", "OPENAI_API_KEY":"[REDACTED]"}), CorrectAnswerColumn:""}`,
+	assert.Equal(t, `models.NewEvaluation{AppID:"app-1", VariantIDs:[]string{"v-1"}, EvaluatorConfigIDs:[]string(nil), TestsetID:"", RateLimit:models.RateLimit{BatchSize:10, MaxRetries:3, RetryDelay:3, DelayBetweenBatches:5}, LMProvidersKeys:models.NewProviderKeys(map[string]string{"ANTHROPIC_API_KEY":"[REDACTED]", "OPENAI_API_KEY":"[REDACTED]"}), CorrectAnswerColumn:"", Repeats:0}`,
 		fmt.Sprintf("%#v", ev))
 	assert.Contains(t, fmt.Sprintf("%+v", &ev), "LMProvidersKeys:map[ANTHROPIC_API_KEY:[REDACTED] OPENAI_API_KEY:[REDACTED]]")
 }

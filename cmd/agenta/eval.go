@@ -47,6 +47,13 @@ type EvalRunOptions struct {
 	// a batch, and the pause between batches (see pacing.go).
 	BatchSize  int
 	BatchDelay time.Duration
+	// Repeats runs each test case this many times (--repeats; 1 runs it
+	// once): a 2026 server's repeats, K evaluations of each variant on a
+	// mid-2024 one.
+	Repeats int
+	// Confidence is the level of the confidence bounds the gates read
+	// (--confidence), above 0.5 and below 1.
+	Confidence float64
 	// ProviderKeys holds the LLM provider keys named by --lm-provider-key,
 	// read from the environment: the AI critique evaluator needs one.
 	ProviderKeys models.ProviderKeys
@@ -74,6 +81,14 @@ case on a 2026 server, where each variant is a run): the difference of
 the means, the rows where the variant did better and worse, the rows without
 a value on each side, and a two-sided p-value (exact McNemar for pass/fail,
 Wilcoxon signed-rank for scores). Progress goes to stderr.
+
+An LLM app answers differently from call to call: --repeats K runs each
+test case K times, the app called once per repeat, so that the noise shows.
+A 2026 server runs the repeats itself (each variant's run has K rows per
+test case); a mid-2024 server has none, so K evaluations of each variant
+are created, each sent once, and read as one run of K repeats. The summary
+says "5 rows × 3 repeats". --confidence sets the level of the gates'
+confidence bounds (0.95 by default).
 
 Every variant's run is waited on, together, until --timeout: server
 trouble (5xx, 429, a restart, an answer cut short) is ridden out with a
@@ -227,9 +242,15 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	defaults := models.DefaultRateLimit()
 	fl.IntVar(&opts.BatchSize, "batch-size", defaults.BatchSize, "rows the service runs at a time (its web UI's pacing by default)")
 	fl.DurationVar(&opts.BatchDelay, "batch-delay", time.Duration(defaults.DelayBetweenBatches)*time.Second, "pause between batches, in whole seconds (mid-2024 servers; 2026 ones have none)")
+	fl.IntVar(&opts.Repeats, "repeats", 1, "run each test case this many times, to see an LLM app's noise (a mid-2024 server makes that many evaluations of each variant)")
+	fl.Float64Var(&opts.Confidence, "confidence", defaultConfidence, "the level of the gates' confidence bounds, above 0.5 and below 1")
 	addWaitFlags(cmd, &opts.Interval, &opts.Timeout)
 	return cmd
 }
+
+// defaultConfidence is the level of the gates' confidence bounds when
+// --confidence is left out.
+const defaultConfidence = 0.95
 
 // check refuses missing or malformed flags, and parses the gates. Spaces
 // around an id are dropped: "--variant 'a, b'" names two variants.
@@ -296,6 +317,9 @@ func (o *EvalRunOptions) check() error {
 	if err := o.checkPacing(); err != nil {
 		return err
 	}
+	if err := o.checkRepeats(); err != nil {
+		return err
+	}
 	return checkWaitFlags(o.Interval, o.Timeout)
 }
 
@@ -335,36 +359,6 @@ func providerKeysFromEnv(names []string, getenv func(string) string) (models.Pro
 	return models.NewProviderKeys(keys), nil
 }
 
-// byVariant orders the created evaluations as the variants were given.
-func byVariant(created []models.Evaluation, variantIDs []string) ([]models.Evaluation, error) {
-	if len(created) != len(variantIDs) {
-		return nil, fmt.Errorf("agenta: the service created %d evaluations for %d variants", len(created), len(variantIDs))
-	}
-	out := make([]models.Evaluation, len(variantIDs))
-	used := make([]bool, len(created))
-	for i, id := range variantIDs {
-		for j, ev := range created {
-			if !used[j] && len(ev.VariantIDs) > 0 && ev.VariantIDs[0] == id {
-				out[i], used[j] = ev, true
-				break
-			}
-		}
-	}
-	// Evaluations that name no variant keep the service's order.
-	for i := range out {
-		if out[i].ID != "" {
-			continue
-		}
-		for j := range created {
-			if !used[j] {
-				out[i], used[j] = created[j], true
-				break
-			}
-		}
-	}
-	return out, nil
-}
-
 // printSummary writes a variant's summary table.
 func printSummary(w io.Writer, report *evals.Report, baseline bool) error {
 	run, summary := report.Candidate, report.CandidateSummary
@@ -377,8 +371,22 @@ func printSummary(w io.Writer, report *evals.Report, baseline bool) error {
 		// Counted once; the gates say why they fail.
 		duplicates = fmt.Sprintf(", %d more repeating a scenario id (left out)", summary.Duplicates)
 	}
-	fmt.Fprintf(w, "%s (evaluation %s%s): %d rows%s, %d app errors, status %s\n",
-		cell(run.Variant()), cell(run.Evaluation.ID), role, summary.Rows, duplicates, summary.AppErrors, cell(string(run.Evaluation.Status.EvaluationStatus())))
+	evaluations, rows := "evaluation "+cell(run.Evaluation.ID), strconv.Itoa(summary.Rows)+" rows"
+	if len(run.RepeatEvaluations) > 0 {
+		ids := []string{cell(run.Evaluation.ID)}
+		for _, ev := range run.RepeatEvaluations {
+			ids = append(ids, cell(ev.ID))
+		}
+		evaluations = "evaluations " + strings.Join(ids, ", ")
+	}
+	if k := run.Repeats; k > 1 {
+		rows = fmt.Sprintf("%s (%d repeats)", rows, k)
+		if summary.Rows%k == 0 {
+			rows = fmt.Sprintf("%s × %d repeats", plural(summary.Rows/k, "row"), k)
+		}
+	}
+	fmt.Fprintf(w, "%s (%s%s): %s%s, %d app errors, status %s\n",
+		cell(run.Variant()), evaluations, role, rows, duplicates, summary.AppErrors, cell(string(run.Evaluation.Status.EvaluationStatus())))
 	t := newTable(w)
 	t.row("  EVALUATOR", "MEAN", "95% CI", "VALUES", "ERRORS", "MISSING")
 	for _, id := range summary.EvaluatorIDs {

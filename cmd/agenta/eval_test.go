@@ -2,6 +2,7 @@ package main
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +18,7 @@ func TestEvalRunOptions(t *testing.T) {
 	err := execute(cmd, "--app", "a", "--testset", "t", "--variant", "v1", "--variant", "v2",
 		"--evaluator", "e1,e2", "--gate", "Exact match>=90%", "--gate", "worse(Edit distance) <= 2",
 		"--junit", "r.xml", "--csv", "r.csv", "--json", "r.jsonl", "--markdown", "r.md", "--interval", "100ms", "--timeout", "1m",
-		"--batch-size", "50", "--batch-delay", "2s")
+		"--batch-size", "50", "--batch-delay", "2s", "--repeats", "3", "--confidence", "0.9")
 	if err != nil {
 		t.Fatalf("eval run with every flag: %v", err)
 	}
@@ -27,9 +28,33 @@ func TestEvalRunOptions(t *testing.T) {
 			{Measure: evals.MeasureWorseRows, Evaluator: "Edit distance", Op: evals.AtMost, Limit: 2},
 		},
 		JUnit: "r.xml", CSV: "r.csv", JSON: "r.jsonl", Markdown: "r.md", Interval: 100 * time.Millisecond, Timeout: time.Minute,
-		BatchSize: 50, BatchDelay: 2 * time.Second}
+		BatchSize: 50, BatchDelay: 2 * time.Second, Repeats: 3, Confidence: 0.9}
 	got.IO, got.Factory, got.gates, got.flags = nil, nil, nil, nil
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("options:\n got %+v\nwant %+v", *got, want)
+	}
+}
+
+// --repeats and --confidence are checked before anything is created, the
+// flag named.
+func TestEvalRunRefusesRepeatsAndConfidence(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--repeats", "0"}, "--repeats 0: want 1"},
+		{[]string{"--repeats", "-2"}, "--repeats -2: want 1"},
+		{[]string{"--repeats", "101"}, "--repeats 101: want 1 (each test case once) to 100"},
+		{[]string{"--confidence", "0.5"}, "--confidence 0.5: want a level above 0.5 and below 1"},
+		{[]string{"--confidence", "1"}, "--confidence 1: want"},
+		{[]string{"--confidence", "NaN"}, "--confidence NaN: want"},
+		{[]string{"--confidence", "95"}, "--confidence 95: want"},
+	} {
+		f, _, _ := testFactory()
+		cmd := NewCmdEvalRun(f, func(*EvalRunOptions) error { return nil })
+		err := execute(cmd, append([]string{"--app", "a", "--testset", "t", "--variant", "v", "--evaluator", "e"}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error with %q", tc.args, err, tc.want)
+		}
 	}
 }

@@ -85,23 +85,37 @@ func (r *evalRun) run(ctx context.Context, client *agenta.Client) error {
 	}
 	req := models.NewEvaluation{
 		AppID: opts.AppID, VariantIDs: opts.VariantIDs, EvaluatorConfigIDs: opts.EvaluatorIDs,
-		TestsetID: opts.TestsetID, RateLimit: opts.rateLimit(), LMProvidersKeys: opts.ProviderKeys,
+		TestsetID: opts.TestsetID, RateLimit: opts.rateLimit(), LMProvidersKeys: opts.ProviderKeys, Repeats: opts.Repeats,
 	}
 	if err := r.preflight(ctx, client, req); err != nil {
 		return err
 	}
 	created, err := client.CreateEvaluation(ctx, req)
 	if err != nil {
+		// Those created before the failure (a later variant's, a later
+		// repeat's) are named in err.
 		return err
 	}
-	ordered, err := byVariant(created, opts.VariantIDs)
+	groups, err := evals.GroupByVariant(created, opts.VariantIDs, opts.Repeats)
 	if err != nil {
 		return err
 	}
-	for _, ev := range ordered {
-		label := "evaluation " + cell(ev.ID) + " (" + cell(evals.Run{Evaluation: ev}.Variant()) + ")"
-		r.runs = append(r.runs, &variantRun{label: label, run: evals.Run{Evaluation: ev}})
-		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", label)
+	for _, group := range groups {
+		v := &variantRun{run: evals.Run{Evaluation: group[0]}}
+		if opts.Repeats > 1 {
+			v.run.Repeats = opts.Repeats
+		}
+		if len(group) > 1 {
+			v.run.RepeatEvaluations = group[1:]
+		}
+		v.label = v.evaluationLabel(0)
+		r.runs = append(r.runs, v)
+	}
+	// In the order they were created: repeat after repeat.
+	for j := range len(groups[0]) {
+		for _, v := range r.runs {
+			fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", v.evaluationLabel(j))
+		}
 	}
 	r.follow(ctx, client, host)
 	r.compare()
@@ -151,12 +165,16 @@ func (r *evalRun) follow(ctx context.Context, client *agenta.Client, host string
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ev, err := waitEvaluation(ctx, &streams, client, v.run.Evaluation.ID, v.label, r.opts.Interval)
-			if ev != nil {
-				v.run.Evaluation = *ev
-			}
-			if v.err = classify(err, host); v.err != nil {
-				return
+			// A mid-2024 server's repeats are evaluations of their own,
+			// waited for in turn; a failed one fails the variant.
+			for j := range v.evaluationCount() {
+				ev, err := waitEvaluation(ctx, &streams, client, v.evaluation(j).ID, v.evaluationLabel(j), r.opts.Interval)
+				if ev != nil {
+					*v.evaluation(j) = *ev
+				}
+				if v.err = classify(err, host); v.err != nil {
+					return
+				}
 			}
 			if keep {
 				var err error
@@ -167,7 +185,7 @@ func (r *evalRun) follow(ctx context.Context, client *agenta.Client, host string
 				}
 			}
 			reading.Lock()
-			err = v.read(ctx, client, host)
+			err := v.read(ctx, client, host)
 			reading.Unlock()
 			if err != nil {
 				mu.Lock()
@@ -185,15 +203,17 @@ func (r *evalRun) follow(ctx context.Context, client *agenta.Client, host string
 // row that could not be kept is the error returned.
 func (v *variantRun) read(ctx context.Context, client *agenta.Client, host string) error {
 	var keepErr error
-	for scenario, err := range client.StreamEvaluationScenarios(ctx, v.run.Evaluation.ID) {
-		if err != nil {
-			v.err = inContext(classify(err, host), fmt.Sprintf("%s: reading its scenarios, %d read, then", v.label, v.rowsRead))
-			return keepErr
-		}
-		v.rowsRead++
-		v.acc.Add(scenario)
-		if v.rows != nil && keepErr == nil {
-			keepErr = v.rows.add(&scenario)
+	for j := range v.evaluationCount() {
+		for scenario, err := range client.StreamEvaluationScenarios(ctx, v.evaluation(j).ID) {
+			if err != nil {
+				v.err = inContext(classify(err, host), fmt.Sprintf("%s: reading its scenarios, %d read, then", v.evaluationLabel(j), v.rowsRead))
+				return keepErr
+			}
+			v.rowsRead++
+			v.acc.Add(scenario)
+			if v.rows != nil && keepErr == nil {
+				keepErr = v.rows.add(&scenario)
+			}
 		}
 	}
 	v.summary = v.acc.Summary()
@@ -201,6 +221,31 @@ func (v *variantRun) read(ctx context.Context, client *agenta.Client, host strin
 		keepErr = v.rows.finish()
 	}
 	return keepErr
+}
+
+// evaluationCount is the number of the variant's evaluations: one, and
+// one per repeat after the first on a mid-2024 server.
+func (v *variantRun) evaluationCount() int { return 1 + len(v.run.RepeatEvaluations) }
+
+// evaluation returns the variant's j-th evaluation: its first, then its
+// repeats'.
+func (v *variantRun) evaluation(j int) *models.Evaluation {
+	if j == 0 {
+		return &v.run.Evaluation
+	}
+	return &v.run.RepeatEvaluations[j-1]
+}
+
+// evaluationLabel names the variant's j-th evaluation for progress and
+// messages: "evaluation ID (variant)", or "evaluation ID (repeat 2/3,
+// variant)" when it has more, the repeat first since a line is cut at
+// maxCell.
+func (v *variantRun) evaluationLabel(j int) string {
+	repeat := ""
+	if n := v.evaluationCount(); n > 1 {
+		repeat = fmt.Sprintf("repeat %d/%d, ", j+1, n)
+	}
+	return "evaluation " + cell(v.evaluation(j).ID) + " (" + repeat + cell(v.run.Variant()) + ")"
 }
 
 // compare compares each variant that was read whole with the baseline,

@@ -36,6 +36,18 @@ func (o *EvalRunOptions) checkPacing() error {
 	return nil
 }
 
+// checkRepeats refuses a count of repeats or a confidence level that
+// cannot be used.
+func (o *EvalRunOptions) checkRepeats() error {
+	switch {
+	case o.Repeats < 1 || o.Repeats > models.MaxRepeats:
+		return usageErrorf("--repeats %d: want 1 (each test case once) to %d", o.Repeats, models.MaxRepeats)
+	case !(o.Confidence > 0.5 && o.Confidence < 1):
+		return usageErrorf("--confidence %g: want a level above 0.5 and below 1, such as 0.95", o.Confidence)
+	}
+	return nil
+}
+
 // pacing says, before the run, what its pacing implies on the server the
 // preflight found, and refuses one the server cannot run: on a mid-2024
 // server, rows in batches a given delay apart take at least (batches − 1)
@@ -47,21 +59,44 @@ func (o *EvalRunOptions) pacing(w io.Writer, report *models.PreflightReport) err
 		if o.flags != nil && o.flags.Changed("batch-delay") && o.BatchDelay > 0 {
 			fmt.Fprintf(w, "agenta: --batch-delay %s: a 2026 server has no pause between batches (it runs %d rows at a time); not sent\n", o.BatchDelay, rl.BatchSize)
 		}
+		if o.Repeats > 1 {
+			fmt.Fprintf(w, "agenta: %s: the app is called once per repeat, %d calls at a time\n", o.rowsTimesRepeats(report.Rows), rl.BatchSize)
+		}
 		return nil
+	}
+	if o.Repeats > 1 {
+		fmt.Fprintf(w, "agenta: --repeats %d: a mid-2024 server has no repeats: %d evaluations of each variant are created, read as one run of %s\n",
+			o.Repeats, o.Repeats, o.rowsTimesRepeats(report.Rows))
 	}
 	if report.Rows == 0 {
 		return nil // not read: nothing to say
 	}
+	// Each repeat is an evaluation of its own, paced alone: the batch
+	// limit and the pauses are per evaluation.
 	batches := (report.Rows + rl.BatchSize - 1) / rl.BatchSize
 	if batches > maxBatches2024 {
 		return usageErrorf("--batch-size %d: %d rows make %d batches, and the mid-2024 service's worker fails near 980 (a RecursionError): use --batch-size %d or more",
 			rl.BatchSize, report.Rows, batches, (report.Rows+maxBatches2024-1)/maxBatches2024)
 	}
 	if least := time.Duration(batches-1) * time.Duration(rl.DelayBetweenBatches) * time.Second; least >= time.Second {
-		fmt.Fprintf(w, "agenta: %d rows in batches of %d, %d s apart: at least %s of pacing (set --batch-size and --batch-delay)\n",
-			report.Rows, rl.BatchSize, rl.DelayBetweenBatches, roughly(least))
+		each := ""
+		if o.Repeats > 1 {
+			each = fmt.Sprintf(" per evaluation, %d evaluations per variant", o.Repeats)
+		}
+		fmt.Fprintf(w, "agenta: %d rows in batches of %d, %d s apart: at least %s of pacing%s (set --batch-size and --batch-delay)\n",
+			report.Rows, rl.BatchSize, rl.DelayBetweenBatches, roughly(least), each)
 	}
 	return nil
+}
+
+// rowsTimesRepeats says how many rows the run makes: "5 rows × 3
+// repeats", or "3 repeats of each row" when the preflight did not count
+// them.
+func (o *EvalRunOptions) rowsTimesRepeats(rows int) string {
+	if rows == 0 {
+		return fmt.Sprintf("%d repeats of each row", o.Repeats)
+	}
+	return fmt.Sprintf("%s × %d repeats", plural(rows, "row"), o.Repeats)
 }
 
 // roughly writes a duration for people: seconds under two minutes, then

@@ -88,6 +88,7 @@ const testAPIKey = "s3cret-key-0123456789"
 //	HUGE_RUN_HOST     the same with HUGE_RUN_ROWS rows of about 6.7 KB: HUGE_RUN_MIB MiB of scenarios per evaluation
 //	BIG_EXACT         the id of their "Exact match" evaluator config
 //	W26_HOST T26_HOST 2026 fakes, worker down and tracing down (see setup2026)
+//	NOISY_HOST NOISY26_HOST fakes of both generations with an app right 60% of the time (see setupNoisy)
 //
 // The condition [race] holds under the race detector.
 func TestScripts(t *testing.T) {
@@ -180,6 +181,7 @@ func setupScript(env *testscript.Env) error {
 	if err := setup2026(env); err != nil {
 		return err
 	}
+	setupNoisy(env)
 
 	// A variant whose parameters a float64 would change: an integer past
 	// 2^53 and a decimal longer than a float64 keeps.

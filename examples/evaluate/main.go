@@ -137,6 +137,7 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 	junitPath := fs.String("junit", "", "also write the report as JUnit XML to this file")
 	csvPath := fs.String("csv", "", "also write one CSV line per scenario to this file")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up after this long")
+	repeats := fs.Int("repeats", 1, "run each test case this many times, as an LLM app answers differently from call to call")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}
 	}
@@ -194,7 +195,7 @@ func evaluate(ctx context.Context, args []string, out, progress io.Writer) error
 	names := []string{production.VariantName, candidate.VariantName}
 	runs, err := evals.EvaluateWith(ctx, client, models.NewEvaluation{
 		AppID: *appID, VariantIDs: []string{production.VariantID, candidate.VariantID},
-		EvaluatorConfigIDs: ids, TestsetID: *testsetID, RateLimit: models.DefaultRateLimit(),
+		EvaluatorConfigIDs: ids, TestsetID: *testsetID, RateLimit: models.DefaultRateLimit(), Repeats: *repeats,
 	}, evals.EvaluateOptions[*agenta.WaitOptions]{
 		Gates: gates, // resolved before anything is created: a typo costs no run
 		Wait: func(i int, _ models.Evaluation) *agenta.WaitOptions {

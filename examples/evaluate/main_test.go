@@ -298,3 +298,25 @@ func readFile(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// -repeats runs each test case that many times: on the mid-2024 demo, that
+// many evaluations of each variant, whose rows each variant's run holds.
+func TestEvaluateRepeats(t *testing.T) {
+	t.Setenv("AGENTA_HOST", "")
+	csvPath := filepath.Join(t.TempDir(), "report.csv")
+	var out, progress bytes.Buffer
+	err := evaluate(context.Background(), []string{"-repeats", "2", "-gate", "Exact match >= 0.5", "-csv", csvPath}, &out, &progress)
+	if err != nil {
+		t.Fatalf("the demo's candidate, twice: %v\n%s", err, out.String())
+	}
+	records, err := csv.NewReader(bytes.NewReader(readFile(t, csvPath))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(records) != 1+2*2*8 {
+		t.Errorf("CSV has %d lines, want a header and 2 variants × 2 repeats × 8 rows", len(records))
+	}
+	if n := strings.Count(progress.String(), "capitals.precise: EVALUATION_FINISHED\n"); n != 2 {
+		t.Errorf("the candidate's evaluations finished %d times in the progress, want 2 (one per repeat):\n%s", n, progress.String())
+	}
+}
