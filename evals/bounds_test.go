@@ -12,7 +12,8 @@ import (
 )
 
 // boundsCase is one line of testdata/bounds_reference.jsonl.gz, written by
-// testdata/gen/bounds_reference.py with scipy and statsmodels.
+// testdata/gen/bounds_reference.py with scipy, statsmodels and mpmath, and
+// for Tango's bound a likelihood maximised numerically.
 type boundsCase struct {
 	Kind      string    `json:"kind"`
 	C         float64   `json:"c"`
@@ -58,7 +59,7 @@ func TestBoundsAgreeWithScipy(t *testing.T) {
 				cases[i] = PassCount{pc[0], pc[1]}
 			}
 			low, high = PassRateLow(cases, c.C), PassRateHigh(cases, c.C)
-		case "newcombe":
+		case "tango":
 			cand, base := make([]PassCount, len(c.Cand)), make([]PassCount, len(c.Base))
 			for i := range cand {
 				cand[i], base[i] = PassCount{c.Cand[i], 1}, PassCount{c.Base[i], 1}
@@ -77,10 +78,34 @@ func TestBoundsAgreeWithScipy(t *testing.T) {
 	if err := scanner.Err(); err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range []string{"wilson", "cluster", "newcombe", "mean"} {
+	for _, kind := range []string{"wilson", "cluster", "tango", "mean"} {
 		if counts[kind] < 10000 {
 			t.Errorf("%d %s cases, want at least 10,000", counts[kind], kind)
 		}
+	}
+}
+
+// Tango's bound has a closed form when every pair agrees: −z²/(n+z²).
+// Newcombe's hybrid bound, which it replaced, gave 0 width there once the
+// pairs held both passes and fails (φ = 1), so that 5 cases alike on both
+// sides "proved" the candidate no worse.
+func TestPassRateDiffLowTies(t *testing.T) {
+	z := normalQuantile(0.95)
+	for _, n := range []int{1, 5, 30, 500} {
+		cand := make([]PassCount, n)
+		for i := range cand {
+			cand[i] = PassCount{boolInt(i%3 != 0), 1}
+		}
+		want := -z * z / (float64(n) + z*z)
+		if got := PassRateDiffLow(cand, cand, 0.95); math.Abs(got-want) > 1e-12 {
+			t.Errorf("n %d, every pair alike: bound %v, want %v", n, got, want)
+		}
+	}
+	// With repeats, differences all 0: Tango's bound on their parts, not
+	// a t bound of no width.
+	cases := []PassCount{{3, 3}, {0, 3}, {3, 3}, {2, 3}, {3, 3}}
+	if got, want := PassRateDiffLow(cases, cases, 0.95), -z*z/(5+z*z); math.Abs(got-want) > 1e-12 {
+		t.Errorf("5 cases × 3 repeats alike: bound %v, want %v", got, want)
 	}
 }
 
