@@ -115,7 +115,7 @@ func PassRateDiffLow(candidate, baseline []PassCount, confidence float64) float6
 	if len(candidate) != len(baseline) || len(candidate) == 0 || !(confidence > 0.5 && confidence < 1) {
 		return math.NaN()
 	}
-	var d pairedCases
+	var d PairedCases
 	for i := range candidate {
 		c, b := candidate[i], baseline[i]
 		if c.Repeats < 1 || b.Repeats < 1 || c.Passed < 0 || b.Passed < 0 || c.Passed > c.Repeats || b.Passed > b.Repeats {
@@ -123,7 +123,7 @@ func PassRateDiffLow(candidate, baseline []PassCount, confidence float64) float6
 		}
 		d.add(float64(c.Passed)/float64(c.Repeats), float64(b.Passed)/float64(b.Repeats), c.Repeats == 1 && b.Repeats == 1)
 	}
-	return d.low(confidence)
+	return d.Low(confidence)
 }
 
 // TangoDiffLow returns Tango's one-sided score lower bound of the
@@ -181,76 +181,100 @@ func tangoLow(x, y, n, z float64) float64 {
 	return (lo + hi) / 2
 }
 
-// pairedCases gathers the paired case differences of one evaluator, for
-// its diff_low bound: their moments, and for pass rates the sums of their
-// positive and negative parts, as Tango's bound takes them.
-type pairedCases struct {
-	diffs    moments
-	pos, neg float64 // Σ max(d, 0), Σ max(−d, 0)
-	// binary reports that every pair so far was one pass/fail verdict on
-	// each side; rates that they were all pass rates.
-	binary, notBinary, notRate bool
+// PairedCases is what the paired case differences of one evaluator,
+// candidate − baseline, add up to, for diff_low: a few sums, whatever the
+// number of cases. A case's value is its mean over its repeats.
+type PairedCases struct {
+	// N counts the pairs; Sum and SumSquares sum the differences and
+	// their squares (compensated, so that the order of the pairs hardly
+	// matters).
+	N                 int
+	Sum, SumSquares   float64
+	sumCarry, sqCarry float64
+	// Positive and Negative sum the differences' positive and negative
+	// parts, Σ max(d, 0) and Σ max(−d, 0), as Tango's bound takes them.
+	Positive, Negative float64
+	// NotBinary is set by a pair that is not one pass/fail verdict on
+	// each side, NotRate by a pair of number scores.
+	NotBinary, NotRate bool
+	// CandidateLacks counts the cases of number scores where the
+	// baseline has a value and the candidate none.
+	CandidateLacks int
 }
 
 // add adds a pair of case values; binary says both are single pass/fail
-// verdicts, and rate, when given false through addNumber, that they are
-// not pass rates.
-func (p *pairedCases) add(cand, base float64, binary bool) {
+// verdicts.
+func (p *PairedCases) add(cand, base float64, binary bool) {
 	d := cand - base
-	p.diffs.add(d)
+	p.N++
+	p.Sum, p.sumCarry = compensatedAdd(p.Sum, p.sumCarry, d)
+	p.SumSquares, p.sqCarry = compensatedAdd(p.SumSquares, p.sqCarry, d*d)
 	if d > 0 {
-		p.pos += d
+		p.Positive += d
 	} else {
-		p.neg -= d
+		p.Negative -= d
 	}
 	if !binary {
-		p.notBinary = true
+		p.NotBinary = true
 	}
 }
 
 // addNumber adds a pair of number scores.
-func (p *pairedCases) addNumber(cand, base float64) {
+func (p *PairedCases) addNumber(cand, base float64) {
 	p.add(cand, base, false)
-	p.notRate = true
+	p.NotRate = true
 }
 
-// n returns the number of pairs.
-func (p *pairedCases) n() int { return p.diffs.n }
-
-// estimate returns the mean difference.
-func (p *pairedCases) estimate() float64 {
-	if p.diffs.n == 0 {
+// estimate returns the mean difference, NaN without pairs.
+func (p PairedCases) estimate() float64 {
+	if p.N == 0 {
 		return math.NaN()
 	}
-	return p.diffs.average()
+	return (p.Sum + p.sumCarry) / float64(p.N)
 }
 
-// low returns the lower bound of the mean difference (see PassRateDiffLow
-// and MeanDiffLow); NaN when it can't tell.
-func (p *pairedCases) low(confidence float64) float64 {
+// m2 returns the sum of squared deviations from the mean; 0 when every
+// difference is the same, to rounding.
+func (p PairedCases) m2() float64 {
+	sum, sq := p.Sum+p.sumCarry, p.SumSquares+p.sqCarry
+	m2 := sq - sum*sum/float64(p.N)
+	if m2 <= 1e-12*sq {
+		return 0
+	}
+	return m2
+}
+
+// Low returns the one-sided lower confidence bound of the mean difference:
+// for pass rates Tango's bound (see PassRateDiffLow), for number scores
+// MeanDiffLow's t bound; NaN when it can't tell.
+func (p PairedCases) Low(confidence float64) float64 {
 	return p.lowAt(confidence, 1)
 }
 
 // lowAt returns the bound that the same data scaled to scale times as many
 // pairs would give, for casesNeeded.
-func (p *pairedCases) lowAt(confidence, scale float64) float64 {
-	n := float64(p.diffs.n) * scale
-	if p.diffs.n == 0 || !(confidence > 0.5 && confidence < 1) {
+func (p PairedCases) lowAt(confidence, scale float64) float64 {
+	if p.N == 0 || !(confidence > 0.5 && confidence < 1) {
 		return math.NaN()
 	}
-	sd := p.diffs.sd()
-	if !p.notRate && (!p.notBinary || sd == 0 || p.diffs.n < 2) {
-		return tangoLow(p.pos*scale, p.neg*scale, n, normalQuantile(confidence))
+	n := float64(p.N) * scale
+	m2 := 0.0
+	if p.N > 1 {
+		m2 = p.m2()
 	}
-	if p.diffs.n < 2 {
+	if !p.NotRate && (!p.NotBinary || m2 == 0) {
+		return tangoLow(p.Positive*scale, p.Negative*scale, n, normalQuantile(confidence))
+	}
+	if p.N < 2 {
 		return math.NaN()
 	}
-	return p.diffs.average() - tQuantile(confidence, n-1)*sd/math.Sqrt(n)
+	sd := math.Sqrt(m2 / float64(p.N-1))
+	return p.estimate() - tQuantile(confidence, n-1)*sd/math.Sqrt(n)
 }
 
 // casesNeeded returns about how many pairs, in the same proportions, would
 // bring the bound to margin: +Inf when the estimate is not above it.
-func (p *pairedCases) casesNeeded(confidence, margin float64) float64 {
+func (p PairedCases) casesNeeded(confidence, margin float64) float64 {
 	est := p.estimate()
 	if math.IsNaN(est) {
 		return math.NaN()
@@ -259,7 +283,7 @@ func (p *pairedCases) casesNeeded(confidence, margin float64) float64 {
 		return math.Inf(1)
 	}
 	if p.lowAt(confidence, 1) >= margin {
-		return float64(p.diffs.n)
+		return float64(p.N)
 	}
 	lo, hi := 1.0, 2.0
 	for p.lowAt(confidence, hi) < margin {
@@ -276,7 +300,7 @@ func (p *pairedCases) casesNeeded(confidence, margin float64) float64 {
 			lo = mid
 		}
 	}
-	return math.Ceil(hi * float64(p.diffs.n))
+	return math.Ceil(hi * float64(p.N))
 }
 
 func caseRates(cases []PassCount) []float64 {
