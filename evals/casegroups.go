@@ -2,6 +2,7 @@ package evals
 
 import (
 	"cmp"
+	"hash/fnv"
 	"slices"
 
 	"github.com/agenta-go/agenta/models"
@@ -164,6 +165,17 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 		c.key, answered = appendAnswersKey(c.key, s)
 	}
 	g := c.groups[string(c.key)]
+	if g == nil && c.settled != nil {
+		if _, done := c.settled[keyHash(c.key)]; done {
+			// A row of a case already settled with K rows on both
+			// sides: a broken listing.
+			c.repeats[side]++
+			if c.repeatedCase[side] == "" {
+				c.repeatedCase[side] = bound(s.InputsText(), 120)
+			}
+			return
+		}
+	}
 	if g == nil {
 		if c.groups == nil {
 			c.groups = map[string]*caseGroup{}
@@ -187,14 +199,27 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 	}
 	switch {
 	case c.alone && g.fed[1]:
-		delete(c.groups, string(c.key))
 	case g.fed[0] && g.fed[1]:
 		if g.testcase {
 			c.byTestcase++
 		}
 		c.pair(c.delta, g.pending(0), g.pending(1))
-		delete(c.groups, string(c.key))
+	default:
+		return
 	}
+	delete(c.groups, string(c.key))
+	// Remember the case, by a hash of its key, to find a row beyond its
+	// K-th: 8 bytes a case.
+	if c.settled == nil {
+		c.settled = map[uint64]struct{}{}
+	}
+	c.settled[keyHash(c.key)] = struct{}{}
+}
+
+func keyHash(key []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(key)
+	return h.Sum64()
 }
 
 // settleCases settles the cases left (with their pairs made by test

@@ -49,14 +49,15 @@ type caseValue struct {
 type CaseStats struct {
 	Cases int // cases with a result, lacking ones included
 	// Lacking counts the cases without a value (errored, missing, not a
-	// bool or number); LackingRepeats sums their rows. For a pass rate
-	// each is a case that failed every repeat.
+	// bool or number); LackingRepeats and LackingRepeats2 sum their rows
+	// and its squares. For a pass rate each is a case that failed every
+	// repeat.
 	Lacking, LackingRepeats int
+	LackingRepeats2         float64
 	Rates, Numbers          int // cases with a pass rate, with a number score
 	// Passed and Trials sum the passes and the repeats of the pass
 	// rates; SumPassed2, SumPassedRepeats and SumRepeats2 the squares and
-	// products that Korn and Graubard's variance takes (lacking cases
-	// included in SumRepeats2).
+	// products that Korn and Graubard's variance takes.
 	Passed, Trials                            int
 	SumPassed2, SumPassedRepeats, SumRepeats2 float64
 	MaxRepeats                                int
@@ -78,7 +79,7 @@ func (s *CaseStats) add(v caseValue, label func() string) {
 	case !scored(v.kind):
 		s.Lacking++
 		s.LackingRepeats += r
-		s.SumRepeats2 += float64(r * r)
+		s.LackingRepeats2 += float64(r * r)
 		s.MaxRepeats = max(s.MaxRepeats, r)
 	case v.rate:
 		s.Rates++
@@ -116,14 +117,25 @@ func (s *CaseStats) clone() *CaseStats {
 // isRate reports whether the evaluator's values are pass rates.
 func (s CaseStats) isRate() bool { return s.Rates > 0 && s.Numbers == 0 }
 
-// rateBounds returns the one-sided bounds of the pass rate over cases,
-// counting a lacking case and extra missing cases (each of one row) as
-// failed: PassRateLow and PassRateHigh, from sums.
-func (s CaseStats) rateBounds(missing int, confidence float64) (low, high float64) {
-	n := s.Cases + missing
-	passed := s.Passed
-	total := s.Trials + s.LackingRepeats + missing
-	sumT := s.SumRepeats2 + float64(missing)
+// rateBounds returns the one-sided bounds of the pass rate over cases
+// (PassRateLow and PassRateHigh, from sums), counting missing more cases
+// of one row as lacking. A lacking case failed every repeat, or passed
+// every one when lackAsPass (for a pass/fail evaluator whose true is the
+// worse verdict); without counts them in no way.
+func (s CaseStats) rateBounds(missing int, lackAsPass, without bool, confidence float64) (low, high float64) {
+	n, passed, total := s.Rates, s.Passed, s.Trials
+	sumPP, sumPT, sumT := s.SumPassed2, s.SumPassedRepeats, s.SumRepeats2
+	if !without {
+		lacking, lacking2 := s.LackingRepeats+missing, s.LackingRepeats2+float64(missing)
+		n += s.Lacking + missing
+		total += lacking
+		sumT += lacking2
+		if lackAsPass {
+			passed += lacking
+			sumPP += lacking2
+			sumPT += lacking2
+		}
+	}
 	if n == 0 || total == 0 {
 		return math.NaN(), math.NaN()
 	}
@@ -135,7 +147,7 @@ func (s CaseStats) rateBounds(missing int, confidence float64) (low, high float6
 	}
 	p := float64(passed) / float64(total)
 	meanSize := float64(total) / float64(n)
-	ss := max(0, s.SumPassed2-2*p*s.SumPassedRepeats+p*p*sumT)
+	ss := max(0, sumPP-2*p*sumPT+p*p*sumT)
 	v := ss / (float64(n) * float64(n-1) * meanSize * meanSize)
 	nEff := float64(total)
 	if v > 0 && p > 0 && p < 1 {

@@ -224,6 +224,11 @@ func (d Delta) Regressed(dir Direction, alpha float64) bool {
 // (see Comparison and Delta). Its cost is linear in the number of rows.
 func Compare(baseline, candidate []models.EvaluationScenario) Comparison {
 	var c Comparer
+	return compareInto(&c, baseline, candidate)
+}
+
+// compareInto is Compare with a Comparer of the caller's.
+func compareInto(c *Comparer, baseline, candidate []models.EvaluationScenario) Comparison {
 	for i := range baseline {
 		c.AddBaseline(baseline[i])
 	}
@@ -239,6 +244,11 @@ func Compare(baseline, candidate []models.EvaluationScenario) Comparison {
 // partner soon and memory stays small. It stops at the first error.
 func CompareStream(baseline, candidate iter.Seq2[models.EvaluationScenario, error]) (Comparison, error) {
 	var c Comparer
+	return compareStreamInto(&c, baseline, candidate)
+}
+
+// compareStreamInto is CompareStream with a Comparer of the caller's.
+func compareStreamInto(c *Comparer, baseline, candidate iter.Seq2[models.EvaluationScenario, error]) (Comparison, error) {
 	nextBase, stopBase := iter.Pull2(baseline)
 	defer stopBase()
 	nextCandidate, stopCandidate := iter.Pull2(candidate)
@@ -299,8 +309,10 @@ type Comparer struct {
 	// partner (see candidateCases).
 	alone bool
 	sides [2]caseSet
-	// groups holds, with repeats, the cases not yet settled, by key.
-	groups map[string]*caseGroup
+	// groups holds, with repeats, the cases not yet settled, by key;
+	// settled the hashes of the keys of those settled.
+	groups  map[string]*caseGroup
+	settled map[uint64]struct{}
 
 	// exact holds the rows with expected answers still without a
 	// partner, by inputs and answers; wild those without, by inputs.

@@ -21,6 +21,10 @@ type Run struct {
 	// first) and end with the first error a pass yields; NewReport
 	// summarises and compares from it in flat memory.
 	Rows func() iter.Seq2[models.EvaluationScenario, error]
+	// Repeats is the number of repeats asked for of each test case (0 or
+	// 1 for none): NewReport then compares and bounds by test case (see
+	// Comparer.Repeats), taking the larger of the two runs'.
+	Repeats int
 }
 
 // scenarios returns a pass over the run's scenarios: Rows when set, else
@@ -93,6 +97,15 @@ type Report struct {
 	// there is no baseline.
 	Comparison *Comparison
 
+	// CandidateCases is what the candidate's test cases add up to, for
+	// the bound measures (low, high, pass_all, flaky) when there is no
+	// Comparison (which holds its own); NewReport fills it. Without
+	// either, a check reads each row of CandidateSummary as a case.
+	CandidateCases *CaseSummary
+	// Confidence is the level of every bound (low, high, diff_low) whose
+	// Gate.Confidence is 0, in (0.5, 1); 0 means DefaultConfidence, 0.95.
+	Confidence float64
+
 	// Gates holds the outcome of the last Check.
 	Gates []GateResult
 
@@ -133,15 +146,26 @@ func NewReport(baseline, candidate Run) *Report {
 		return s
 	}
 	r.CandidateSummary = summarize(candidate)
+	c := Comparer{Repeats: max(baseline.Repeats, candidate.Repeats)}
 	if !baseline.empty() {
 		r.BaselineSummary = summarize(baseline)
 		var cmp Comparison
 		if baseline.Rows == nil && candidate.Rows == nil {
-			cmp = Compare(baseline.Scenarios, candidate.Scenarios)
+			cmp = compareInto(&c, baseline.Scenarios, candidate.Scenarios)
 		} else {
-			cmp, _ = CompareStream(baseline.scenarios(), candidate.scenarios()) // its errors are those above
+			cmp, _ = compareStreamInto(&c, baseline.scenarios(), candidate.scenarios()) // its errors are those above
 		}
 		r.Comparison = &cmp
+	} else {
+		c.alone = true
+		for s, err := range candidate.scenarios() {
+			if err != nil {
+				break // the summary's error
+			}
+			c.AddCandidate(s)
+		}
+		cases := c.Comparison().CandidateCases
+		r.CandidateCases = &cases
 	}
 	if len(errs) > 0 {
 		r.Failure = errors.Join(errs...)
@@ -170,7 +194,8 @@ func (r *Report) SetDirection(evaluator string, d Direction) error {
 // r.Gates for the writers, and returns a *GateError matching ErrGateFailed
 // when any gate failed (see the package function Check).
 func (r *Report) Check(gates ...Gate) error {
-	results, err := checkGates(r.CandidateSummary, r.Comparison, r.catalog(), gates, r.failure())
+	results, err := checkGates(r.CandidateSummary, r.Comparison, r.catalog(), gates, r.failure(),
+		checkOptions{cases: r.CandidateCases, confidence: r.Confidence})
 	r.Gates = results
 	return err
 }
@@ -257,4 +282,18 @@ func resultText(r models.Result) string {
 		return "error: " + msg
 	}
 	return r.String()
+}
+
+// Flaky lists the candidate's flaky cases, by evaluator in the order they
+// were first seen: the cases whose repeats disagree on a pass/fail
+// evaluator, at most MaxFlakyListed each (FlakyList.Total counts them
+// all). It is empty without repeats.
+func (r *Report) Flaky() []FlakyList {
+	switch {
+	case r.Comparison != nil:
+		return r.Comparison.CandidateCases.flaky(r.Comparison.EvaluatorIDs)
+	case r.CandidateCases != nil:
+		return r.CandidateCases.flaky(r.CandidateSummary.EvaluatorIDs)
+	}
+	return nil
 }
