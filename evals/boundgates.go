@@ -187,9 +187,6 @@ func measureCases(r GateResult, ev Evaluator, candidate Summary, comparison *Com
 			}
 			return CasesNeeded(n, estimate, r.Measured, r.Limit)
 		})
-		if r.Reason != "" {
-			r.Reason += " (" + r.Detail + ")"
-		}
 	}
 	return r
 }
@@ -267,9 +264,6 @@ func measureDiff(r GateResult, ev Evaluator, comparison *Comparison, opts checkO
 		r.Reason = inconclusive(true, g.Op, p.N, p.estimate(), r.Measured, r.Limit, "paired cases", func() float64 {
 			return p.casesNeeded(confidence, r.Limit)
 		})
-		if r.Reason != "" {
-			r.Reason += " (" + r.Detail + ")"
-		}
 	}
 	return r
 }

@@ -275,3 +275,32 @@ func TestBoundGateGrammar(t *testing.T) {
 		t.Errorf("diff_lo: %v", r.Gates)
 	}
 }
+
+// Every report lists the flaky cases, bounded: Markdown, JUnit.
+func TestReportsListFlakyCases(t *testing.T) {
+	always := func(i, j int) bool { return true }
+	noisy := func(i, j int) bool { return i >= 30 || j != 1 } // 30 flaky cases
+	base, cand := casesRuns(40, 3, always, noisy)
+	r := NewReport(base, cand)
+	flaky, _ := ParseGate("flaky(Exact match) <= 0")
+	_ = r.Check(flaky)
+	if g := r.Gates[0]; g.Passed || g.Measured != 30 {
+		t.Errorf("%s, want 30 flaky cases", g)
+	}
+	var md, junit strings.Builder
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteJUnit(&junit); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"Markdown": md.String(), "JUnit": junit.String()} {
+		if !strings.Contains(out, "30") || !strings.Contains(out, "K0019") || !strings.Contains(out, "and 10 more") ||
+			strings.Count(out, "2 of 3 passed") != MaxFlakyListed {
+			t.Errorf("%s lists the flaky cases wrong:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(md.String(), "Each test case ran 3 times") {
+		t.Errorf("Markdown does not say the rows are cases of 3 repeats:\n%s", md.String())
+	}
+}

@@ -1,8 +1,10 @@
 package evals
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // This file gathers, by test case, what the bound measures (low, high,
@@ -26,6 +28,7 @@ type FlakyCase struct {
 // FlakyList lists one evaluator's flaky cases.
 type FlakyList struct {
 	Evaluator string // the evaluator config's id
+	Name      string // its name, as the report shows it
 	// Cases holds the first MaxFlakyListed flaky cases, in the order they
 	// ended; Total counts them all.
 	Cases []FlakyCase
@@ -201,13 +204,32 @@ func (c caseSet) clone() caseSet {
 	return out
 }
 
+// String writes the list on one line, for a report or an annotation:
+// `Exact match: 2 flaky cases (repeats that disagree): "country=FR" 1 of
+// 3 passed; "country=PE" 2 of 3 passed`, with "and N more" for those not
+// held.
+func (f FlakyList) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s (repeats that disagree): ", f.Name, plural(f.Total, "flaky case"))
+	for i, c := range f.Cases {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%q %d of %d passed", c.Case, c.Passed, c.Repeats)
+	}
+	if more := f.Total - len(f.Cases); more > 0 {
+		fmt.Fprintf(&b, "; and %d more", more)
+	}
+	return b.String()
+}
+
 // flaky lists the flaky cases of each evaluator in order, those with none
 // left out.
-func (c CaseSummary) flaky(order []string) []FlakyList {
+func (c CaseSummary) flaky(order []string, cat catalog) []FlakyList {
 	var out []FlakyList
 	for _, id := range order {
 		if s := c.Evaluators[id]; s.Flaky > 0 {
-			out = append(out, FlakyList{Evaluator: id, Cases: slices.Clone(s.FlakyCases), Total: s.Flaky})
+			out = append(out, FlakyList{Evaluator: id, Name: cat.label(id), Cases: slices.Clone(s.FlakyCases), Total: s.Flaky})
 		}
 	}
 	return out

@@ -570,8 +570,8 @@ type GateResult struct {
 	// ErrInvalidGate.
 	Invalid bool
 	// Detail says how rows without a value counted in the measure, such
-	// as "18 of 20 rows errored, counted as fails"; "" when there were
-	// none.
+	// as "18 of 20 rows errored, counted as fails", and for a bound, its
+	// method and estimate; "" when there is nothing to say.
 	Detail string
 }
 
@@ -581,6 +581,9 @@ func (r GateResult) String() string {
 	verdict := "passed"
 	if !r.Passed {
 		verdict = "failed"
+	}
+	if r.Reason != "" && r.Detail != "" {
+		return fmt.Sprintf("%s %s: %s (%s)", r.Gate, verdict, r.Reason, r.Detail)
 	}
 	if r.Reason != "" {
 		return fmt.Sprintf("%s %s: %s", r.Gate, verdict, r.Reason)

@@ -291,9 +291,9 @@ func resultText(r models.Result) string {
 func (r *Report) Flaky() []FlakyList {
 	switch {
 	case r.Comparison != nil:
-		return r.Comparison.CandidateCases.flaky(r.Comparison.EvaluatorIDs)
+		return r.Comparison.CandidateCases.flaky(r.Comparison.EvaluatorIDs, r.catalog())
 	case r.CandidateCases != nil:
-		return r.CandidateCases.flaky(r.CandidateSummary.EvaluatorIDs)
+		return r.CandidateCases.flaky(r.CandidateSummary.EvaluatorIDs, r.catalog())
 	}
 	return nil
 }
