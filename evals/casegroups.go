@@ -42,6 +42,9 @@ func (g *caseGroup) add(side int, scores []score, failed, noOut bool) {
 			g.noOutput[side]++
 		}
 	}
+	if g.scores[side] == nil {
+		g.scores[side] = make([]repeatScore, 0, len(scores))
+	}
 	for _, sc := range scores {
 		i := slices.IndexFunc(g.scores[side], func(r repeatScore) bool { return r.evaluator == sc.evaluator })
 		if i < 0 {
@@ -105,9 +108,10 @@ func (g *caseGroup) lacking(side int) valueKind {
 	return kindNone
 }
 
-// pending returns a side of the case as one row.
-func (g *caseGroup) pending(side int) pendingRow {
-	row := pendingRow{seq: g.seq, repeats: g.rows[side], scores: make([]score, 0, len(g.scores[side])),
+// pending returns a side of the case as one row, its scores appended to
+// dst (nil for a row that is kept).
+func (g *caseGroup) pending(side int, dst []score) pendingRow {
+	row := pendingRow{seq: g.seq, repeats: g.rows[side], scores: dst,
 		failed: g.failed[side] == g.rows[side], noOutput: g.noOutput[side] == g.rows[side]}
 	for _, r := range g.scores[side] {
 		v := g.value(side, r)
@@ -203,7 +207,11 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 		if g.testcase {
 			c.byTestcase++
 		}
-		c.pair(c.delta, g.pending(0), g.pending(1))
+		// The pair is compared at once: its rows can use scratch space.
+		base := g.pending(0, c.caseScratch[0][:0])
+		cand := g.pending(1, c.caseScratch[1][:0])
+		c.caseScratch = [2][]score{base.scores, cand.scores}
+		c.pair(c.delta, base, cand)
 	default:
 		return
 	}
@@ -284,11 +292,11 @@ func (c *Comparer) settleCases(deltaOf func(string) *deltaAccumulator, sides *[2
 			if g.testcase {
 				c.byTestcase++
 			}
-			c.pair(deltaOf, g.pending(0), g.pending(1))
+			c.pair(deltaOf, g.pending(0, nil), g.pending(1, nil))
 		case g.rows[0] > 0:
-			baseLeft = append(baseLeft, g.pending(0))
+			baseLeft = append(baseLeft, g.pending(0, nil))
 		default:
-			candLeft = append(candLeft, g.pending(1))
+			candLeft = append(candLeft, g.pending(1, nil))
 		}
 	}
 	return baseLeft, candLeft, c.paired, c.byTestcase

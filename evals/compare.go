@@ -311,8 +311,9 @@ type Comparer struct {
 	sides [2]caseSet
 	// groups holds, with repeats, the cases not yet settled, by key;
 	// settled the hashes of the keys of those settled.
-	groups  map[string]*caseGroup
-	settled map[uint64]struct{}
+	groups      map[string]*caseGroup
+	settled     map[uint64]struct{}
+	caseScratch [2][]score // scratch for the two sides of a case compared at once
 
 	// exact holds the rows with expected answers still without a
 	// partner, by inputs and answers; wild those without, by inputs.
