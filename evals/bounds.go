@@ -101,9 +101,10 @@ func wilsonBounds(p, n, z float64) (low, high float64) {
 // it is Tango's score bound for paired proportions (T. Tango, "Equivalence
 // test and confidence interval for the difference in proportions for the
 // paired-sample design", Statistics in Medicine 17 (1998) 891–908; see
-// TangoDiffLow). Unlike Newcombe's hybrid bound, it does not collapse onto
-// the estimate when every pair agrees: 5 cases that pass or fail alike on
-// both sides give −z²/(n+z²) ≈ −0.35, not 0.
+// TangoDiffLow). Unlike Newcombe's hybrid bound (method 10), which
+// collapses onto the estimate when every pair agrees at a pass rate of one
+// half, it keeps its width on ties: n cases that pass or fail alike on both
+// sides give −z²/(n+z²), −0.35 for 5.
 //
 // With repeats each case's value is its pass rate over its repeats, and the
 // bound is MeanDiffLow's t bound on the case differences; when every

@@ -86,12 +86,13 @@ func TestBoundsAgreeWithScipy(t *testing.T) {
 }
 
 // Tango's bound has a closed form when every pair agrees: −z²/(n+z²).
-// Newcombe's hybrid bound, which it replaced, gave 0 width there once the
-// pairs held both passes and fails (φ = 1), so that 5 cases alike on both
-// sides "proved" the candidate no worse.
+// Newcombe's hybrid bound, which it replaced, gave width |(p−l) − (u−p)|
+// there once the pairs held both passes and fails (φ = 1): 0 at a pass
+// rate of one half, so that 6 cases alike on both sides "proved" the
+// candidate no worse.
 func TestPassRateDiffLowTies(t *testing.T) {
 	z := normalQuantile(0.95)
-	for _, n := range []int{1, 5, 30, 500} {
+	for _, n := range []int{1, 5, 6, 30, 500} {
 		cand := make([]PassCount, n)
 		for i := range cand {
 			cand[i] = PassCount{boolInt(i%3 != 0), 1}
@@ -267,5 +268,73 @@ func BenchmarkBounds(b *testing.B) {
 			PassRateDiffLow(cand, base, DefaultConfidence) + MeanLow(candRates, DefaultConfidence) +
 			MeanHigh(candRates, DefaultConfidence) + MeanDiffLow(candRates, baseRates, DefaultConfidence) +
 			PassAll(cand) + float64(len(FlakyCases(cand)))
+	}
+}
+
+// diffCoverageCell is the share of simulated sets whose one-sided 95% lower
+// bound of the paired difference (PassRateDiffLow) is at or below the true
+// difference: n cases with Beta-distributed rates (mean p, ICC 0.2), run K
+// times on each side, the candidate's rate on a case its baseline's plus
+// shift (clipped to [0, 1]); the truth is the mean of the clipped shifts'
+// effect, estimated from the draws' rates.
+func diffCoverageCell(seed uint64, sets, n, k int, p, shift float64) float64 {
+	r := rand.New(rand.NewPCG(seed, uint64(n*100+k)))
+	s := 1/0.2 - 1
+	a, b := p*s, (1-p)*s
+	covered := 0
+	for range sets {
+		cand, base := make([]PassCount, n), make([]PassCount, n)
+		truth := 0.0
+		for i := range n {
+			q := betaDraw(r, a, b)
+			qc := min(1, max(0, q+shift))
+			truth += qc - q
+			draw := func(rate float64) PassCount {
+				passed := 0
+				for range k {
+					if r.Float64() < rate {
+						passed++
+					}
+				}
+				return PassCount{passed, k}
+			}
+			cand[i], base[i] = draw(qc), draw(q)
+		}
+		if low := PassRateDiffLow(cand, base, DefaultConfidence); low <= truth/float64(n) {
+			covered++
+		}
+	}
+	return float64(covered) / float64(sets)
+}
+
+// TestPassRateDiffLowCoverage checks diff_low's coverage on pass rates:
+// Tango's bound without repeats, the t bound over case differences with
+// repeats, for a candidate as good as the baseline and one 10 points worse.
+// The quick cut allows three Monte Carlo standard errors beyond the band,
+// as TestPassRateLowCoverage; -coverage.full runs 10,000 sets a cell and
+// logs the table of the docs.
+func TestPassRateDiffLowCoverage(t *testing.T) {
+	sets, slack := 400, 0.033
+	if *coverageFull {
+		sets, slack = 10000, 0.0
+	}
+	if testing.Short() {
+		t.Skip("coverage simulation")
+	}
+	for _, n := range []int{10, 30, 100, 500} {
+		for _, k := range []int{1, 3, 5} {
+			for _, cell := range []struct{ p, shift float64 }{{0.5, 0}, {0.8, 0}, {0.8, -0.1}, {0.95, 0}} {
+				cellSets, tol := sets, slack
+				if !*coverageFull && n == 500 {
+					cellSets, tol = 100, 0.066
+				}
+				got := diffCoverageCell(27, cellSets, n, k, cell.p, cell.shift)
+				if got < 0.94-tol || got > 0.985+tol {
+					t.Errorf("n %d, K %d, p %v, shift %v: coverage %.3f over %d sets, want 0.94–0.985 (± %.3f)", n, k, cell.p, cell.shift, got, cellSets, tol)
+				} else {
+					t.Logf("n %d, K %d, p %v, shift %v: coverage %.3f", n, k, cell.p, cell.shift, got)
+				}
+			}
+		}
 	}
 }
