@@ -135,20 +135,42 @@ func NewReport(baseline, candidate Run) *Report {
 		Candidate:  candidate,
 	}
 	var errs []error
-	summarize := func(run Run) Summary {
+	c := Comparer{Repeats: max(baseline.Repeats, candidate.Repeats), alone: baseline.empty()}
+	summarize := func(run Run, alone bool) Summary {
 		if run.Rows == nil {
+			if alone {
+				for i := range run.Scenarios {
+					c.AddCandidate(run.Scenarios[i])
+				}
+			}
 			return Summarize(run.Scenarios)
 		}
-		s, err := SummarizeStream(run.scenarios())
+		rows := run.scenarios()
+		if alone {
+			// The candidate's cases, gathered in the same pass.
+			rows = func(yield func(models.EvaluationScenario, error) bool) {
+				for s, err := range run.scenarios() {
+					if err == nil {
+						c.AddCandidate(s)
+					}
+					if !yield(s, err) {
+						return
+					}
+				}
+			}
+		}
+		s, err := SummarizeStream(rows)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("evals: reading the scenarios of %s: %w", run.Variant(), err))
 		}
 		return s
 	}
-	r.CandidateSummary = summarize(candidate)
-	c := Comparer{Repeats: max(baseline.Repeats, candidate.Repeats)}
-	if !baseline.empty() {
-		r.BaselineSummary = summarize(baseline)
+	r.CandidateSummary = summarize(candidate, c.alone)
+	if c.alone {
+		cases := c.Comparison().CandidateCases
+		r.CandidateCases = &cases
+	} else {
+		r.BaselineSummary = summarize(baseline, false)
 		var cmp Comparison
 		if baseline.Rows == nil && candidate.Rows == nil {
 			cmp = compareInto(&c, baseline.Scenarios, candidate.Scenarios)
@@ -156,16 +178,6 @@ func NewReport(baseline, candidate Run) *Report {
 			cmp, _ = compareStreamInto(&c, baseline.scenarios(), candidate.scenarios()) // its errors are those above
 		}
 		r.Comparison = &cmp
-	} else {
-		c.alone = true
-		for s, err := range candidate.scenarios() {
-			if err != nil {
-				break // the summary's error
-			}
-			c.AddCandidate(s)
-		}
-		cases := c.Comparison().CandidateCases
-		r.CandidateCases = &cases
 	}
 	if len(errs) > 0 {
 		r.Failure = errors.Join(errs...)
