@@ -304,3 +304,34 @@ func TestReportsListFlakyCases(t *testing.T) {
 		t.Errorf("Markdown does not say the rows are cases of 3 repeats:\n%s", md.String())
 	}
 }
+
+// Rows of a 2026 run name their test case: with repeats they group by it,
+// and a repeat whose app call failed (no expected answers on a mid-2024
+// server) joins its case as a fail, not a case of its own.
+func TestRepeatsByTestcaseAndFailedRepeats(t *testing.T) {
+	always := func(i, j int) bool { return true }
+	base, cand := casesRuns(10, 3, always, always)
+	for i := range cand.Scenarios {
+		base.Scenarios[i].TestcaseID = fmt.Sprintf("tc-%d", i/3)
+		cand.Scenarios[i].TestcaseID = fmt.Sprintf("tc-%d", i/3)
+	}
+	r := NewReport(base, cand)
+	if c := r.Comparison; c.Paired != 10 || c.PairedByTestcase != 10 || c.Pairing() != "their test case" {
+		t.Errorf("by test case: %d paired, %d by test case", c.Paired, c.PairedByTestcase)
+	}
+	// Mid-2024: the candidate's second repeat of case 4 failed.
+	base, cand = casesRuns(10, 3, always, always)
+	cand.Scenarios[13] = failedRow("K0004", "timeout", exactMatch.ID, scoreConfig.ID)
+	cand.Scenarios[13].ID = "c-failed"
+	r = NewReport(base, cand)
+	c := r.Comparison
+	if c.Paired != 10 || c.Unpaired != 0 || c.CandidateCases.Short != 0 {
+		t.Fatalf("a failed repeat: %d paired, %d unpaired, %d short; want 10, 0, 0", c.Paired, c.Unpaired, c.CandidateCases.Short)
+	}
+	if d := c.Evaluators[exactMatch.ID]; d.Lower != 1 || d.Candidate.Min != 2.0/3 {
+		t.Errorf("delta %+v: want case 4 at 2 of 3, lower than the baseline's", d)
+	}
+	if f := r.Flaky(); len(f) != 1 || f[0].Cases[0].Case != "country=K0004" {
+		t.Errorf("Flaky = %+v: want case 4, 2 of 3 passed", f)
+	}
+}
