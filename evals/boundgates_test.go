@@ -335,3 +335,14 @@ func TestRepeatsByTestcaseAndFailedRepeats(t *testing.T) {
 		t.Errorf("Flaky = %+v: want case 4, 2 of 3 passed", f)
 	}
 }
+
+func TestBoundGateConstructors(t *testing.T) {
+	for gate, text := range map[Gate]string{
+		NotWorseThanBaseline("Exact match", 0.05): "diff_low(Exact match) >= -0.05",
+		MinLow("Exact match", 0.85):               "low(Exact match) >= 0.85",
+	} {
+		if got := gate.String(); got != text {
+			t.Errorf("%+v is %q, want %q", gate, got, text)
+		}
+	}
+}

@@ -195,6 +195,20 @@ func NoSignificantRegression(evaluator string, alpha float64) Gate {
 	return Gate{Measure: MeasureRegressionP, Evaluator: evaluator, Op: AtLeast, Limit: alpha}
 }
 
+// NotWorseThanBaseline is the release gate "diff_low(NAME) >= -margin":
+// with the report's confidence (95% by default), the candidate is at most
+// margin worse than the baseline on an evaluator, in its better direction
+// (see MeasureDiffLow). It fails when the data can't show it.
+func NotWorseThanBaseline(evaluator string, margin float64) Gate {
+	return Gate{Measure: MeasureDiffLow, Evaluator: evaluator, Op: AtLeast, Limit: -margin}
+}
+
+// MinLow gates the lower confidence bound of an evaluator's mean over
+// cases at min or more: "low(NAME) >= min" (see MeasureLow).
+func MinLow(evaluator string, min float64) Gate {
+	return Gate{Measure: MeasureLow, Evaluator: evaluator, Op: AtLeast, Limit: min}
+}
+
 // MaxMeanCost bounds the mean cost per row.
 func MaxMeanCost(limit float64) Gate {
 	return Gate{Measure: MeasureCostMean, Op: AtMost, Limit: limit}
