@@ -341,3 +341,91 @@ func BenchmarkDistribution(b *testing.B) {
 		})
 	}
 }
+
+// benchRepeats returns a generated run of cases test cases, each run
+// repeats times in a row: the rows of a case share its inputs and expected
+// answer (benchScenario's row generator), with answers of their own.
+func benchRepeats(seed uint64, cases, repeats int) []models.EvaluationScenario {
+	rng := rand.New(rand.NewPCG(seed, 10))
+	rows := make([]models.EvaluationScenario, 0, cases*repeats)
+	for i := range cases {
+		for j := range repeats {
+			s := benchScenario(rng, i)
+			s.ID = fmt.Sprintf("%024x", i*repeats+j)
+			rows = append(rows, s)
+		}
+	}
+	return rows
+}
+
+// BenchmarkCompareRepeats compares 10,000 test cases run 3 times each
+// (30,000 rows a side, Comparer.Repeats 3: rows grouped by case, each case
+// compared once) beside today's comparison of 10,000 rows (repeats=1) and
+// of the same 30,000 rows compared row by row (repeats=3/by-row), in the
+// same process, a Comparer fed one row of each run in turn.
+func BenchmarkCompareRepeats(b *testing.B) {
+	const cases = 10_000
+	for _, bench := range []struct {
+		name        string
+		rows, group int
+	}{{"repeats=1", 1, 0}, {"repeats=3/by-row", 3, 0}, {"repeats=3/by-case", 3, 3}} {
+		baseline, candidate := benchRepeats(1, cases, bench.rows), benchRepeats(2, cases, bench.rows)
+		b.Run(bench.name, func(b *testing.B) {
+			b.ReportAllocs()
+			defer cpuMetric(b, len(baseline))()
+			for b.Loop() {
+				c := Comparer{Repeats: bench.group}
+				for i := range baseline {
+					c.AddBaseline(baseline[i])
+					c.AddCandidate(candidate[i])
+				}
+				benchSink = c.Comparison()
+			}
+		})
+	}
+}
+
+// TestCompareRepeatsPeakHeap feeds a Comparer with Repeats 3 the rows of
+// 20,000 cases a side (120,000 rows, generated one at a time, a case's
+// repeats in a row, as a listing in test-set order gives them), sampling
+// the heap every 100 rows: a case is settled once both sides have its 3
+// rows, so the peak stays under 16 MB, as for streaming alone, with a few
+// bytes a case kept to find a case listed more than 3 times.
+func TestCompareRepeatsPeakHeap(t *testing.T) {
+	cases := 20_000
+	if testing.Short() || raceEnabled {
+		cases = 2_000
+	}
+	const limit = 16 << 20
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	startInuse := ms.HeapInuse
+	var peakInuse uint64
+	c := Comparer{Repeats: 3}
+	rngs := [2]*rand.Rand{rand.New(rand.NewPCG(1, 10)), rand.New(rand.NewPCG(2, 10))}
+	n := 0
+	for i := range cases {
+		for j := range 3 {
+			for side, add := range []func(models.EvaluationScenario){c.AddBaseline, c.AddCandidate} {
+				s := benchScenario(rngs[side], i)
+				s.ID = fmt.Sprintf("%024x", i*3+j)
+				add(s)
+				if n++; n%100 == 0 {
+					runtime.ReadMemStats(&ms)
+					peakInuse = max(peakInuse, ms.HeapInuse)
+				}
+			}
+		}
+	}
+	cmp := c.Comparison()
+	if cmp.Paired != cases || cmp.Unpaired != 0 || cmp.CandidateRepeats != 0 {
+		t.Fatalf("paired %d cases, %d unpaired, %d repeats beyond 3; want %d, 0, 0", cmp.Paired, cmp.Unpaired, cmp.CandidateRepeats, cases)
+	}
+	t.Logf("%d cases × 3 repeats a side: peak HeapInuse %.2f MB (%.2f MB at start)", cases, float64(peakInuse)/(1<<20), float64(startInuse)/(1<<20))
+	if peakInuse >= limit {
+		t.Errorf("peak HeapInuse while comparing %d cases × 3 repeats was %.2f MB, want under 16 MB", cases, float64(peakInuse)/(1<<20))
+	}
+}

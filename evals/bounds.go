@@ -98,58 +98,210 @@ func wilsonBounds(p, n, z float64) (low, high float64) {
 // PassRateDiffLow returns the one-sided lower confidence bound of the
 // paired difference of pass rates, candidate − baseline, over the cases of
 // both (candidate[i] and baseline[i] are the same case). Without repeats
-// it is Newcombe's hybrid score bound for paired proportions (R. G.
-// Newcombe, "Improved confidence intervals for the difference between
-// binomial proportions based on paired data", Statistics in Medicine 17
-// (1998) 2635–2650, method 10): from the Wilson bounds of each rate and
-// the phi correlation of the pairs,
-//
-//	D − √((p₁−l₁)² − 2φ(p₁−l₁)(u₂−p₂) + (u₂−p₂)²).
+// it is Tango's score bound for paired proportions (T. Tango, "Equivalence
+// test and confidence interval for the difference in proportions for the
+// paired-sample design", Statistics in Medicine 17 (1998) 891–908; see
+// TangoDiffLow). Unlike Newcombe's hybrid bound (method 10), which
+// collapses onto the estimate when every pair agrees at a pass rate of one
+// half, it keeps its width on ties: n cases that pass or fail alike on both
+// sides give −z²/(n+z²), −0.35 for 5.
 //
 // With repeats each case's value is its pass rate over its repeats, and the
-// bound is MeanDiffLow's t bound on the case differences. It returns NaN
-// when the lists differ in length, are empty, or hold a case without
-// repeats.
+// bound is MeanDiffLow's t bound on the case differences; when every
+// difference is the same (the t bound would have no width), it is Tango's
+// bound on the differences' positive and negative parts, which bounds
+// their variance from above. It returns NaN when the lists differ in
+// length, are empty, or hold a case without repeats.
 func PassRateDiffLow(candidate, baseline []PassCount, confidence float64) float64 {
 	if len(candidate) != len(baseline) || len(candidate) == 0 || !(confidence > 0.5 && confidence < 1) {
 		return math.NaN()
 	}
-	repeated := false
+	var d PairedCases
 	for i := range candidate {
 		c, b := candidate[i], baseline[i]
 		if c.Repeats < 1 || b.Repeats < 1 || c.Passed < 0 || b.Passed < 0 || c.Passed > c.Repeats || b.Passed > b.Repeats {
 			return math.NaN()
 		}
-		repeated = repeated || c.Repeats > 1 || b.Repeats > 1
+		d.add(float64(c.Passed)/float64(c.Repeats), float64(b.Passed)/float64(b.Repeats), c.Repeats == 1 && b.Repeats == 1)
 	}
-	if repeated {
-		return MeanDiffLow(caseRates(candidate), caseRates(baseline), confidence)
+	return d.Low(confidence)
+}
+
+// TangoDiffLow returns Tango's one-sided score lower bound of the
+// difference of paired proportions p₁₀ − p₀₁ over n pairs, of which x
+// passed on the candidate's side only and y on the baseline's only: the Δ
+// below the estimate (x − y)/n where
+//
+//	(x − y − nΔ) / √(n(2q̃ + Δ(1−Δ))) = z,
+//
+// q̃ the maximum-likelihood estimate of p₀₁ under p₁₀ − p₀₁ = Δ and z the
+// normal quantile of confidence. Counts may be fractional. It returns NaN
+// for n ≤ 0, counts outside [0, n], or a confidence outside (0.5, 1).
+func TangoDiffLow(x, y, n, confidence float64) float64 {
+	if !(n > 0) || !(x >= 0) || !(y >= 0) || x+y > n*(1+1e-12) || !(confidence > 0.5 && confidence < 1) {
+		return math.NaN()
 	}
-	// a: both pass; b: candidate only; c: baseline only; d: neither.
-	var a, b, c, d float64
-	for i := range candidate {
-		switch cp, bp := candidate[i].Passed == 1, baseline[i].Passed == 1; {
-		case cp && bp:
-			a++
-		case cp:
-			b++
-		case bp:
-			c++
-		default:
-			d++
+	return tangoLow(x, y, n, normalQuantile(confidence))
+}
+
+func tangoLow(x, y, n, z float64) float64 {
+	est := (x - y) / n
+	if est <= -1 {
+		return -1
+	}
+	score := func(d float64) float64 {
+		// q̃ is the root in [0, 1] of 2n q² + b q + c = 0, written so as
+		// not to cancel.
+		a, b, c := 2*n, -x-y+(2*n-x+y)*d, -y*d*(1-d)
+		s := math.Sqrt(max(0, b*b-4*a*c))
+		var q float64
+		if b > 0 {
+			q = -2 * c / (b + s)
+		} else {
+			q = (s - b) / (2 * a)
+		}
+		v := n * (2*q + d*(1-d))
+		if v <= 0 {
+			return math.Inf(1)
+		}
+		return (x - y - n*d) / math.Sqrt(v)
+	}
+	// The score falls as Δ rises: +Inf at −1, 0 at the estimate.
+	lo, hi := -1.0, est
+	for range 200 {
+		mid := (lo + hi) / 2
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if score(mid) > z {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	n := a + b + c + d
-	z := normalQuantile(confidence)
-	p1, p2 := (a+b)/n, (a+c)/n
-	l1, _ := wilsonBounds(p1, n, z)
-	_, u2 := wilsonBounds(p2, n, z)
-	phi := 0.0
-	if denom := (a + b) * (c + d) * (a + c) * (b + d); denom > 0 {
-		phi = (a*d - b*c) / math.Sqrt(denom)
+	return (lo + hi) / 2
+}
+
+// PairedCases is what the paired case differences of one evaluator,
+// candidate − baseline, add up to, for diff_low: a few sums, whatever the
+// number of cases. A case's value is its mean over its repeats.
+type PairedCases struct {
+	// N counts the pairs; Sum and SumSquares sum the differences and
+	// their squares (compensated, so that the order of the pairs hardly
+	// matters).
+	N                 int
+	Sum, SumSquares   float64
+	sumCarry, sqCarry float64
+	// Positive and Negative sum the differences' positive and negative
+	// parts, Σ max(d, 0) and Σ max(−d, 0), as Tango's bound takes them.
+	Positive, Negative float64
+	// NotBinary is set by a pair that is not one pass/fail verdict on
+	// each side, NotRate by a pair of number scores.
+	NotBinary, NotRate bool
+	// CandidateLacks counts the cases of number scores where the
+	// baseline has a value and the candidate none.
+	CandidateLacks int
+}
+
+// add adds a pair of case values; binary says both are single pass/fail
+// verdicts.
+func (p *PairedCases) add(cand, base float64, binary bool) {
+	d := cand - base
+	p.N++
+	p.Sum, p.sumCarry = compensatedAdd(p.Sum, p.sumCarry, d)
+	p.SumSquares, p.sqCarry = compensatedAdd(p.SumSquares, p.sqCarry, d*d)
+	if d > 0 {
+		p.Positive += d
+	} else {
+		p.Negative -= d
 	}
-	x, y := p1-l1, u2-p2
-	return p1 - p2 - math.Sqrt(max(0, x*x-2*phi*x*y+y*y))
+	if !binary {
+		p.NotBinary = true
+	}
+}
+
+// addNumber adds a pair of number scores.
+func (p *PairedCases) addNumber(cand, base float64) {
+	p.add(cand, base, false)
+	p.NotRate = true
+}
+
+// estimate returns the mean difference, NaN without pairs.
+func (p PairedCases) estimate() float64 {
+	if p.N == 0 {
+		return math.NaN()
+	}
+	return (p.Sum + p.sumCarry) / float64(p.N)
+}
+
+// m2 returns the sum of squared deviations from the mean; 0 when every
+// difference is the same, to rounding.
+func (p PairedCases) m2() float64 {
+	sum, sq := p.Sum+p.sumCarry, p.SumSquares+p.sqCarry
+	m2 := sq - sum*sum/float64(p.N)
+	if m2 <= 1e-12*sq {
+		return 0
+	}
+	return m2
+}
+
+// Low returns the one-sided lower confidence bound of the mean difference:
+// for pass rates Tango's bound (see PassRateDiffLow), for number scores
+// MeanDiffLow's t bound; NaN when it can't tell.
+func (p PairedCases) Low(confidence float64) float64 {
+	return p.lowAt(confidence, 1)
+}
+
+// lowAt returns the bound that the same data scaled to scale times as many
+// pairs would give, for casesNeeded.
+func (p PairedCases) lowAt(confidence, scale float64) float64 {
+	if p.N == 0 || !(confidence > 0.5 && confidence < 1) {
+		return math.NaN()
+	}
+	n := float64(p.N) * scale
+	m2 := 0.0
+	if p.N > 1 {
+		m2 = p.m2()
+	}
+	if !p.NotRate && (!p.NotBinary || m2 == 0) {
+		return tangoLow(p.Positive*scale, p.Negative*scale, n, normalQuantile(confidence))
+	}
+	if p.N < 2 {
+		return math.NaN()
+	}
+	sd := math.Sqrt(m2 / float64(p.N-1))
+	return p.estimate() - tQuantile(confidence, n-1)*sd/math.Sqrt(n)
+}
+
+// casesNeeded returns about how many pairs, in the same proportions, would
+// bring the bound to margin: +Inf when the estimate is not above it.
+func (p PairedCases) casesNeeded(confidence, margin float64) float64 {
+	est := p.estimate()
+	if math.IsNaN(est) {
+		return math.NaN()
+	}
+	if est <= margin {
+		return math.Inf(1)
+	}
+	if p.lowAt(confidence, 1) >= margin {
+		return float64(p.N)
+	}
+	lo, hi := 1.0, 2.0
+	for p.lowAt(confidence, hi) < margin {
+		lo, hi = hi, hi*2
+		if hi > 1e9 {
+			return math.Inf(1)
+		}
+	}
+	for hi-lo > 1e-6*hi {
+		mid := (lo + hi) / 2
+		if p.lowAt(confidence, mid) >= margin {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return math.Ceil(hi * float64(p.N))
 }
 
 func caseRates(cases []PassCount) []float64 {

@@ -12,7 +12,8 @@ import (
 )
 
 // boundsCase is one line of testdata/bounds_reference.jsonl.gz, written by
-// testdata/gen/bounds_reference.py with scipy and statsmodels.
+// testdata/gen/bounds_reference.py with scipy, statsmodels and mpmath, and
+// for Tango's bound a likelihood maximised numerically.
 type boundsCase struct {
 	Kind      string    `json:"kind"`
 	C         float64   `json:"c"`
@@ -58,7 +59,7 @@ func TestBoundsAgreeWithScipy(t *testing.T) {
 				cases[i] = PassCount{pc[0], pc[1]}
 			}
 			low, high = PassRateLow(cases, c.C), PassRateHigh(cases, c.C)
-		case "newcombe":
+		case "tango":
 			cand, base := make([]PassCount, len(c.Cand)), make([]PassCount, len(c.Base))
 			for i := range cand {
 				cand[i], base[i] = PassCount{c.Cand[i], 1}, PassCount{c.Base[i], 1}
@@ -77,10 +78,35 @@ func TestBoundsAgreeWithScipy(t *testing.T) {
 	if err := scanner.Err(); err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range []string{"wilson", "cluster", "newcombe", "mean"} {
+	for _, kind := range []string{"wilson", "cluster", "tango", "mean"} {
 		if counts[kind] < 10000 {
 			t.Errorf("%d %s cases, want at least 10,000", counts[kind], kind)
 		}
+	}
+}
+
+// Tango's bound has a closed form when every pair agrees: −z²/(n+z²).
+// Newcombe's hybrid bound, which it replaced, gave width |(p−l) − (u−p)|
+// there once the pairs held both passes and fails (φ = 1): 0 at a pass
+// rate of one half, so that 6 cases alike on both sides "proved" the
+// candidate no worse.
+func TestPassRateDiffLowTies(t *testing.T) {
+	z := normalQuantile(0.95)
+	for _, n := range []int{1, 5, 6, 30, 500} {
+		cand := make([]PassCount, n)
+		for i := range cand {
+			cand[i] = PassCount{boolInt(i%3 != 0), 1}
+		}
+		want := -z * z / (float64(n) + z*z)
+		if got := PassRateDiffLow(cand, cand, 0.95); math.Abs(got-want) > 1e-12 {
+			t.Errorf("n %d, every pair alike: bound %v, want %v", n, got, want)
+		}
+	}
+	// With repeats, differences all 0: Tango's bound on their parts, not
+	// a t bound of no width.
+	cases := []PassCount{{3, 3}, {0, 3}, {3, 3}, {2, 3}, {3, 3}}
+	if got, want := PassRateDiffLow(cases, cases, 0.95), -z*z/(5+z*z); math.Abs(got-want) > 1e-12 {
+		t.Errorf("5 cases × 3 repeats alike: bound %v, want %v", got, want)
 	}
 }
 
@@ -242,5 +268,73 @@ func BenchmarkBounds(b *testing.B) {
 			PassRateDiffLow(cand, base, DefaultConfidence) + MeanLow(candRates, DefaultConfidence) +
 			MeanHigh(candRates, DefaultConfidence) + MeanDiffLow(candRates, baseRates, DefaultConfidence) +
 			PassAll(cand) + float64(len(FlakyCases(cand)))
+	}
+}
+
+// diffCoverageCell is the share of simulated sets whose one-sided 95% lower
+// bound of the paired difference (PassRateDiffLow) is at or below the true
+// difference: n cases with Beta-distributed rates (mean p, ICC 0.2), run K
+// times on each side, the candidate's rate on a case its baseline's plus
+// shift (clipped to [0, 1]); the truth is the mean of the clipped shifts'
+// effect, estimated from the draws' rates.
+func diffCoverageCell(seed uint64, sets, n, k int, p, shift float64) float64 {
+	r := rand.New(rand.NewPCG(seed, uint64(n*100+k)))
+	s := 1/0.2 - 1
+	a, b := p*s, (1-p)*s
+	covered := 0
+	for range sets {
+		cand, base := make([]PassCount, n), make([]PassCount, n)
+		truth := 0.0
+		for i := range n {
+			q := betaDraw(r, a, b)
+			qc := min(1, max(0, q+shift))
+			truth += qc - q
+			draw := func(rate float64) PassCount {
+				passed := 0
+				for range k {
+					if r.Float64() < rate {
+						passed++
+					}
+				}
+				return PassCount{passed, k}
+			}
+			cand[i], base[i] = draw(qc), draw(q)
+		}
+		if low := PassRateDiffLow(cand, base, DefaultConfidence); low <= truth/float64(n) {
+			covered++
+		}
+	}
+	return float64(covered) / float64(sets)
+}
+
+// TestPassRateDiffLowCoverage checks diff_low's coverage on pass rates:
+// Tango's bound without repeats, the t bound over case differences with
+// repeats, for a candidate as good as the baseline and one 10 points worse.
+// The quick cut allows three Monte Carlo standard errors beyond the band,
+// as TestPassRateLowCoverage; -coverage.full runs 10,000 sets a cell and
+// logs the table of the docs.
+func TestPassRateDiffLowCoverage(t *testing.T) {
+	sets, slack := 400, 0.033
+	if *coverageFull {
+		sets, slack = 10000, 0.0
+	}
+	if testing.Short() {
+		t.Skip("coverage simulation")
+	}
+	for _, n := range []int{10, 30, 100, 500} {
+		for _, k := range []int{1, 3, 5} {
+			for _, cell := range []struct{ p, shift float64 }{{0.5, 0}, {0.8, 0}, {0.8, -0.1}, {0.95, 0}} {
+				cellSets, tol := sets, slack
+				if !*coverageFull && n == 500 {
+					cellSets, tol = 100, 0.066
+				}
+				got := diffCoverageCell(27, cellSets, n, k, cell.p, cell.shift)
+				if got < 0.94-tol || got > 0.985+tol {
+					t.Errorf("n %d, K %d, p %v, shift %v: coverage %.3f over %d sets, want 0.94–0.985 (± %.3f)", n, k, cell.p, cell.shift, got, cellSets, tol)
+				} else {
+					t.Logf("n %d, K %d, p %v, shift %v: coverage %.3f", n, k, cell.p, cell.shift, got)
+				}
+			}
+		}
 	}
 }

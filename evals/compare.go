@@ -58,9 +58,26 @@ type Comparison struct {
 	// a gate on the comparison fails, naming the case, on either side
 	// (see Check). BaselineRepeatedCase and CandidateRepeatedCase are the
 	// inputs of the first case repeated on each side.
+	//
+	// With repeats asked for (Comparer.Repeats K > 1), rows of one case
+	// are its repeats; only a case listed more than K times on a side is
+	// counted here (its rows beyond the K-th left out).
 	BaselineRepeats, CandidateRepeats           int
 	BaselineRepeatedCase, CandidateRepeatedCase string
 	Evaluators                                  map[string]Delta
+
+	// Repeats is the number of repeats asked for (Comparer.Repeats; 0 or
+	// 1 for none). With repeats, the test case is the unit: the rows of
+	// a case (by test case id, else by inputs and expected answers) are
+	// gathered on each side, each evaluator's value on the case is its
+	// mean over them (a pass rate: passes over repeats, a repeat without
+	// a value a fail), and Paired, Unpaired and every count of a Delta
+	// count cases, not rows.
+	Repeats int
+	// BaselineCases and CandidateCases are what each side's test cases
+	// add up to (each row a case, without repeats), for the bound
+	// measures: low, high, pass_all, flaky.
+	BaselineCases, CandidateCases CaseSummary
 
 	// EvaluatorIDs lists the keys of Evaluators in the order they were
 	// first seen.
@@ -135,6 +152,9 @@ type Delta struct {
 	// rows with a value on both sides only, for a gate that allows failed
 	// rows.
 	valuesOnlyP [2]float64
+	// Pairs gathers the paired case differences, candidate − baseline,
+	// for diff_low.
+	Pairs PairedCases
 }
 
 // direction turns a Direction into an index of Delta's arrays.
@@ -204,6 +224,11 @@ func (d Delta) Regressed(dir Direction, alpha float64) bool {
 // (see Comparison and Delta). Its cost is linear in the number of rows.
 func Compare(baseline, candidate []models.EvaluationScenario) Comparison {
 	var c Comparer
+	return compareInto(&c, baseline, candidate)
+}
+
+// compareInto is Compare with a Comparer of the caller's.
+func compareInto(c *Comparer, baseline, candidate []models.EvaluationScenario) Comparison {
 	for i := range baseline {
 		c.AddBaseline(baseline[i])
 	}
@@ -219,6 +244,11 @@ func Compare(baseline, candidate []models.EvaluationScenario) Comparison {
 // partner soon and memory stays small. It stops at the first error.
 func CompareStream(baseline, candidate iter.Seq2[models.EvaluationScenario, error]) (Comparison, error) {
 	var c Comparer
+	return compareStreamInto(&c, baseline, candidate)
+}
+
+// compareStreamInto is CompareStream with a Comparer of the caller's.
+func compareStreamInto(c *Comparer, baseline, candidate iter.Seq2[models.EvaluationScenario, error]) (Comparison, error) {
 	nextBase, stopBase := iter.Pull2(baseline)
 	defer stopBase()
 	nextCandidate, stopCandidate := iter.Pull2(candidate)
@@ -263,6 +293,28 @@ func CompareStream(baseline, candidate iter.Seq2[models.EvaluationScenario, erro
 // difference per pair. The zero value is ready to use; a Comparer is not
 // safe for concurrent use.
 type Comparer struct {
+	// Repeats is the number of repeats asked for of each test case: 0 or
+	// 1 for none. With K > 1, the rows of a test case (its test case id
+	// when the rows name one, else its inputs and expected answers) are
+	// gathered on each side and compared as one case, its value its mean
+	// over them (see Comparison.Repeats); a case is settled once both
+	// sides have K rows, so a listing in test-set order keeps memory
+	// flat. A case with more than K rows on a side is a broken listing
+	// (Comparison.BaselineRepeats, CandidateRepeats); one with fewer is
+	// counted as it is (CaseSummary.Short). Set it before
+	// the first row.
+	Repeats int
+
+	// alone keeps only the candidate's case values: no rows wait for a
+	// partner (see candidateCases).
+	alone bool
+	sides [2]caseSet
+	// groups holds, with repeats, the cases not yet settled, by key;
+	// settled the hashes of the keys of those settled.
+	groups      map[string]*caseGroup
+	settled     map[uint64]struct{}
+	caseScratch [2][]score // scratch for the two sides of a case compared at once
+
 	// exact holds the rows with expected answers still without a
 	// partner, by inputs and answers; wild those without, by inputs.
 	exact, wild map[string]waitingRows
@@ -291,6 +343,7 @@ type Comparer struct {
 type pendingRow struct {
 	scores   []score
 	seq      int
+	repeats  int  // rows of the case; 0 means 1
 	failed   bool // the app call failed, or the row has no output
 	noOutput bool // the row has no output and no error
 }
@@ -343,6 +396,7 @@ func (w *waitingRows) all() []pendingRow {
 type score struct {
 	evaluator string
 	kind      valueKind
+	rate      bool // value is a pass rate: a bool, or passes over repeats
 	value     float64
 }
 
@@ -374,6 +428,15 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 			c.noOutput[side]++
 		}
 	}
+	if c.Repeats > 1 {
+		c.addRepeat(s, side, failed)
+		return
+	}
+	if c.alone {
+		c.scratch = c.scores(c.scratch[:0], s)
+		c.feedRow(side, c.scratch)
+		return
+	}
 	var inputs int
 	answered := true
 	if s.TestcaseID != "" {
@@ -395,6 +458,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	if found && w.baseline != baseline {
 		row := pendingRow{scores: c.scores(c.scratch[:0], s), failed: failed, noOutput: failed && noOutput(s)}
 		c.scratch = row.scores
+		c.feedRow(side, row.scores)
 		partner := w.pop()
 		if s.TestcaseID != "" {
 			c.byTestcase++
@@ -420,6 +484,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	// The scores are never nil, even without results: nil marks an empty
 	// slot of waitingRows.
 	row := pendingRow{scores: c.slab[start:len(c.slab):len(c.slab)], seq: c.seq, failed: failed, noOutput: failed && noOutput(s)}
+	c.feedRow(side, row.scores)
 	if !found {
 		if *waiting == nil {
 			*waiting = map[string]waitingRows{}
@@ -481,7 +546,7 @@ func (c *Comparer) scores(dst []score, s models.EvaluationScenario) []score {
 		} else if noOutput(s) {
 			kind = kindNoOutput
 		}
-		dst = append(dst, score{r.EvaluatorConfig, kind, x})
+		dst = append(dst, score{r.EvaluatorConfig, kind, kind == kindBool, x})
 	}
 	return dst
 }
@@ -514,11 +579,15 @@ func (c *Comparer) pair(deltaOf func(string) *deltaAccumulator, base, cand pendi
 	c.paired++
 	for _, b := range base.scores {
 		ck, y := cand.find(b.evaluator)
-		deltaOf(b.evaluator).add(b.kind, b.value, ck, y)
+		d := deltaOf(b.evaluator)
+		d.add(b.kind, b.value, ck, y)
+		d.addPair(base.valueOf(b), cand.value(b.evaluator, b.rate))
 	}
 	for _, s := range cand.scores {
 		if !slices.ContainsFunc(base.scores, func(b score) bool { return b.evaluator == s.evaluator }) {
-			deltaOf(s.evaluator).add(base.lacking(), 0, s.kind, s.value)
+			d := deltaOf(s.evaluator)
+			d.add(base.lacking(), 0, s.kind, s.value)
+			d.addPair(caseValue{kind: base.lacking(), rate: s.rate, repeats: base.repeats}, cand.valueOf(s))
 		}
 	}
 }
@@ -552,7 +621,7 @@ func (c *Comparer) Comparison() Comparison {
 		deltas[id] = &copied
 	}
 	order := slices.Clone(c.order)
-	baseLeft, candLeft, paired := c.settle(func(id string) *deltaAccumulator {
+	deltaOf := func(id string) *deltaAccumulator {
 		d := deltas[id]
 		if d == nil {
 			d = &deltaAccumulator{}
@@ -560,9 +629,17 @@ func (c *Comparer) Comparison() Comparison {
 			order = append(order, id)
 		}
 		return d
-	})
+	}
+	sides := [2]caseSet{c.sides[0].clone(), c.sides[1].clone()}
+	var baseLeft, candLeft []pendingRow
+	paired, byTestcase := 0, c.byTestcase
+	if c.Repeats > 1 {
+		baseLeft, candLeft, paired, byTestcase = c.settleCases(deltaOf, &sides)
+	} else {
+		baseLeft, candLeft, paired = c.settle(deltaOf)
+	}
 	out := Comparison{
-		Paired: paired, PairedByTestcase: c.byTestcase,
+		Paired: paired, PairedByTestcase: byTestcase,
 		BaselineRows: c.rows[0], CandidateRows: c.rows[1],
 		BaselineAppErrors: c.appErrors[0], CandidateAppErrors: c.appErrors[1],
 		BaselineWithoutOutput: c.noOutput[0], CandidateWithoutOutput: c.noOutput[1],
@@ -571,7 +648,9 @@ func (c *Comparer) Comparison() Comparison {
 		BaselineRepeats: c.repeats[0], CandidateRepeats: c.repeats[1],
 		BaselineRepeatedCase: c.repeatedCase[0], CandidateRepeatedCase: c.repeatedCase[1],
 		UnpairedBaseline: len(baseLeft), UnpairedCandidate: len(candLeft),
-		Unpaired: len(baseLeft) + len(candLeft),
+		Unpaired:      len(baseLeft) + len(candLeft),
+		Repeats:       c.Repeats,
+		BaselineCases: sides[0].summary(), CandidateCases: sides[1].summary(),
 	}
 	// Evaluators seen only in rows left without partner.
 	for _, row := range slices.Concat(baseLeft, candLeft) {
@@ -586,6 +665,9 @@ func (c *Comparer) Comparison() Comparison {
 		for _, id := range order {
 			bk, x := row.find(id)
 			deltas[id].add(bk, x, kindNone, 0)
+			if b, ok := row.score(id); ok {
+				deltas[id].addPair(row.valueOf(b), caseValue{kind: kindNone, rate: b.rate})
+			}
 		}
 	}
 	for _, row := range candLeft {
@@ -800,6 +882,8 @@ type deltaAccumulator struct {
 	onlyCandidate, onlyBaseline int
 	diffs                       []float64
 	notAllBool                  bool
+	// pairs gathers the paired case differences, for diff_low.
+	pairs PairedCases
 }
 
 func scored(k valueKind) bool { return k == kindBool || k == kindNumber }
@@ -874,6 +958,7 @@ func (d *deltaAccumulator) delta() Delta {
 		BothLack:              d.bothLack,
 		CandidateOnly:         d.candOnly,
 		BaselineWithoutOutput: d.baseNoOutput,
+		Pairs:                 d.pairs,
 	}
 	out.Diff = out.Candidate.Mean - out.Baseline.Mean
 	if !d.notAllBool {

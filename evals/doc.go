@@ -18,8 +18,8 @@
 //	if err != nil { ... } // a *RunError names the run that failed
 //	report := evals.NewReport(runs[0], runs[1])
 //	err = report.Check(
-//		evals.MinMean("Exact match", 0.9),
-//		evals.NoSignificantRegression("Exact match", 0.05),
+//		evals.NotWorseThanBaseline("Exact match", 0.05), // diff_low(Exact match) >= -0.05
+//		evals.MinLow("Exact match", 0.85),               // low(Exact match) >= 0.85
 //		evals.MaxWorseRows("Edit distance", 0),
 //		evals.MaxAppErrors(0),
 //	)
@@ -150,6 +150,19 @@
 //	gate, err = evals.ParseGate("worse(Edit distance) <= 2")
 //	gate, err = evals.ParseGate("latency.p95 <= 2.5 allowing 3 failed rows")
 //	gate, err = evals.ParseGate("app_errors <= baseline")
+//	gate, err = evals.ParseGate("diff_low(Exact match) >= -5%")
+//	gate, err = evals.ParseGate("low(Exact match) >= 90% at 90% confidence")
+//
+// The bound measures judge what the data show rather than a point
+// estimate, the test case the unit (with repeats, Run.Repeats, a case's
+// value is its mean over its repeats): low and high, one-sided confidence
+// bounds of the candidate's mean; diff_low, the lower bound of the paired
+// difference from the baseline, the release gate ("at most 5 points
+// worse, with 95% confidence"), which fails as inconclusive on too few
+// cases, naming about how many it would need; pass_all and flaky, for
+// repeats. Report.Flaky lists the cases whose repeats disagree, and every
+// report shows them. docs/evals-and-statistics.md says which gate answers
+// which question, and the methods.
 //
 // Report.Check (or the function Check, for summaries built by streaming)
 // measures every gate and returns a *GateError matching ErrGateFailed when

@@ -36,6 +36,40 @@ const (
 	// 0.05.
 	MeasureRegressionP Measure = "regression_p"
 
+	// The bound measures read the test case as the unit: with repeats,
+	// a case's value is its mean over its repeats. Each bound is
+	// one-sided, at Gate.Confidence (else Report.Confidence, else
+	// DefaultConfidence, 0.95).
+
+	// MeasureLow is the lower confidence bound of the candidate's mean
+	// over cases: Wilson's for a pass rate without repeats, Korn and
+	// Graubard's cluster-aware one with repeats, Student's t for number
+	// scores (see PassRateLow, MeanLow). "low(Exact match) >= 90%" holds
+	// when the data show, with 95% confidence, a pass rate of 90% or
+	// more, where "Exact match >= 90%" reads the estimate alone. A case
+	// without a value is a fail in a pass rate, and fails a gate on
+	// numbers unless allowed.
+	MeasureLow Measure = "low"
+	// MeasureHigh is the upper confidence bound of the candidate's mean
+	// over cases, for lower-is-better scores: "high(Hallucination) <= 5%".
+	MeasureHigh Measure = "high"
+	// MeasureDiffLow is the lower confidence bound of the paired case
+	// difference, candidate − baseline, in the evaluator's better
+	// direction (baseline − candidate when lower is better): Tango's
+	// score bound for pass rates, Student's t for number scores and for
+	// pass rates over repeats (see PassRateDiffLow). "diff_low(Exact
+	// match) >= -5%" is the release gate: with 95% confidence the
+	// candidate is at most 5 points worse. It fails when the data can't
+	// show it, saying about how many paired cases would.
+	MeasureDiffLow Measure = "diff_low"
+	// MeasurePassAll is the share of cases whose repeats all passed
+	// (pass^k), for a pass/fail evaluator; without repeats, the pass rate.
+	MeasurePassAll Measure = "pass_all"
+	// MeasureFlaky is the number of cases whose repeats disagree on a
+	// pass/fail evaluator (some passed, some failed), listed in every
+	// report. A run without repeats shows nothing of it: the gate fails.
+	MeasureFlaky Measure = "flaky"
+
 	MeasureCostMean    Measure = "cost.mean"    // mean cost per row
 	MeasureCostP95     Measure = "cost.p95"     // 95th percentile of the cost per row
 	MeasureCostMax     Measure = "cost.max"     // highest cost of a row
@@ -57,7 +91,11 @@ const (
 // evaluatorMeasures are the measures of one evaluator, written "m(NAME)".
 var evaluatorMeasures = map[Measure]bool{
 	MeasureMean: true, MeasureErrors: true, MeasureWorseRows: true, MeasureRegressionP: true,
+	MeasureLow: true, MeasureHigh: true, MeasureDiffLow: true, MeasurePassAll: true, MeasureFlaky: true,
 }
+
+// boundMeasures are the measures that take a confidence level.
+var boundMeasures = map[Measure]bool{MeasureLow: true, MeasureHigh: true, MeasureDiffLow: true}
 
 // runMeasures are the measures of the whole run, written bare.
 var runMeasures = map[Measure]bool{
@@ -132,6 +170,10 @@ type Gate struct {
 	// finds the gate invalid on another measure, such as the mean of an
 	// edit distance, whose "<= 10%" would mean 0.1 edits.
 	Percent bool
+	// Confidence is the level of a bound measure's one-sided bound (low,
+	// high, diff_low), in (0.5, 1); 0 takes Report.Confidence, else
+	// DefaultConfidence (0.95). Written "... at 90% confidence".
+	Confidence float64
 }
 
 // MinMean gates an evaluator's mean (for a bool evaluator, its pass rate)
@@ -151,6 +193,20 @@ func MaxWorseRows(evaluator string, n int) Gate {
 // evaluator's worse direction (see Delta.RegressionP).
 func NoSignificantRegression(evaluator string, alpha float64) Gate {
 	return Gate{Measure: MeasureRegressionP, Evaluator: evaluator, Op: AtLeast, Limit: alpha}
+}
+
+// NotWorseThanBaseline is the release gate "diff_low(NAME) >= -margin":
+// with the report's confidence (95% by default), the candidate is at most
+// margin worse than the baseline on an evaluator, in its better direction
+// (see MeasureDiffLow). It fails when the data can't show it.
+func NotWorseThanBaseline(evaluator string, margin float64) Gate {
+	return Gate{Measure: MeasureDiffLow, Evaluator: evaluator, Op: AtLeast, Limit: -margin}
+}
+
+// MinLow gates the lower confidence bound of an evaluator's mean over
+// cases at min or more: "low(NAME) >= min" (see MeasureLow).
+func MinLow(evaluator string, min float64) Gate {
+	return Gate{Measure: MeasureLow, Evaluator: evaluator, Op: AtLeast, Limit: min}
 }
 
 // MaxMeanCost bounds the mean cost per row.
@@ -208,6 +264,9 @@ func (g Gate) String() string {
 			limit = "baseline"
 		}
 	}
+	if g.Confidence != 0 {
+		limit += " at " + percentText(g.Confidence) + "% confidence"
+	}
 	if g.AllowFailedRows > 0 {
 		limit += fmt.Sprintf(" allowing %d failed row", g.AllowFailedRows)
 		if g.AllowFailedRows > 1 {
@@ -243,10 +302,14 @@ func (g *Gate) UnmarshalText(text []byte) error {
 // allowingSuffix is the end of a gate that accepts failed rows.
 var allowingSuffix = regexp.MustCompile(`(?i)\s+allowing\s+(\d{1,9})\s+failed\s+rows?\s*$`)
 
+// confidenceSuffix is the end of a bound gate at another confidence.
+var confidenceSuffix = regexp.MustCompile(`(?i)\s+at\s+([0-9][0-9.eE+-]{0,30})\s*%\s+confidence\s*$`)
+
 // ParseGate reads a gate from text, as a command line gives it:
 //
 //	NAME OP NUMBER          the mean (pass rate) of evaluator NAME
-//	MEASURE(NAME) OP NUMBER mean, errors, worse or regression_p of NAME
+//	MEASURE(NAME) OP NUMBER mean, errors, worse, regression_p, low,
+//	                        high, diff_low, pass_all or flaky of NAME
 //	MEASURE OP NUMBER       cost.mean, cost.p95, cost.max, cost.total,
 //	                        latency.mean, latency.p50, latency.p95,
 //	                        latency.max or app_errors
@@ -265,7 +328,9 @@ var allowingSuffix = regexp.MustCompile(`(?i)\s+allowing\s+(\d{1,9})\s+failed\s+
 // names of run measures take precedence: write mean(cost.mean) for an
 // evaluator of that name. A name may hold parentheses ("Score (v2)"); only
 // mean, errors, worse and regression_p open the function form. Any gate
-// may end in "allowing N failed rows" (see Gate.AllowFailedRows).
+// may end in "allowing N failed rows" (see Gate.AllowFailedRows), and a
+// bound (low, high, diff_low), before that, in "at 90% confidence" (see
+// Gate.Confidence).
 func ParseGate(text string) (Gate, error) {
 	fail := func(format string, args ...any) (Gate, error) {
 		return Gate{}, fmt.Errorf("evals: gate %s: %s", bound(strconv.Quote(text), 200), fmt.Sprintf(format, args...))
@@ -282,6 +347,14 @@ func ParseGate(text string) (Gate, error) {
 			return fail("%q is not a number of rows", text[m[2]:m[3]])
 		}
 		body, allow = text[:m[0]], n
+	}
+	confidence := 0.0
+	if m := confidenceSuffix.FindStringSubmatchIndex(body); m != nil {
+		c, err := strconv.ParseFloat(body[m[2]:m[3]], 64)
+		if err != nil || !(c > 50 && c < 100) {
+			return fail("confidence %q%% is not a level between 50%% and 100%%, such as 95%%", bound(body[m[2]:m[3]], 40))
+		}
+		body, confidence = body[:m[0]], hundredth(body[m[2]:m[3]], c)
 	}
 	i := strings.LastIndexAny(body, "<>")
 	if i < 0 {
@@ -349,6 +422,10 @@ func ParseGate(text string) (Gate, error) {
 	if reason := percentRefused(g.Measure, g.Evaluator); percent && reason != "" {
 		return fail("%s", reason)
 	}
+	if confidence != 0 && !boundMeasures[g.Measure] {
+		return fail("only low, high and diff_low take a confidence")
+	}
+	g.Confidence = confidence
 	return g, nil
 }
 
@@ -444,6 +521,8 @@ func percentText(x float64) string {
 // would otherwise read as 0.8 rows.
 func percentRefused(m Measure, evaluator string) string {
 	switch {
+	case m == MeasureFlaky:
+		return fmt.Sprintf("flaky(%s) counts cases, and a limit in %% would be a fraction of one case: write a number of cases, such as 2", bound(evaluator, 80))
 	case m == MeasureWorseRows, m == MeasureErrors:
 		return fmt.Sprintf("%s(%s) counts rows, and a limit in %% would be a fraction of one row: write a number of rows, such as 4", m, bound(evaluator, 80))
 	case m == MeasureAppErrors:
@@ -505,8 +584,8 @@ type GateResult struct {
 	// ErrInvalidGate.
 	Invalid bool
 	// Detail says how rows without a value counted in the measure, such
-	// as "18 of 20 rows errored, counted as fails"; "" when there were
-	// none.
+	// as "18 of 20 rows errored, counted as fails", and for a bound, its
+	// method and estimate; "" when there is nothing to say.
 	Detail string
 }
 
@@ -516,6 +595,9 @@ func (r GateResult) String() string {
 	verdict := "passed"
 	if !r.Passed {
 		verdict = "failed"
+	}
+	if r.Reason != "" && r.Detail != "" {
+		return fmt.Sprintf("%s %s: %s (%s)", r.Gate, verdict, r.Reason, r.Detail)
 	}
 	if r.Reason != "" {
 		return fmt.Sprintf("%s %s: %s", r.Gate, verdict, r.Reason)
@@ -551,12 +633,12 @@ func Check(candidate Summary, comparison *Comparison, evaluators []Evaluator, ga
 	if comparison != nil {
 		seen = append(seen, comparison.EvaluatorIDs)
 	}
-	return checkGates(candidate, comparison, newCatalog(evaluators, seen...), gates, nil)
+	return checkGates(candidate, comparison, newCatalog(evaluators, seen...), gates, nil, checkOptions{})
 }
 
 // checkGates measures the gates; failure, when set, is why the run could
 // not be judged at all, and fails every gate.
-func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []Gate, failure error) ([]GateResult, error) {
+func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []Gate, failure error, opts checkOptions) ([]GateResult, error) {
 	if failure == nil && candidate.Duplicates > 0 {
 		// Counting the scenario once keeps the repeats from inflating
 		// the measures, but a listing that repeats rows is no evidence
@@ -567,7 +649,7 @@ func checkGates(candidate Summary, comparison *Comparison, cat catalog, gates []
 	results := make([]GateResult, len(gates))
 	var failed []GateResult
 	for i, g := range gates {
-		r := measureGate(g, candidate, comparison, cat)
+		r := measureGate(g, candidate, comparison, cat, opts)
 		if failure != nil && g.wellFormed() {
 			// A run that failed names no evaluators: the failure is the
 			// reason, whatever the gate names.
@@ -612,6 +694,10 @@ func (g Gate) malformed() string {
 		return fmt.Sprintf("unknown measure %q%s", bound(string(m), 40), suggestion(string(m), allMeasures()))
 	case g.RelativeToBaseline && m != MeasureAppErrors:
 		return "only app_errors takes a limit relative to the baseline"
+	case g.Confidence != 0 && !(g.Confidence > 0.5 && g.Confidence < 1):
+		return fmt.Sprintf("Gate.Confidence %v is outside (0.5, 1): it is the level of a one-sided bound, such as 0.95", g.Confidence)
+	case g.Confidence != 0 && !boundMeasures[m]:
+		return fmt.Sprintf("Gate.Confidence is set on %s, which is no bound: only low, high and diff_low take a confidence", m)
 	case g.Percent:
 		return percentRefused(m, g.Evaluator)
 	}
@@ -619,17 +705,17 @@ func (g Gate) malformed() string {
 }
 
 // NeedsBaseline reports whether the gate measures the candidate against
-// the baseline (worse, regression_p, app_errors <= baseline), so that it
+// the baseline (worse, regression_p, diff_low, app_errors <= baseline), so that it
 // can only be judged on a comparison.
 func (g Gate) NeedsBaseline() bool { return g.comparesWithBaseline() }
 
 // comparesWithBaseline reports whether a gate needs a baseline.
 func (g Gate) comparesWithBaseline() bool {
 	m := g.measure()
-	return m == MeasureWorseRows || m == MeasureRegressionP || g.RelativeToBaseline
+	return m == MeasureWorseRows || m == MeasureRegressionP || m == MeasureDiffLow || g.RelativeToBaseline
 }
 
-func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog) GateResult {
+func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog, opts checkOptions) GateResult {
 	r := GateResult{Gate: g, Measured: math.NaN(), Limit: g.Limit}
 	invalid := func(format string, args ...any) GateResult {
 		r.Reason, r.Invalid = fmt.Sprintf(format, args...), true
@@ -658,7 +744,7 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 			return invalid("%s", text)
 		}
 	}
-	if m == MeasureMean && g.Percent && ev.ID != "" {
+	if (m == MeasureMean || boundMeasures[m]) && g.Percent && ev.ID != "" {
 		// Only the values tell a rate: the parser knows no evaluator.
 		if reason := notARate(ev, cat.label(ev.ID), candidate, comparison); reason != "" {
 			return invalid("%s", reason)
@@ -701,6 +787,12 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog)
 	}
 	if runMeasures[m] {
 		return measureRun(r, m, candidate, comparison)
+	}
+	switch m {
+	case MeasureLow, MeasureHigh, MeasurePassAll, MeasureFlaky:
+		return measureCases(r, ev, candidate, comparison, opts)
+	case MeasureDiffLow:
+		return measureDiff(r, ev, comparison, opts)
 	}
 	switch m {
 	case MeasureMean, MeasureErrors:

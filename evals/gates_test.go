@@ -230,7 +230,8 @@ func TestRequireGates(t *testing.T) {
 }
 
 func FuzzParseGate(f *testing.F) {
-	for _, seed := range []string{"Exact match >= 0.8", "worse(x)<=3", "latency.p95 <= 2", "a<b<=3%", "(>=)", "mean(() >= 1"} {
+	for _, seed := range []string{"Exact match >= 0.8", "worse(x)<=3", "latency.p95 <= 2", "a<b<=3%", "(>=)", "mean(() >= 1",
+		"low(x) >= 0.8 at 90% confidence", "diff_low(y)>=-5% at 99.5% confidence allowing 2 failed rows", "flaky(z) <= 2"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, text string) {

@@ -49,7 +49,9 @@ type (
 // results. The test cases that can fail are the gates of the last Check
 // (a suite "gates") and, when the runs could not be judged (see
 // Report.Failure), a suite "evaluation" with one failing case that gives
-// the reason: the report is green exactly when every gate holds. Each
+// the reason: the report is green exactly when every gate holds. With
+// repeats, a suite "flaky cases" lists each evaluator's flaky cases in a
+// passed test case (see Report.Flaky). Each
 // variant's suite has one passed test case per scenario (its time is the
 // app's latency), its inputs, expected answer, output, app error and each
 // evaluator's result in system-out: a row that an evaluator judged false
@@ -87,6 +89,16 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		}
 	}
 	var tail []junitSuite
+	if flaky := r.Flaky(); len(flaky) > 0 {
+		// Data for the reader, as the rows are: a flaky case fails no
+		// test unless a gate says so.
+		suite := junitSuite{Name: "flaky cases"}
+		for _, f := range flaky {
+			suite.Cases = append(suite.Cases, junitCase{Name: bound("flaky: "+f.Name, 200), Classname: "flaky", SystemOut: bound(f.String(), 4000)})
+		}
+		suite.Tests = len(suite.Cases)
+		tail = append(tail, suite)
+	}
 	if len(r.Gates) > 0 {
 		suite := junitSuite{Name: "gates"}
 		for _, g := range r.Gates {

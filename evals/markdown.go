@@ -59,10 +59,31 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if cmp.Unpaired > 0 {
 			unpaired = fmt.Sprintf("%d (%d of the baseline, %d of the candidate)", cmp.Unpaired, cmp.UnpairedBaseline, cmp.UnpairedCandidate)
 		}
-		fmt.Fprintf(bw, "\n%d rows paired by %s, %s unpaired. Means over every row, with 95%% confidence intervals; a row without a value (errored, missing, or a baseline row the candidate lacks) counts as a fail in a pass rate and as worse in a comparison; a candidate row the baseline never ran counts on neither side. p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).\n",
-			cmp.Paired, cmp.Pairing(), unpaired)
+		if cmp.Repeats > 1 {
+			fmt.Fprintf(bw, "\nEach test case ran %d times: a row below is a test case, its value its mean over its repeats (%d and %d rows, %d and %d cases short of a repeat).\n",
+				cmp.Repeats, cmp.BaselineRows, cmp.CandidateRows, cmp.BaselineCases.Short, cmp.CandidateCases.Short)
+		}
+		paired := "rows"
+		if cmp.Repeats > 1 {
+			paired = "test cases"
+		}
+		fmt.Fprintf(bw, "\n%d %s paired by %s, %s unpaired. Means over every row, with 95%% confidence intervals; a row without a value (errored, missing, or a baseline row the candidate lacks) counts as a fail in a pass rate and as worse in a comparison; a candidate row the baseline never ran counts on neither side. p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).\n",
+			cmp.Paired, paired, cmp.Pairing(), unpaired)
 		if err := writeWorstRows(bw, cat, base.Run, cand.Run); err != nil {
 			return err
+		}
+	}
+
+	if flaky := r.Flaky(); len(flaky) > 0 {
+		bw.WriteString("\n**Flaky cases**, whose repeats disagree:\n\n")
+		for _, f := range flaky {
+			fmt.Fprintf(bw, "- %s: %s\n", mdText(f.Name), plural(f.Total, "case"))
+			for _, c := range f.Cases {
+				fmt.Fprintf(bw, "  - %s: %d of %d passed\n", mdCode(c.Case), c.Passed, c.Repeats)
+			}
+			if more := f.Total - len(f.Cases); more > 0 {
+				fmt.Fprintf(bw, "  - and %d more\n", more)
+			}
 		}
 	}
 

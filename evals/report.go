@@ -25,6 +25,8 @@ type Run struct {
 	// Repeats): 0 or 1 means once. With more, a test case has that many
 	// rows: on a 2026 server, one per repeat of its run (the same
 	// TestcaseID); on a mid-2024 one, one per evaluation of the variant.
+	// NewReport then compares and bounds by test case (see
+	// Comparer.Repeats), taking the larger of the two runs'.
 	Repeats int
 	// RepeatEvaluations are, on a server without repeats of its own
 	// (mid-2024), the evaluations of the repeats after the first, whose
@@ -104,6 +106,15 @@ type Report struct {
 	// there is no baseline.
 	Comparison *Comparison
 
+	// CandidateCases is what the candidate's test cases add up to, for
+	// the bound measures (low, high, pass_all, flaky) when there is no
+	// Comparison (which holds its own); NewReport fills it. Without
+	// either, a check reads each row of CandidateSummary as a case.
+	CandidateCases *CaseSummary
+	// Confidence is the level of every bound (low, high, diff_low) whose
+	// Gate.Confidence is 0, in (0.5, 1); 0 means DefaultConfidence, 0.95.
+	Confidence float64
+
 	// Gates holds the outcome of the last Check.
 	Gates []GateResult
 
@@ -133,24 +144,47 @@ func NewReport(baseline, candidate Run) *Report {
 		Candidate:  candidate,
 	}
 	var errs []error
-	summarize := func(run Run) Summary {
+	c := Comparer{Repeats: max(baseline.Repeats, candidate.Repeats), alone: baseline.empty()}
+	summarize := func(run Run, alone bool) Summary {
 		if run.Rows == nil {
+			if alone {
+				for i := range run.Scenarios {
+					c.AddCandidate(run.Scenarios[i])
+				}
+			}
 			return Summarize(run.Scenarios)
 		}
-		s, err := SummarizeStream(run.scenarios())
+		rows := run.scenarios()
+		if alone {
+			// The candidate's cases, gathered in the same pass.
+			rows = func(yield func(models.EvaluationScenario, error) bool) {
+				for s, err := range run.scenarios() {
+					if err == nil {
+						c.AddCandidate(s)
+					}
+					if !yield(s, err) {
+						return
+					}
+				}
+			}
+		}
+		s, err := SummarizeStream(rows)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("evals: reading the scenarios of %s: %w", run.Variant(), err))
 		}
 		return s
 	}
-	r.CandidateSummary = summarize(candidate)
-	if !baseline.empty() {
-		r.BaselineSummary = summarize(baseline)
+	r.CandidateSummary = summarize(candidate, c.alone)
+	if c.alone {
+		cases := c.Comparison().CandidateCases
+		r.CandidateCases = &cases
+	} else {
+		r.BaselineSummary = summarize(baseline, false)
 		var cmp Comparison
 		if baseline.Rows == nil && candidate.Rows == nil {
-			cmp = Compare(baseline.Scenarios, candidate.Scenarios)
+			cmp = compareInto(&c, baseline.Scenarios, candidate.Scenarios)
 		} else {
-			cmp, _ = CompareStream(baseline.scenarios(), candidate.scenarios()) // its errors are those above
+			cmp, _ = compareStreamInto(&c, baseline.scenarios(), candidate.scenarios()) // its errors are those above
 		}
 		r.Comparison = &cmp
 	}
@@ -181,7 +215,8 @@ func (r *Report) SetDirection(evaluator string, d Direction) error {
 // r.Gates for the writers, and returns a *GateError matching ErrGateFailed
 // when any gate failed (see the package function Check).
 func (r *Report) Check(gates ...Gate) error {
-	results, err := checkGates(r.CandidateSummary, r.Comparison, r.catalog(), gates, r.failure())
+	results, err := checkGates(r.CandidateSummary, r.Comparison, r.catalog(), gates, r.failure(),
+		checkOptions{cases: r.CandidateCases, confidence: r.Confidence})
 	r.Gates = results
 	return err
 }
@@ -268,4 +303,18 @@ func resultText(r models.Result) string {
 		return "error: " + msg
 	}
 	return r.String()
+}
+
+// Flaky lists the candidate's flaky cases, by evaluator in the order they
+// were first seen: the cases whose repeats disagree on a pass/fail
+// evaluator, at most MaxFlakyListed each (FlakyList.Total counts them
+// all). It is empty without repeats.
+func (r *Report) Flaky() []FlakyList {
+	switch {
+	case r.Comparison != nil:
+		return r.Comparison.CandidateCases.flaky(r.Comparison.EvaluatorIDs, r.catalog())
+	case r.CandidateCases != nil:
+		return r.CandidateCases.flaky(r.CandidateSummary.EvaluatorIDs, r.catalog())
+	}
+	return nil
 }

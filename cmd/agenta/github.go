@@ -13,8 +13,8 @@ import (
 // Under GitHub Actions (GITHUB_ACTIONS=true) eval run speaks the runner's
 // own language as well: the Markdown report goes to the job's summary
 // ($GITHUB_STEP_SUMMARY), each failed gate is an ::error annotation and
-// each doubtful finding (rows left unpaired, a listing that repeats a test
-// case) a ::warning, so that a pull request shows why its check failed
+// each doubtful finding (flaky cases, rows left unpaired, a listing that
+// repeats a test case) a ::warning, so that a pull request shows why its check failed
 // without opening the log.
 
 // maxAnnotation bounds an annotation's message: GitHub shows a few lines.
@@ -67,13 +67,17 @@ func (r *evalRun) githubActions(report *evals.Report, secrets []string) error {
 }
 
 // doubts are the findings that do not fail a gate by themselves but make
-// a verdict weaker: rows without a partner, listings that repeat a case.
+// a verdict weaker: flaky cases (one warning per evaluator), rows without
+// a partner, listings that repeat a case.
 func doubts(report *evals.Report) []string {
+	var out []string
+	for _, f := range report.Flaky() {
+		out = append(out, f.String())
+	}
 	c := report.Comparison
 	if c == nil {
-		return nil
+		return out
 	}
-	var out []string
 	if c.UnpairedBaseline > 0 {
 		out = append(out, fmt.Sprintf("%d row(s) of the baseline have no candidate row: they count as worse", c.UnpairedBaseline))
 	}

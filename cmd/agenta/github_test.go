@@ -34,3 +34,15 @@ func TestDoubts(t *testing.T) {
 		t.Error("a report without a comparison has doubts")
 	}
 }
+
+// Flaky cases are a doubtful finding: one warning per evaluator, naming
+// the cases, with or without a baseline.
+func TestDoubtsListFlakyCases(t *testing.T) {
+	r := &evals.Report{CandidateCases: &evals.CaseSummary{Cases: 30, Evaluators: map[string]evals.CaseStats{
+		"ev-exact": {Cases: 30, Rates: 30, MaxRepeats: 3, Flaky: 25, FlakyCases: []evals.FlakyCase{{Case: "country=Peru", Passed: 1, Repeats: 3}}},
+	}}, CandidateSummary: evals.Summary{EvaluatorIDs: []string{"ev-exact"}}}
+	got := doubts(r)
+	if len(got) != 1 || !strings.Contains(got[0], `25 flaky cases (repeats that disagree): "country=Peru" 1 of 3 passed; and 24 more`) {
+		t.Errorf("doubts = %q, want the flaky cases of ev-exact", got)
+	}
+}

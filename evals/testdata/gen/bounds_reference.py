@@ -9,7 +9,12 @@ Seeded: the output reproduces. 10,000 cases per kind.
 - wilson: statsmodels proportion_confint(method="wilson") at alpha = 2(1-c)
 - cluster: the Korn-Graubard effective n with scipy's t quantile, written
   here from the paper's formulas (no library computes it)
-- newcombe: Newcombe (1998) method 10 from statsmodels' Wilson limits
+- tango: Tango (1998)'s score bound for paired proportions, solved here
+  from its definition: the constrained maximum-likelihood estimate of
+  p01 found by maximising the log-likelihood numerically (not by the
+  quadratic the Go code solves), then the score equation by bisection in
+  floating point. The draws of the earlier newcombe kind are kept, so that the
+  mean cases after them reproduce.
 - mean: the t quantile from mpmath (see t_ppf) and numpy's sd (ddof=1)
 """
 import gzip, json, math, random
@@ -19,6 +24,38 @@ from statsmodels.stats.proportion import proportion_confint
 
 import mpmath
 mpmath.mp.dps = 40
+
+
+def profile_q(x, y, n, d):
+    """The p01 that maximises x log(p01 + d) + y log p01 + (n-x-y) log(1 - 2 p01 - d)
+    (p10 = p01 + d), by bisection on the derivative, which falls in p01."""
+    lo, hi = max(0.0, -d), (1 - d) / 2
+    def slope(q):
+        s = 0
+        if x: s += x / (q + d)
+        if y: s += y / q
+        if n - x - y: s -= 2 * (n - x - y) / (1 - 2 * q - d)
+        return s
+    for _ in range(64):
+        mid = (lo + hi) / 2
+        if slope(mid) > 0: lo = mid
+        else: hi = mid
+    return (lo + hi) / 2
+
+
+def tango_low(x, y, n, c):
+    """The lower root of (x - y - n d) / sqrt(n (2 q(d) + d (1 - d))) = z."""
+    z = float(mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(c) - 1))
+    est = (x - y) / n
+    if est <= -1:
+        return -1.0
+    lo, hi = -1.0, est
+    for _ in range(64):
+        mid = (lo + hi) / 2
+        v = n * (2 * profile_q(x, y, n, mid) + mid * (1 - mid))
+        if v <= 0 or (x - y - n * mid) / math.sqrt(v) > z: lo = mid
+        else: hi = mid
+    return float((lo + hi) / 2)
 
 
 def t_ppf(c, df):
@@ -71,14 +108,7 @@ for _ in range(N):
     base = [x if rng.random() < 0.5 else (1 if rng.random() < pb else 0) for x in cand]
     a = sum(1 for x, y in zip(cand, base) if x and y); b = sum(1 for x, y in zip(cand, base) if x and not y)
     cc = sum(1 for x, y in zip(cand, base) if y and not x); d = n - a - b - cc
-    p1, p2 = (a + b) / n, (a + cc) / n
-    l1, _ = proportion_confint(a + b, n, alpha=2 * (1 - c), method="wilson")
-    _, u2 = proportion_confint(a + cc, n, alpha=2 * (1 - c), method="wilson")
-    den = (a + b) * (cc + d) * (a + cc) * (b + d)
-    phi = (a * d - b * cc) / math.sqrt(den) if den > 0 else 0.0
-    x, y = p1 - l1, u2 - p2
-    low = p1 - p2 - math.sqrt(max(0.0, x * x - 2 * phi * x * y + y * y))
-    out.append({"kind": "newcombe", "c": c, "cand": cand, "base": base, "low": low})
+    out.append({"kind": "tango", "c": c, "cand": cand, "base": base, "low": tango_low(b, cc, n, c)})
 for _ in range(N):
     c = rng.choice([0.8, 0.9, 0.95, 0.99])
     n = rng.randint(2, 50)

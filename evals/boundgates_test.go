@@ -1,0 +1,348 @@
+package evals
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// casesRuns returns a baseline and a candidate of n cases, each run
+// repeats times (0 for once), the verdict of case i's repeat j on each
+// side from base and cand.
+func casesRuns(n, repeats int, base, cand func(i, j int) bool) (Run, Run) {
+	var b, c Run
+	for i := range n {
+		country := fmt.Sprintf("K%04d", i)
+		for j := range max(repeats, 1) {
+			row := func(pass bool, side string) models.EvaluationScenario {
+				out := "wrong"
+				if pass {
+					out = country
+				}
+				s := answered(country, country, out, 0.001, 1, boolResult(exactMatch.ID, pass), numberResult(scoreConfig.ID, map[bool]float64{true: 1, false: 0}[pass]))
+				s.ID = fmt.Sprintf("%s-%d-%d", side, i, j)
+				return s
+			}
+			b.Scenarios = append(b.Scenarios, row(base(i, j), "b"))
+			c.Scenarios = append(c.Scenarios, row(cand(i, j), "c"))
+		}
+	}
+	b.Evaluation = evaluationOf("eval-base", "prod", exactMatch, scoreConfig)
+	c.Evaluation = evaluationOf("eval-cand", "next", exactMatch, scoreConfig)
+	b.Repeats, c.Repeats = repeats, repeats
+	return b, c
+}
+
+// The done-when of issue 27: a candidate exactly as good as the baseline
+// fails the release gate on 5 rows, as inconclusive, naming about how many
+// cases it would take, and passes it on 500.
+func TestDiffLowNeedsEvidence(t *testing.T) {
+	gate, err := ParseGate("diff_low(Exact match) >= -0.05")
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := func(i, j int) bool { return i%5 != 0 } // 80% pass, alike on both sides
+	base, cand := casesRuns(5, 0, same, same)
+	r := NewReport(base, cand)
+	err = r.Check(gate)
+	if !errors.Is(err, ErrGateFailed) || errors.Is(err, ErrInvalidGate) {
+		t.Fatalf("5 alike rows: Check = %v, want the gate failed as inconclusive", err)
+	}
+	g := r.Gates[0]
+	if !strings.Contains(g.Reason, "inconclusive: the bound is -0.35") || !strings.Contains(g.Reason, "paired cases would be needed") {
+		t.Errorf("5 alike rows: %s, want inconclusive, naming the bound and the cases needed", g)
+	}
+	// −z²/(n+z²) reaches −0.05 at n = 19 z² ≈ 51.4.
+	if !strings.Contains(g.Reason, "about 52 paired cases") {
+		t.Errorf("5 alike rows: %s, want about 52 paired cases", g)
+	}
+	base, cand = casesRuns(500, 0, same, same)
+	r = NewReport(base, cand)
+	if err := r.Check(gate); err != nil {
+		t.Fatalf("500 alike rows: %v", err)
+	}
+	if g := r.Gates[0]; g.Measured < -0.01 || g.Measured > 0 {
+		t.Errorf("500 alike rows: bound %v, want −z²/(n+z²) ≈ −0.0054", g.Measured)
+	}
+}
+
+// Absence of evidence never passes diff_low: without a baseline, with
+// every candidate row errored, or where the candidate is worse.
+func TestDiffLowAbsenceOfEvidence(t *testing.T) {
+	gate, _ := ParseGate("diff_low(Exact match) >= -5%")
+	pass := func(i, j int) bool { return true }
+	base, cand := casesRuns(500, 0, pass, pass)
+	for i := range cand.Scenarios {
+		cand.Scenarios[i] = failedRow(fmt.Sprintf("K%04d", i), "down", exactMatch.ID, scoreConfig.ID)
+	}
+	r := NewReport(base, cand)
+	if err := r.Check(gate); !errors.Is(err, ErrGateFailed) {
+		t.Errorf("every candidate row errored: %v, want failed", r.Gates)
+	}
+	if g := r.Gates[0]; !strings.Contains(g.Reason, "not within the limit") {
+		t.Errorf("every candidate row errored: %s, want the estimate named below the limit", g)
+	}
+	r = NewReport(Run{}, cand)
+	if err := r.Check(gate); !errors.Is(err, ErrGateFailed) || !strings.Contains(r.Gates[0].Reason, "baseline") {
+		t.Errorf("no baseline: %v", r.Gates)
+	}
+	// Number scores: a t bound, and a candidate case without a value
+	// fails the gate unless allowed.
+	score, _ := ParseGate("diff_low(score) >= -0.05")
+	base, cand = casesRuns(30, 0, pass, func(i, j int) bool { return i != 3 })
+	cand.Scenarios[7].Results = cand.Scenarios[7].Results[:1]
+	r = NewReport(base, cand)
+	if err := r.Check(score); !errors.Is(err, ErrGateFailed) || !strings.Contains(r.Gates[0].Reason, "allowing 1 failed row") {
+		t.Errorf("a candidate case without a score: %v", r.Gates)
+	}
+}
+
+// low(NAME) is the Wilson bound without repeats: 9 of 10 passes fails
+// "low >= 85%" (the bound is about 0.65), where the mean passes.
+func TestLowIsWilson(t *testing.T) {
+	pass := func(i, j int) bool { return true }
+	_, cand := casesRuns(10, 0, pass, func(i, j int) bool { return i != 0 })
+	r := NewReport(Run{}, cand)
+	low, _ := ParseGate("low(Exact match) >= 85%")
+	mean, _ := ParseGate("Exact match >= 85%")
+	if err := r.Check(mean); err != nil {
+		t.Fatal(err)
+	}
+	err := r.Check(low)
+	want := PassRateLow(append(make([]PassCount, 0, 10), PassCount{0, 1}, PassCount{1, 1}, PassCount{1, 1}, PassCount{1, 1}, PassCount{1, 1},
+		PassCount{1, 1}, PassCount{1, 1}, PassCount{1, 1}, PassCount{1, 1}, PassCount{1, 1}), DefaultConfidence)
+	if g := r.Gates[0]; !errors.Is(err, ErrGateFailed) || math.Abs(g.Measured-want) > 1e-12 || !strings.Contains(g.Reason, "inconclusive") {
+		t.Errorf("%s (%v), want failed at %v as inconclusive", g, err, want)
+	}
+	// The package's Check, without the report's cases, reads rows as
+	// cases alike.
+	results, _ := Check(r.CandidateSummary, nil, r.Evaluators, low)
+	if math.Abs(results[0].Measured-want) > 1e-12 {
+		t.Errorf("Check from the summary: %v, want %v", results[0].Measured, want)
+	}
+	// high and the t bound of a score agree with MeanHigh.
+	high, _ := ParseGate("high(score) <= 1")
+	_ = r.Check(high)
+	values := []float64{0, 1, 1, 1, 1, 1, 1, 1, 1, 1}
+	if g := r.Gates[0]; math.Abs(g.Measured-MeanHigh(values, 0.95)) > 1e-12 {
+		t.Errorf("%s, want %v", g, MeanHigh(values, 0.95))
+	}
+	results, _ = Check(r.CandidateSummary, nil, r.Evaluators, high)
+	if math.Abs(results[0].Measured-MeanHigh(values, 0.95)) > 1e-9 {
+		t.Errorf("high from the summary: %v, want %v", results[0].Measured, MeanHigh(values, 0.95))
+	}
+}
+
+// With repeats, the case is the unit: each case's value is its mean over
+// its repeats, the bounds are cluster-aware, and the flaky cases are
+// counted and listed.
+func TestRepeatsGroupByCase(t *testing.T) {
+	always := func(i, j int) bool { return true }
+	// Case 0 passes 1 of 3 repeats, case 1 2 of 3, the others all 3.
+	noisy := func(i, j int) bool { return !(i == 0 && j > 0 || i == 1 && j == 2) }
+	base, cand := casesRuns(20, 3, always, noisy)
+	// Out of order: repeats of a case need not be adjacent.
+	cand.Scenarios[0], cand.Scenarios[5] = cand.Scenarios[5], cand.Scenarios[0]
+	r := NewReport(base, cand)
+	c := r.Comparison
+	if c.Paired != 20 || c.Unpaired != 0 || c.CandidateRepeats != 0 || c.BaselineRepeats != 0 || c.Repeats != 3 {
+		t.Fatalf("comparison: %d paired, %d unpaired, repeats %d/%d; want 20 cases paired, no broken listing", c.Paired, c.Unpaired, c.BaselineRepeats, c.CandidateRepeats)
+	}
+	d := c.Evaluators[exactMatch.ID]
+	if d.Lower != 2 || d.Tied != 18 || d.Worse(HigherIsBetter) != 2 {
+		t.Errorf("delta %+v: want 2 cases lower, 18 tied", d)
+	}
+	if want := (18 + 1.0/3 + 2.0/3) / 20; math.Abs(d.Candidate.Mean-want) > 1e-12 {
+		t.Errorf("candidate mean %v, want the mean of the case means %v", d.Candidate.Mean, want)
+	}
+	gates := []string{"worse(Exact match) <= 2", "flaky(Exact match) <= 2", "pass_all(Exact match) >= 90%", "low(Exact match) >= 0.5", "diff_low(Exact match) >= -0.2"}
+	for _, text := range gates {
+		g, err := ParseGate(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Check(g); err != nil {
+			t.Errorf("%s: %v", text, err)
+		}
+	}
+	cases := make([]PassCount, 20)
+	for i := range cases {
+		cases[i] = PassCount{3, 3}
+	}
+	cases[0].Passed, cases[1].Passed = 1, 2
+	low, _ := ParseGate("low(Exact match) >= 0.5")
+	_ = r.Check(low)
+	if got, want := r.Gates[0].Measured, PassRateLow(cases, 0.95); math.Abs(got-want) > 1e-12 {
+		t.Errorf("low = %v, want PassRateLow's %v", got, want)
+	}
+	flaky := r.Flaky()
+	if len(flaky) != 1 || flaky[0].Total != 2 || !slices.Contains(flaky[0].Cases, FlakyCase{Case: "country=K0000", Passed: 1, Repeats: 3}) {
+		t.Errorf("Flaky = %+v, want the 2 flaky cases of Exact match", flaky)
+	}
+	// The candidate alone: the same cases.
+	alone := NewReport(Run{}, cand)
+	if f := alone.Flaky(); len(f) != 1 || f[0].Total != 2 {
+		t.Errorf("Flaky without a baseline = %+v", f)
+	}
+	_ = alone.Check(low)
+	if got, want := alone.Gates[0].Measured, PassRateLow(cases, 0.95); math.Abs(got-want) > 1e-12 {
+		t.Errorf("low without a baseline = %v, want %v", got, want)
+	}
+	// Without repeats asked for, the same listing repeats cases: the
+	// comparison gates fail (issue 28).
+	base.Repeats, cand.Repeats = 0, 0
+	r = NewReport(base, cand)
+	if err := r.Check(MaxWorseRows("Exact match", 20)); !errors.Is(err, ErrGateFailed) || !strings.Contains(r.Gates[0].Reason, "more than once") {
+		t.Errorf("repeats not asked for: %v", r.Gates)
+	}
+	// A case listed more than K times on a side is a broken listing; one
+	// with fewer counts what is there.
+	base.Repeats, cand.Repeats = 3, 3
+	extra := cand.Scenarios[10]
+	extra.ID = "c-extra"
+	cand.Scenarios = append(cand.Scenarios, extra)
+	base.Scenarios = base.Scenarios[1:]
+	r = NewReport(base, cand)
+	if c := r.Comparison; c.CandidateRepeats != 1 || c.BaselineCases.Short != 1 || c.Paired != 20 {
+		t.Errorf("comparison %+v: want 1 candidate repeat beyond K, 1 short baseline case, 20 paired", c)
+	}
+	if err := r.Check(MaxWorseRows("Exact match", 20)); !errors.Is(err, ErrGateFailed) {
+		t.Errorf("a case listed 4 times with 3 repeats passed: %v", r.Gates)
+	}
+}
+
+// A flaky gate without repeats fails: one call per case shows nothing of
+// flakiness.
+func TestFlakyNeedsRepeats(t *testing.T) {
+	pass := func(i, j int) bool { return true }
+	base, cand := casesRuns(10, 0, pass, pass)
+	r := NewReport(base, cand)
+	flaky, _ := ParseGate("flaky(Exact match) <= 0")
+	if err := r.Check(flaky); !errors.Is(err, ErrGateFailed) || !strings.Contains(r.Gates[0].Reason, "repeats") {
+		t.Errorf("flaky without repeats: %v", r.Gates)
+	}
+	if f := r.Flaky(); len(f) != 0 {
+		t.Errorf("Flaky without repeats = %v", f)
+	}
+}
+
+func TestBoundGateGrammar(t *testing.T) {
+	for text, want := range map[string]Gate{
+		"low(Exact match) >= 90%":                                        {Measure: MeasureLow, Evaluator: "Exact match", Op: AtLeast, Limit: 0.9, Percent: true},
+		"high(Hallucination) <= 0.05":                                    {Measure: MeasureHigh, Evaluator: "Hallucination", Op: AtMost, Limit: 0.05},
+		"diff_low(Exact match) >= -0.05":                                 {Measure: MeasureDiffLow, Evaluator: "Exact match", Op: AtLeast, Limit: -0.05},
+		"pass_all(Exact match) >= 80%":                                   {Measure: MeasurePassAll, Evaluator: "Exact match", Op: AtLeast, Limit: 0.8, Percent: true},
+		"flaky(Exact match) <= 2":                                        {Measure: MeasureFlaky, Evaluator: "Exact match", Op: AtMost, Limit: 2},
+		"low(score) >= 0.8 at 90% confidence":                            {Measure: MeasureLow, Evaluator: "score", Op: AtLeast, Limit: 0.8, Confidence: 0.9},
+		"diff_low(score) >= -1 at 99% confidence allowing 2 failed rows": {Measure: MeasureDiffLow, Evaluator: "score", Op: AtLeast, Limit: -1, Confidence: 0.99, AllowFailedRows: 2},
+	} {
+		g, err := ParseGate(text)
+		if err != nil || g != want {
+			t.Errorf("ParseGate(%q) = %+v, %v; want %+v", text, g, err, want)
+			continue
+		}
+		back, err := ParseGate(g.String())
+		if err != nil || back != g {
+			t.Errorf("%q wrote %q, which reads back as %+v, %v", text, g.String(), back, err)
+		}
+	}
+	if !(Gate{Measure: MeasureDiffLow}).NeedsBaseline() || (Gate{Measure: MeasureLow}).NeedsBaseline() {
+		t.Error("NeedsBaseline: want diff_low only")
+	}
+	for _, text := range []string{"flaky(X) <= 10%", "mean(X) >= 0.8 at 90% confidence", "low(X) >= 0.8 at 120% confidence"} {
+		if _, err := ParseGate(text); err == nil {
+			t.Errorf("ParseGate(%q) accepted", text)
+		}
+	}
+	// Confidence out of range, on the gate or the report: invalid, named.
+	base, cand := capitalsRuns()
+	r := NewReport(base, cand)
+	if err := r.Check(Gate{Measure: MeasureLow, Evaluator: "Exact match", Op: AtLeast, Limit: 0.5, Confidence: 1.5}); !errors.Is(err, ErrInvalidGate) || !strings.Contains(r.Gates[0].Reason, "Gate.Confidence") {
+		t.Errorf("Gate.Confidence 1.5: %v", r.Gates)
+	}
+	r.Confidence = 0.4
+	if err := r.Check(Gate{Measure: MeasureDiffLow, Evaluator: "Exact match", Op: AtLeast, Limit: -0.5}); !errors.Is(err, ErrInvalidGate) || !strings.Contains(r.Gates[0].Reason, "Report.Confidence") {
+		t.Errorf("Report.Confidence 0.4: %v", r.Gates)
+	}
+	// A misspelt bound measure is suggested.
+	r.Confidence = 0
+	if err := r.Check(Gate{Measure: "diff_lo", Evaluator: "Exact match", Op: AtLeast}); !errors.Is(err, ErrInvalidGate) || !strings.Contains(r.Gates[0].Reason, "diff_low") {
+		t.Errorf("diff_lo: %v", r.Gates)
+	}
+}
+
+// Every report lists the flaky cases, bounded: Markdown, JUnit.
+func TestReportsListFlakyCases(t *testing.T) {
+	always := func(i, j int) bool { return true }
+	noisy := func(i, j int) bool { return i >= 30 || j != 1 } // 30 flaky cases
+	base, cand := casesRuns(40, 3, always, noisy)
+	r := NewReport(base, cand)
+	flaky, _ := ParseGate("flaky(Exact match) <= 0")
+	_ = r.Check(flaky)
+	if g := r.Gates[0]; g.Passed || g.Measured != 30 {
+		t.Errorf("%s, want 30 flaky cases", g)
+	}
+	var md, junit strings.Builder
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteJUnit(&junit); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"Markdown": md.String(), "JUnit": junit.String()} {
+		if !strings.Contains(out, "30") || !strings.Contains(out, "K0019") || !strings.Contains(out, "and 10 more") ||
+			strings.Count(out, "2 of 3 passed") != MaxFlakyListed {
+			t.Errorf("%s lists the flaky cases wrong:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(md.String(), "Each test case ran 3 times") {
+		t.Errorf("Markdown does not say the rows are cases of 3 repeats:\n%s", md.String())
+	}
+}
+
+// Rows of a 2026 run name their test case: with repeats they group by it,
+// and a repeat whose app call failed (no expected answers on a mid-2024
+// server) joins its case as a fail, not a case of its own.
+func TestRepeatsByTestcaseAndFailedRepeats(t *testing.T) {
+	always := func(i, j int) bool { return true }
+	base, cand := casesRuns(10, 3, always, always)
+	for i := range cand.Scenarios {
+		base.Scenarios[i].TestcaseID = fmt.Sprintf("tc-%d", i/3)
+		cand.Scenarios[i].TestcaseID = fmt.Sprintf("tc-%d", i/3)
+	}
+	r := NewReport(base, cand)
+	if c := r.Comparison; c.Paired != 10 || c.PairedByTestcase != 10 || c.Pairing() != "their test case" {
+		t.Errorf("by test case: %d paired, %d by test case", c.Paired, c.PairedByTestcase)
+	}
+	// Mid-2024: the candidate's second repeat of case 4 failed.
+	base, cand = casesRuns(10, 3, always, always)
+	cand.Scenarios[13] = failedRow("K0004", "timeout", exactMatch.ID, scoreConfig.ID)
+	cand.Scenarios[13].ID = "c-failed"
+	r = NewReport(base, cand)
+	c := r.Comparison
+	if c.Paired != 10 || c.Unpaired != 0 || c.CandidateCases.Short != 0 {
+		t.Fatalf("a failed repeat: %d paired, %d unpaired, %d short; want 10, 0, 0", c.Paired, c.Unpaired, c.CandidateCases.Short)
+	}
+	if d := c.Evaluators[exactMatch.ID]; d.Lower != 1 || d.Candidate.Min != 2.0/3 {
+		t.Errorf("delta %+v: want case 4 at 2 of 3, lower than the baseline's", d)
+	}
+	if f := r.Flaky(); len(f) != 1 || f[0].Cases[0].Case != "country=K0004" {
+		t.Errorf("Flaky = %+v: want case 4, 2 of 3 passed", f)
+	}
+}
+
+func TestBoundGateConstructors(t *testing.T) {
+	for gate, text := range map[Gate]string{
+		NotWorseThanBaseline("Exact match", 0.05): "diff_low(Exact match) >= -0.05",
+		MinLow("Exact match", 0.85):               "low(Exact match) >= 0.85",
+	} {
+		if got := gate.String(); got != text {
+			t.Errorf("%+v is %q, want %q", gate, got, text)
+		}
+	}
+}

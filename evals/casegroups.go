@@ -1,0 +1,361 @@
+package evals
+
+import (
+	"cmp"
+	"hash/fnv"
+	"slices"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// This file gathers the repeats of each test case, for a Comparer with
+// Repeats > 1: a case is compared once, as its mean over its repeats.
+
+// caseGroup is one test case's rows so far, on each side.
+type caseGroup struct {
+	seq      int
+	inputs   int  // the length of the key's inputs part
+	wild     bool // keyed by inputs alone: rows without expected answers
+	testcase bool // keyed by test case id
+	label    string
+	rows     [2]int
+	fed      [2]bool // the side's values went into Comparer.sides
+	failed   [2]int  // rows whose app call failed
+	noOutput [2]int  // those of them without output
+	scores   [2][]repeatScore
+}
+
+// repeatScore is one evaluator's results over a case's rows on one side.
+type repeatScore struct {
+	evaluator      string
+	values, passes int
+	sum            float64
+	notBool        bool
+	lack           valueKind // how the first repeat without a value lacked it
+}
+
+func (g *caseGroup) add(side int, scores []score, failed, noOut bool) {
+	g.rows[side]++
+	if failed {
+		g.failed[side]++
+		if noOut {
+			g.noOutput[side]++
+		}
+	}
+	if g.scores[side] == nil {
+		g.scores[side] = make([]repeatScore, 0, len(scores))
+	}
+	for _, sc := range scores {
+		i := slices.IndexFunc(g.scores[side], func(r repeatScore) bool { return r.evaluator == sc.evaluator })
+		if i < 0 {
+			g.scores[side] = append(g.scores[side], repeatScore{evaluator: sc.evaluator})
+			i = len(g.scores[side]) - 1
+		}
+		r := &g.scores[side][i]
+		if !scored(sc.kind) {
+			if r.lack == kindNone {
+				r.lack = sc.kind
+			}
+			continue
+		}
+		r.values++
+		r.sum += sc.value
+		if sc.kind == kindBool {
+			if sc.value == 1 {
+				r.passes++
+			}
+		} else {
+			r.notBool = true
+		}
+	}
+}
+
+// value returns the case's value of one evaluator on one side: for a
+// pass/fail evaluator its passes over its rows (a row without a value a
+// fail), for numbers their mean, lacking while any row lacks one.
+func (g *caseGroup) value(side int, r repeatScore) caseValue {
+	rows := g.rows[side]
+	out := caseValue{repeats: rows}
+	switch {
+	case r.values == 0:
+		out.kind = r.lack
+		if out.kind == kindNone {
+			out.kind = g.lacking(side)
+		}
+	case !r.notBool:
+		out.rate, out.value = true, float64(r.passes)/float64(rows)
+		out.kind = kindNumber
+		if r.passes == 0 || r.passes == rows {
+			out.kind = kindBool
+		}
+	case r.values < rows:
+		out.kind = kindError
+	default:
+		out.kind, out.value = kindNumber, r.sum/float64(r.values)
+	}
+	return out
+}
+
+// lacking is how an evaluator absent from every row of a side counts, as
+// pendingRow.lacking.
+func (g *caseGroup) lacking(side int) valueKind {
+	switch rows := g.rows[side]; {
+	case g.noOutput[side] == rows:
+		return kindNoOutput
+	case g.failed[side] == rows:
+		return kindError
+	}
+	return kindNone
+}
+
+// pending returns a side of the case as one row, its scores appended to
+// dst (nil for a row that is kept).
+func (g *caseGroup) pending(side int, dst []score) pendingRow {
+	row := pendingRow{seq: g.seq, repeats: g.rows[side], scores: dst,
+		failed: g.failed[side] == g.rows[side], noOutput: g.noOutput[side] == g.rows[side]}
+	for _, r := range g.scores[side] {
+		v := g.value(side, r)
+		row.scores = append(row.scores, score{r.evaluator, v.kind, v.rate, v.value})
+	}
+	return row
+}
+
+// feed adds a side of the case to the side's case values.
+func (g *caseGroup) feed(set *caseSet, side, repeats int) {
+	set.cases++
+	if g.rows[side] < repeats {
+		set.short++
+	}
+	for _, r := range g.scores[side] {
+		set.of(r.evaluator).add(g.value(side, r), func() string { return g.label })
+	}
+}
+
+// merge adds the rows of side of o to g.
+func (g *caseGroup) merge(o *caseGroup, side int) {
+	g.rows[side] += o.rows[side]
+	g.failed[side] += o.failed[side]
+	g.noOutput[side] += o.noOutput[side]
+	g.scores[side] = slices.Clone(g.scores[side])
+	for _, r := range o.scores[side] {
+		i := slices.IndexFunc(g.scores[side], func(x repeatScore) bool { return x.evaluator == r.evaluator })
+		if i < 0 {
+			g.scores[side] = append(g.scores[side], r)
+			continue
+		}
+		x := &g.scores[side][i]
+		x.values += r.values
+		x.passes += r.passes
+		x.sum += r.sum
+		x.notBool = x.notBool || r.notBool
+		if x.lack == kindNone {
+			x.lack = r.lack
+		}
+	}
+}
+
+// addRepeat adds a row to its case; the case is compared once both sides
+// have Repeats rows.
+func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool) {
+	answered := true
+	testcase := s.TestcaseID != ""
+	if testcase {
+		c.key = append(append(c.key[:0], testcaseKey...), s.TestcaseID...)
+	} else {
+		c.key = pairingKey(c.key[:0], s.Inputs)
+	}
+	inputs := len(c.key)
+	if !testcase {
+		c.key, answered = appendAnswersKey(c.key, s)
+	}
+	g := c.groups[string(c.key)]
+	if g == nil && c.settled != nil {
+		if _, done := c.settled[keyHash(c.key)]; done {
+			// A row of a case already settled with K rows on both
+			// sides: a broken listing.
+			c.repeats[side]++
+			if c.repeatedCase[side] == "" {
+				c.repeatedCase[side] = bound(s.InputsText(), 120)
+			}
+			return
+		}
+	}
+	if g == nil {
+		if c.groups == nil {
+			c.groups = map[string]*caseGroup{}
+		}
+		g = &caseGroup{seq: c.seq, inputs: inputs, wild: !answered, testcase: testcase, label: bound(s.InputsText(), 120)}
+		c.groups[string(c.key)] = g
+	}
+	if g.rows[side] >= c.Repeats {
+		// More rows than repeats asked for: a broken listing.
+		c.repeats[side]++
+		if c.repeatedCase[side] == "" {
+			c.repeatedCase[side] = g.label
+		}
+		return
+	}
+	c.scratch = c.scores(c.scratch[:0], s)
+	g.add(side, c.scratch, failed, failed && noOutput(s))
+	if g.rows[side] == c.Repeats && !g.wild {
+		g.feed(&c.sides[side], side, c.Repeats)
+		g.fed[side] = true
+	}
+	switch {
+	case c.alone && g.fed[1]:
+	case g.fed[0] && g.fed[1]:
+		if g.testcase {
+			c.byTestcase++
+		}
+		// The pair is compared at once: its rows can use scratch space.
+		base := g.pending(0, c.caseScratch[0][:0])
+		cand := g.pending(1, c.caseScratch[1][:0])
+		c.caseScratch = [2][]score{base.scores, cand.scores}
+		c.pair(c.delta, base, cand)
+	default:
+		return
+	}
+	delete(c.groups, string(c.key))
+	// Remember the case, by a hash of its key, to find a row beyond its
+	// K-th: 8 bytes a case.
+	if c.settled == nil {
+		c.settled = map[uint64]struct{}{}
+	}
+	c.settled[keyHash(c.key)] = struct{}{}
+}
+
+func keyHash(key []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(key)
+	return h.Sum64()
+}
+
+// settleCases settles the cases left (with their pairs made by test
+// case): the rows without expected answers
+// join a case of their side with the same inputs that has room for them,
+// each side not yet counted is, and the cases with rows on both sides are
+// compared, into deltaOf; it returns the others of each side, oldest
+// first, and the pairs made. The Comparer is left as it was.
+func (c *Comparer) settleCases(deltaOf func(string) *deltaAccumulator, sides *[2]caseSet) (baseLeft, candLeft []pendingRow, paired, byTestcase int) {
+	saved, savedByTestcase := c.paired, c.byTestcase
+	defer func() { c.paired, c.byTestcase = saved, savedByTestcase }()
+	type keyed struct {
+		key string
+		g   *caseGroup
+	}
+	var exact []*caseGroup
+	var wild []keyed
+	byInputs := map[string][]*caseGroup{}
+	for key, g := range c.groups {
+		copied := *g
+		if g.wild {
+			wild = append(wild, keyed{key, &copied})
+			continue
+		}
+		exact = append(exact, &copied)
+		byInputs[key[:g.inputs]] = append(byInputs[key[:g.inputs]], &copied)
+	}
+	bySeq := func(a, b *caseGroup) int { return cmp.Compare(a.seq, b.seq) }
+	slices.SortFunc(wild, func(a, b keyed) int { return bySeq(a.g, b.g) })
+	for _, list := range byInputs {
+		slices.SortFunc(list, bySeq)
+	}
+	var groups []*caseGroup
+	for _, w := range wild {
+		for side := range 2 {
+			if w.g.rows[side] == 0 {
+				continue
+			}
+			for _, g := range byInputs[w.key] {
+				if !g.fed[side] && g.rows[side]+w.g.rows[side] <= c.Repeats {
+					g.merge(w.g, side)
+					w.g.rows[side] = 0
+					break
+				}
+			}
+		}
+		if w.g.rows[0]+w.g.rows[1] > 0 {
+			groups = append(groups, w.g)
+		}
+	}
+	groups = append(groups, exact...)
+	slices.SortFunc(groups, bySeq)
+	for _, g := range groups {
+		for side := range 2 {
+			if g.rows[side] > 0 && !g.fed[side] {
+				g.feed(&sides[side], side, c.Repeats)
+			}
+		}
+		switch {
+		case c.alone:
+		case g.rows[0] > 0 && g.rows[1] > 0:
+			if g.testcase {
+				c.byTestcase++
+			}
+			c.pair(deltaOf, g.pending(0, nil), g.pending(1, nil))
+		case g.rows[0] > 0:
+			baseLeft = append(baseLeft, g.pending(0, nil))
+		default:
+			candLeft = append(candLeft, g.pending(1, nil))
+		}
+	}
+	return baseLeft, candLeft, c.paired, c.byTestcase
+}
+
+// feedRow adds a row, without repeats a case of its own, to its side's
+// case values.
+func (c *Comparer) feedRow(side int, scores []score) {
+	c.sides[side].cases++
+	for _, sc := range scores {
+		c.sides[side].of(sc.evaluator).add(caseValue{kind: sc.kind, value: sc.value, rate: sc.rate, repeats: 1}, nil)
+	}
+}
+
+// score returns the row's score for an evaluator.
+func (r pendingRow) score(evaluator string) (score, bool) {
+	for _, s := range r.scores {
+		if s.evaluator == evaluator {
+			return s, true
+		}
+	}
+	return score{}, false
+}
+
+// valueOf returns one of the row's scores as a case value.
+func (r pendingRow) valueOf(s score) caseValue {
+	return caseValue{kind: s.kind, value: s.value, rate: s.rate, repeats: r.repeats}
+}
+
+// value returns the row's case value for an evaluator; rate is whether
+// the other side's is a pass rate, for a row without one.
+func (r pendingRow) value(evaluator string, rate bool) caseValue {
+	if s, ok := r.score(evaluator); ok {
+		return r.valueOf(s)
+	}
+	return caseValue{kind: r.lacking(), rate: rate, repeats: r.repeats}
+}
+
+// addPair adds a pair of case values to the paired differences. A pass
+// rate without a value is a fail, on either side; a baseline without
+// output, or a pair where neither side has a value, is no evidence.
+func (d *deltaAccumulator) addPair(b, c caseValue) {
+	bv, cv := scored(b.kind), scored(c.kind)
+	rate := (b.rate || !bv) && (c.rate || !cv)
+	binary := max(b.repeats, 1) == 1 && max(c.repeats, 1) == 1
+	switch {
+	case !bv && !cv, b.kind == kindNoOutput:
+	case rate:
+		x, y := 0.0, 0.0
+		if bv {
+			x = b.value
+		}
+		if cv {
+			y = c.value
+		}
+		d.pairs.add(y, x, binary)
+	case bv && cv:
+		d.pairs.addNumber(c.value, b.value)
+	case !cv:
+		d.pairs.CandidateLacks++
+	}
+}
