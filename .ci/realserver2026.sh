@@ -147,19 +147,24 @@ fi
 [ -n "$against" ] || echo "realserver2026: (no mid-2024 digests to compare with: run by itself, not from .ci/run)"
 rm -f "$log"
 
-# agenta eval run --repeats 3 (issue 27): the run's own repeats, 5 rows ×
-# 3; a verdict (0 or 1), never a usage, evaluation, service or local
-# failure (2-5).
+# agenta eval run --repeats 3 (issue 27): the run's own repeats, 5 test
+# cases × 3, each variant a run; the bound gates read cases.
 start=$SECONDS
 go build -o "$RS_WORK/agenta" ./cmd/agenta
 status=0
+variant=$(seed_id application_variant_id)
 AGENTA_HOST=$api AGENTA_API_KEY=$key "$RS_WORK/agenta" eval run --app "$(seed_id application_id)" --testset "$(seed_id testset_id)" \
-  --variant "$(seed_id application_variant_id)" --evaluator "$(seed_id evaluator_id)" --gate 'Exact capital >= 0.9' \
+  --variant "$variant" --variant "$variant" --evaluator "$(seed_id evaluator_id)" \
+  --gate 'low(Exact capital) >= 0.5' --gate 'flaky(Exact capital) <= 0' --gate 'diff_low(Exact capital) >= -0.05' \
   --repeats 3 --interval 500ms --timeout 3m >"$RS_WORK/repeats.out" 2>"$RS_WORK/repeats.err" || status=$?
 echo "-- agenta eval run --repeats 3: exit $status, $((SECONDS - start)) s"
-if [ "$status" -gt 1 ] || ! grep -q ': 5 rows × 3 repeats, ' "$RS_WORK/repeats.out"; then
+# Exit 1: 5 cases, however alike, cannot show "at most 5 points worse".
+if [ "$status" -ne 1 ] || ! grep -q ': 5 rows × 3 repeats, ' "$RS_WORK/repeats.out" ||
+  ! grep -q ': 5 test cases × 3 repeats paired by ' "$RS_WORK/repeats.out" ||
+  ! grep -q '^low(Exact capital) >= 0.5 .* pass' "$RS_WORK/repeats.out" ||
+  ! grep -q 'inconclusive: the bound is -0.35[0-9]*; about [0-9]* paired cases would be needed' "$RS_WORK/repeats.err"; then
   cat "$RS_WORK/repeats.out" "$RS_WORK/repeats.err"
-  echo "realserver2026: agenta eval run --repeats 3 gave no verdict on 5 rows × 3 repeats"
+  echo "realserver2026: agenta eval run --repeats 3 did not judge 5 test cases × 3 repeats (want exit 1: diff_low inconclusive, low passing)"
   exit 1
 fi
 echo "realserver2026: passed; $((SECONDS - total)) s before stop"

@@ -247,6 +247,31 @@ func CompareStream(baseline, candidate iter.Seq2[models.EvaluationScenario, erro
 	return compareStreamInto(&c, baseline, candidate)
 }
 
+// CompareStream is the package's CompareStream with this Comparer, so
+// that its settings (Repeats) apply: it adds both runs' rows, reading them
+// in turn, and returns the comparison. It stops at the first error.
+func (c *Comparer) CompareStream(baseline, candidate iter.Seq2[models.EvaluationScenario, error]) (Comparison, error) {
+	return compareStreamInto(c, baseline, candidate)
+}
+
+// CaseCounter gathers one run's rows by test case, as the candidate side
+// of a Comparer does (its repeats together), for the bound measures of a
+// run judged without a baseline: Report.CandidateCases. It keeps a few
+// numbers per case, never the rows. Create it with NewCaseCounter.
+type CaseCounter struct{ c Comparer }
+
+// NewCaseCounter returns a CaseCounter for runs of repeats repeats of
+// each test case (0 or 1 for none).
+func NewCaseCounter(repeats int) *CaseCounter {
+	return &CaseCounter{c: Comparer{Repeats: repeats, alone: true}}
+}
+
+// Add adds a row of the run.
+func (k *CaseCounter) Add(s models.EvaluationScenario) { k.c.AddCandidate(s) }
+
+// Cases returns what the run's test cases add up to so far.
+func (k *CaseCounter) Cases() CaseSummary { return k.c.Comparison().CandidateCases }
+
 // compareStreamInto is CompareStream with a Comparer of the caller's.
 func compareStreamInto(c *Comparer, baseline, candidate iter.Seq2[models.EvaluationScenario, error]) (Comparison, error) {
 	nextBase, stopBase := iter.Pull2(baseline)

@@ -414,8 +414,13 @@ func printComparison(w io.Writer, report *evals.Report) error {
 	if c.Unpaired > 0 {
 		unpaired = fmt.Sprintf("%d (%d of the baseline, %d of the candidate)", c.Unpaired, c.UnpairedBaseline, c.UnpairedCandidate)
 	}
-	fmt.Fprintf(w, "%s against %s: %d rows paired by %s, %s unpaired\n",
-		cell(report.Candidate.Variant()), cell(report.Baseline.Variant()), c.Paired, c.Pairing(), unpaired)
+	// With repeats, a pair is a test case: its value is the mean of its repeats.
+	paired := strconv.Itoa(c.Paired) + " rows"
+	if c.Repeats > 1 {
+		paired = fmt.Sprintf("%d test cases × %d repeats", c.Paired, c.Repeats)
+	}
+	fmt.Fprintf(w, "%s against %s: %s paired by %s, %s unpaired\n",
+		cell(report.Candidate.Variant()), cell(report.Baseline.Variant()), paired, c.Pairing(), unpaired)
 	t := newTable(w)
 	t.row("  EVALUATOR", "BASELINE", "CANDIDATE", "DIFF", "BETTER", "WORSE", "SAME", "NO VALUE", "P")
 	for _, id := range c.EvaluatorIDs {

@@ -54,6 +54,9 @@ type variantRun struct {
 	summary    evals.Summary
 	comparison *evals.Comparison // against the baseline, when both were read whole
 	rows       *rowFile          // its scenarios, kept for the reports; nil when none needs them
+	// cases gathers the rows by test case when each was repeated, for the
+	// bound gates of a run judged without a baseline; nil otherwise.
+	cases *evals.CaseCounter
 }
 
 // run creates the evaluation, waits for every variant's run together,
@@ -162,6 +165,9 @@ func (r *evalRun) follow(ctx context.Context, client *agenta.Client, host string
 	var reading sync.Mutex
 	for i, v := range r.runs {
 		keep := len(r.runs) > 1 || rowReports && (i == 0 || i == len(r.runs)-1)
+		if len(r.runs) == 1 && r.opts.Repeats > 1 {
+			v.cases = evals.NewCaseCounter(r.opts.Repeats)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -211,6 +217,9 @@ func (v *variantRun) read(ctx context.Context, client *agenta.Client, host strin
 			}
 			v.rowsRead++
 			v.acc.Add(scenario)
+			if v.cases != nil {
+				v.cases.Add(scenario)
+			}
 			if v.rows != nil && keepErr == nil {
 				keepErr = v.rows.add(&scenario)
 			}
@@ -262,7 +271,8 @@ func (r *evalRun) compare() {
 		if v.err != nil || v.rows == nil {
 			continue
 		}
-		c, err := evals.CompareStream(base.rows.rows(), v.rows.rows())
+		comparer := evals.Comparer{Repeats: r.opts.Repeats}
+		c, err := comparer.CompareStream(base.rows.rows(), v.rows.rows())
 		if err != nil {
 			r.rowsErr = cmp.Or(r.rowsErr, err)
 			return
@@ -297,7 +307,11 @@ func (r *evalRun) judge() error {
 		}
 	}
 
-	report := &evals.Report{Candidate: gated.run, CandidateSummary: gated.summary}
+	report := &evals.Report{Candidate: gated.run, CandidateSummary: gated.summary, Confidence: opts.Confidence}
+	if gated.cases != nil {
+		cases := gated.cases.Cases()
+		report.CandidateCases = &cases
+	}
 	if len(r.runs) > 1 {
 		report.Baseline, report.BaselineSummary, report.Comparison = base.run, base.summary, gated.comparison
 	} else {
