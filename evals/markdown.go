@@ -119,9 +119,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if len(r.Gates) > 0 {
 		bw.WriteString("\n| Gate | Measured | Result |\n|---|---:|---|\n")
 		for _, g := range r.Gates {
-			measured := formatNumber(g.Measured)
-			if g.Reason != "" {
-				measured = notAvailable
+			measured := notAvailable
+			if !math.IsNaN(g.Measured) {
+				measured = formatNumber(g.Measured)
 			}
 			verdict := "✅ pass"
 			if !g.Passed {

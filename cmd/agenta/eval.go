@@ -110,6 +110,17 @@ Gates (--gate, repeatable) apply to the last variant:
   worse(NAME) OP N         rows where it did worse than the baseline
   regression_p(NAME) OP P  one-sided p-value of a regression against the
                            baseline, in the evaluator's worse direction
+  diff_low(NAME) OP D      the lower confidence bound of the paired
+                           difference from the baseline, by test case, in
+                           the evaluator's better direction: the release
+                           gate is 'diff_low(NAME) >= -0.05' (at most 5
+                           points worse); too few cases fail it as
+                           inconclusive, saying how many it would take
+  low(NAME), high(NAME)    the lower (upper) confidence bound of the mean
+                           over test cases, for a threshold on a noisy app
+  pass_all(NAME)           the share of test cases all of whose repeats pass
+  flaky(NAME)              test cases whose repeats disagree (listed in
+                           the reports)
   errors(NAME) OP N        rows where NAME errored or has no result
   cost.mean, cost.p95, cost.max, cost.total, latency.mean, latency.p50,
   latency.p95, latency.max, app_errors OP NUMBER

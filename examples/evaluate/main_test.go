@@ -36,8 +36,8 @@ func TestEvaluateEmbedded(t *testing.T) {
 		"### `capitals.precise` against `capitals.default`\n",
 		"| Exact match | 62.5% (30.6% – 86.3%) | 100.0% (67.6% – 100.0%) | +37.5 pts | 3 / 0 / 5 | 0 / 0 | 0.25 |\n",
 		"| Edit distance (lower is better) | 2.125 (-0.3806 – 4.631) | 0 (0 – 0) | -2.125 | 3 / 0 / 5 | 0 / 0 | 0.25 |\n",
-		"| `Exact match >= 0.9` | 1 | ✅ pass |\n",
-		"| `regression_p(Exact match) >= 0.05` | 1 | ✅ pass |\n",
+		"| `low(Exact match) >= 0.6` | 0.7473 | ✅ pass (Wilson's score bound at 95%, estimate 1 over 8 cases) |\n",
+		"| `diff_low(Exact match) >= -0.05` | 0.02751 | ✅ pass (Tango's score bound at 95%, estimate 0.375 over 8 paired cases) |\n",
 		"| `worse(Edit distance) <= 0` | 0 | ✅ pass |\n",
 		"| `app_errors <= 0` | 0 | ✅ pass |\n",
 	} {
@@ -116,11 +116,11 @@ func TestEvaluateGateFails(t *testing.T) {
 	for _, g := range gateErr.Failed {
 		failed = append(failed, fmt.Sprintf("%s: %v", g.Gate, g.Measured))
 	}
-	if got, want := strings.Join(failed, "; "), "Exact match >= 0.9: 0.375; worse(Edit distance) <= 0: 2"; got != want {
+	if got, want := strings.Join(failed, "; "), "low(Exact match) >= 0.6: 0.16117233776067347; diff_low(Exact match) >= -0.05: -0.5398469545128195; worse(Edit distance) <= 0: 2"; got != want {
 		t.Errorf("failed gates %q, want %q", got, want)
 	}
 	// The report is written all the same, for the person who reads the CI log.
-	for _, want := range []string{"### `capitals.warm` against `capitals.default`", "| `Exact match >= 0.9` | 0.375 | ❌ fail |"} {
+	for _, want := range []string{"### `capitals.warm` against `capitals.default`", "| `low(Exact match) >= 0.6` | 0.1612 | ❌ fail: the estimate itself, 0.375, is not within the limit 0.6"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, out.String())
 		}
