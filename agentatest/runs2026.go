@@ -390,17 +390,16 @@ func (s *Server) handleStopSimpleEvaluation(c *call) answer {
 // runs whose tags contain those given (JSONB containment) and whose name
 // contains name, case aside (ILIKE), newest first.
 func (s *Server) handleQueryRuns(c *call) answer {
-	b, refused, ok := readBody26(c, false)
-	if !ok {
+	var in struct {
+		Run struct {
+			Tags body26 `json:"tags"`
+			Name string `json:"name"`
+		} `json:"run"`
+	}
+	if refused, ok := decode26(c, false, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	q := b.object("run", []any{"body"}, &fails)
-	tags := q.object("tags", []any{"body", "run"}, &fails)
-	name := q.str("name", []any{"body", "run"}, &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
+	tags, name := in.Run.Tags, in.Run.Name
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var found []*run26
@@ -454,74 +453,98 @@ func readRowQuery26(c *call, member string, defaultDescending bool) (rowQuery26,
 		return rowQuery26{}, refused, false
 	}
 	var fails []fail26
-	var q rowQuery26
-	f := b.object(member, []any{"body"}, &fails)
-	l := []any{"body", member}
-	if id := f.uuid("run_id", l, &fails); id != "" {
-		q.runIDs = append(q.runIDs, id)
+	var f struct {
+		RunID       string      `json:"run_id,uuid"`
+		RunIDs      []string    `json:"run_ids"`
+		IDs         []string    `json:"ids"`
+		ScenarioID  string      `json:"scenario_id,uuid"`
+		ScenarioIDs uuidsIfList `json:"scenario_ids"`
+		StepKey     string      `json:"step_key"`
+		StepKeys    anyStrings  `json:"step_keys"`
+		Status      string      `json:"status"`
+		Statuses    anyStrings  `json:"statuses"`
+		RepeatIdx   *int        `json:"repeat_idx"`
+		RepeatIdxs  anyInts     `json:"repeat_idxs"`
 	}
-	q.runIDs = append(q.runIDs, f.uuids("run_ids", l, &fails)...)
-	q.ids = f.uuids("ids", l, &fails)
-	if id := f.uuid("scenario_id", l, &fails); id != "" {
-		q.scenarioIDs = append(q.scenarioIDs, id)
+	if o := b.object(member, []any{"body"}, &fails); o != nil {
+		o.decode(&f, []any{"body", member}, &fails)
 	}
-	if _, isList := f["scenario_ids"].([]any); isList {
-		q.scenarioIDs = append(q.scenarioIDs, f.uuids("scenario_ids", l, &fails)...)
+	var w struct {
+		Windowing *struct {
+			Next  string `json:"next,uuid"`
+			Limit *int   `json:"limit"`
+			Order string `json:"order"`
+		} `json:"windowing"`
 	}
-	if k := f.str("step_key", l, &fails); k != "" {
-		q.stepKeys = append(q.stepKeys, k)
+	b.decode(&w, []any{"body"}, &fails)
+	if len(fails) > 0 {
+		return rowQuery26{}, refusal26(fails), false
 	}
-	q.stepKeys = append(q.stepKeys, strings26(f["step_keys"])...)
-	if st := f.str("status", l, &fails); st != "" {
-		q.statuses = append(q.statuses, st)
-	}
-	q.statuses = append(q.statuses, strings26(f["statuses"])...)
-	if n, ok := f.integer("repeat_idx", l, &fails); ok {
-		q.repeats = append(q.repeats, n)
-	}
-	if list, ok := f["repeat_idxs"].([]any); ok {
-		for _, v := range list {
-			if n, ok := v.(json.Number); ok {
-				if i, err := n.Int64(); err == nil {
-					q.repeats = append(q.repeats, int(i))
-				}
-			}
+	one := func(s string) []string {
+		if s == "" {
+			return nil
 		}
+		return []string{s}
 	}
+	q := rowQuery26{ids: f.IDs}
+	q.runIDs = append(one(f.RunID), f.RunIDs...)
+	q.scenarioIDs = append(one(f.ScenarioID), f.ScenarioIDs...)
+	q.stepKeys = append(one(f.StepKey), f.StepKeys...)
+	q.statuses = append(one(f.Status), f.Statuses...)
+	if f.RepeatIdx != nil {
+		q.repeats = append(q.repeats, *f.RepeatIdx)
+	}
+	q.repeats = append(q.repeats, f.RepeatIdxs...)
 	q.filtered = len(q.runIDs)+len(q.ids)+len(q.scenarioIDs)+len(q.stepKeys)+len(q.statuses)+len(q.repeats) > 0
-	w := b.object("windowing", []any{"body"}, &fails)
-	if w != nil {
-		wl := []any{"body", "windowing"}
-		q.windowed = true
-		q.next = w.uuid("next", wl, &fails)
-		limit, limited := w.integer("limit", wl, &fails)
-		q.limit = -1
-		if limited {
-			q.limit = max(limit, 1)
+	if w.Windowing != nil {
+		q.windowed, q.next, q.limit, q.descending = true, w.Windowing.Next, -1, defaultDescending
+		if w.Windowing.Limit != nil {
+			q.limit = max(*w.Windowing.Limit, 1)
 		}
-		q.descending = defaultDescending
-		switch w.str("order", wl, &fails) {
+		switch w.Windowing.Order {
 		case "ascending":
 			q.descending = false
 		case "descending":
 			q.descending = true
 		}
 	}
-	if len(fails) > 0 {
-		return rowQuery26{}, refusal26(fails), false
-	}
 	return q, answer{}, true
 }
 
-func strings26(v any) []string {
+// uuidsIfList is a list of UUIDs, checked only when it is a list: the
+// fake, like the SDK, ignores a member of another type.
+type uuidsIfList []string
+
+func (u *uuidsIfList) read26(v any, loc []any, fails *[]fail26) {
+	if items, isList := v.([]any); isList {
+		*u = uuidItems26(items, loc, fails)
+	}
+}
+
+// anyStrings keeps the strings of a list and passes over the rest.
+type anyStrings []string
+
+func (l *anyStrings) read26(v any, _ []any, _ *[]fail26) {
 	list, _ := v.([]any)
-	var out []string
 	for _, item := range list {
 		if s, ok := item.(string); ok {
-			out = append(out, s)
+			*l = append(*l, s)
 		}
 	}
-	return out
+}
+
+// anyInts keeps the integers of a list and passes over the rest.
+type anyInts []int
+
+func (l *anyInts) read26(v any, _ []any, _ *[]fail26) {
+	list, _ := v.([]any)
+	for _, item := range list {
+		if n, ok := item.(json.Number); ok {
+			if i, err := n.Int64(); err == nil {
+				*l = append(*l, int(i))
+			}
+		}
+	}
 }
 
 // window applies a query's windowing to rows with their ids: id order,

@@ -137,9 +137,14 @@ func (b body26) uuids(key string, loc []any, fails *[]fail26) []string {
 		*fails = append(*fails, fail26{typ: "list_type", msg: "Input should be a valid list", loc: at(loc, key), input: v})
 		return nil
 	}
+	return uuidItems26(items, at(loc, key), fails)
+}
+
+// uuidItems26 reads a list's items as UUIDs.
+func uuidItems26(items []any, loc []any, fails *[]fail26) []string {
 	out := make([]string, 0, len(items))
 	for i, item := range items {
-		id, f := uuid26(item, at(loc, key, i))
+		id, f := uuid26(item, at(loc, i))
 		if f != nil {
 			*fails = append(*fails, *f)
 			continue
@@ -245,17 +250,30 @@ func decode26[T any](c *call, required bool, into *T) (answer, bool) {
 		return refused, false
 	}
 	var fails []fail26
-	b.fill26(reflect.ValueOf(into).Elem(), []any{"body"}, &fails)
+	b.decode(into, []any{"body"}, &fails)
 	if len(fails) > 0 {
 		return refusal26(fails), false
 	}
 	return answer{}, true
 }
 
+// decode fills the struct into points to from b as decode26 does, for a
+// part of a body whose member is named at run time.
+func (b body26) decode(into any, loc []any, fails *[]fail26) {
+	b.fill26(reflect.ValueOf(into).Elem(), loc, fails)
+}
+
+// reader26 is a field type that reads its member itself: v is the
+// member's value, nil when absent.
+type reader26 interface {
+	read26(v any, loc []any, fails *[]fail26)
+}
+
 // fill26 sets the exported fields of the struct v from b's members:
 // string, []string (a list of UUIDs), *int, bool, *refIn, body26 (any
-// object), a struct (an object, zero when absent) or a pointer to one
-// (nil when absent). Other types are a mistake of the fake's and panic.
+// object), a reader26, a struct (an object, zero when absent) or a
+// pointer to one (nil when absent). Other types are a mistake of the
+// fake's and panic.
 func (b body26) fill26(v reflect.Value, loc []any, fails *[]fail26) {
 	t := v.Type()
 	for i := range t.NumField() {
@@ -274,6 +292,8 @@ func (b body26) fill26(v reflect.Value, loc []any, fails *[]fail26) {
 		}
 		f := v.Field(i)
 		switch p := f.Addr().Interface().(type) {
+		case reader26:
+			p.read26(b[name], at(loc, name), fails)
 		case *string:
 			if strings.Contains(opts, "uuid") {
 				*p = b.uuid(name, loc, fails)
