@@ -74,33 +74,41 @@ type metrics26 struct {
 }
 
 func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
-	b, refused, ok := readBody26(c, true)
-	if !ok {
+	var in struct {
+		Evaluation struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			Flags       struct {
+				IsSplit bool `json:"is_split"`
+			} `json:"flags"`
+			Tags body26 `json:"tags"`
+			Data *struct {
+				TestsetSteps     steps26 `json:"testset_steps"`
+				ApplicationSteps steps26 `json:"application_steps"`
+				EvaluatorSteps   steps26 `json:"evaluator_steps"`
+				QuerySteps       steps26 `json:"query_steps"`
+				Repeats          *int    `json:"repeats"`
+				Status           string  `json:"status"`
+				Concurrency      body26  `json:"concurrency"`
+			} `json:"data"`
+		} `json:"evaluation,required"`
+	}
+	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	if _, present := b["evaluation"]; !present {
-		fails = append(fails, missing26("body", "evaluation"))
-	}
-	spec := b.object("evaluation", []any{"body"}, &fails)
-	l := []any{"body", "evaluation"}
-	name, description := spec.str("name", l, &fails), spec.str("description", l, &fails)
-	flags := spec.object("flags", l, &fails)
-	tags := spec.object("tags", l, &fails)
-	data := spec.object("data", l, &fails)
-	dl := at(l, "data")
+	spec, data := in.Evaluation, in.Evaluation.Data
+	name, description, flags, tags := spec.Name, spec.Description, spec.Flags, spec.Tags
 	steps := map[string][][2]string{}
-	for _, set := range []string{"testset_steps", "application_steps", "evaluator_steps", "query_steps"} {
-		steps[set] = stepSet26(data[set], at(dl, set), &fails)
-	}
-	repeats, hasRepeats := data.integer("repeats", dl, &fails)
-	status := data.str("status", dl, &fails)
-	concurrency := data.object("concurrency", dl, &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
-	if !hasRepeats || repeats < 1 {
-		repeats = 1
+	var status string
+	var concurrency body26
+	repeats := 1
+	if data != nil {
+		steps["testset_steps"], steps["application_steps"] = data.TestsetSteps, data.ApplicationSteps
+		steps["evaluator_steps"], steps["query_steps"] = data.EvaluatorSteps, data.QuerySteps
+		status, concurrency = data.Status, data.Concurrency
+		if data.Repeats != nil && *data.Repeats >= 1 {
+			repeats = *data.Repeats
+		}
 	}
 	orderSteps26(c.body, steps)
 	s.mu.Lock()
@@ -122,7 +130,7 @@ func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
 		apps = append(apps, rev)
 	}
 	run := &run26{id: s.newID(), name: name, description: description, status: "pending", repeats: repeats,
-		split: flags.boolean("is_split", false), testsetSteps: steps["testset_steps"], appSteps: steps["application_steps"],
+		split: flags.IsSplit, testsetSteps: steps["testset_steps"], appSteps: steps["application_steps"],
 		evaluatorSteps: steps["evaluator_steps"], tsRev: ts, appRev: apps[0], appRevs: apps, noDispatch: status != "",
 		done: make(chan struct{})}
 	if concurrency != nil {
@@ -177,8 +185,13 @@ func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
 	return envelope1("evaluation", created)
 }
 
-// stepSet26 reads a step set: a list of revision ids (origin custom) or a
-// map of revision id to origin, refusing what v0.113 refuses.
+// steps26 is a step set: a list of revision ids (origin custom) or a map
+// of revision id to origin, each as [id, origin].
+type steps26 [][2]string
+
+func (st *steps26) read26(v any, loc []any, fails *[]fail26) { *st = stepSet26(v, loc, fails) }
+
+// stepSet26 reads a step set, refusing what v0.113 refuses.
 func stepSet26(v any, loc []any, fails *[]fail26) [][2]string {
 	const dictArm = "dict[uuid,literal['custom','human','auto']]"
 	switch x := v.(type) {
