@@ -195,26 +195,18 @@ func appendPython(b []byte, v any) []byte {
 	return fmt.Appendf(b, "%v", v)
 }
 
+// pythonEscapes are the characters Python's json writes as a backslash
+// and a letter.
+var pythonEscapes = [0x80]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}
+
 // appendPythonString writes s as Python's json module does by default:
 // ASCII only, \uXXXX for the rest (surrogate pairs beyond the BMP).
 func appendPythonString(b []byte, s string) []byte {
 	b = append(b, '"')
 	for _, r := range s {
 		switch {
-		case r == '"':
-			b = append(b, '\\', '"')
-		case r == '\\':
-			b = append(b, '\\', '\\')
-		case r == '\n':
-			b = append(b, '\\', 'n')
-		case r == '\r':
-			b = append(b, '\\', 'r')
-		case r == '\t':
-			b = append(b, '\\', 't')
-		case r == '\b':
-			b = append(b, '\\', 'b')
-		case r == '\f':
-			b = append(b, '\\', 'f')
+		case r < 0x80 && pythonEscapes[r] != 0:
+			b = append(b, '\\', pythonEscapes[r])
 		case r < 0x20 || r >= 0x7f && r <= 0xffff:
 			b = fmt.Appendf(b, `\u%04x`, r)
 		case r > 0xffff:
