@@ -284,9 +284,9 @@ func stepMap26(steps [][2]string) object {
 	return o
 }
 
-// simpleEvaluationWire26 is a run as the /simple/evaluations routes show
-// it; fresh is the create answer, without updated_at. Callers hold s.mu.
-func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
+// runHead26 is what both shapes of a run open with: its flags, then its
+// tags, name and description where it has them.
+func runHead26(run *run26) object {
 	o := object{{"flags", runFlags26(run)}}
 	if run.tags != nil {
 		o = append(o, field{"tags", run.tags})
@@ -297,6 +297,13 @@ func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
 	if run.description != "" {
 		o = append(o, field{"description", run.description})
 	}
+	return o
+}
+
+// simpleEvaluationWire26 is a run as the /simple/evaluations routes show
+// it; fresh is the create answer, without updated_at. Callers hold s.mu.
+func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
+	o := runHead26(run)
 	o = append(o, field{"created_at", time26(run.created)})
 	if updated {
 		o = append(o, field{"updated_at", time26(run.updated)})
@@ -317,16 +324,7 @@ func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
 // runWire26 is a run as GET /evaluations/runs/{id} shows it. Callers hold
 // s.mu.
 func (s *Server) runWire26(run *run26) object {
-	o := object{{"flags", runFlags26(run)}}
-	if run.tags != nil {
-		o = append(o, field{"tags", run.tags})
-	}
-	if run.name != "" {
-		o = append(o, field{"name", run.name})
-	}
-	if run.description != "" {
-		o = append(o, field{"description", run.description})
-	}
+	o := runHead26(run)
 	o = append(o, field{"created_at", time26(run.created)}, field{"updated_at", time26(run.updated)},
 		field{"created_by_id", s.user.ID}, field{"updated_by_id", s.user.ID},
 		field{"id", run.id}, field{"version", "2025-07-14"}, field{"status", run.status})
