@@ -508,16 +508,12 @@ func readRowQuery26(c *call, member string, defaultDescending bool) (rowQuery26,
 	q.repeats = append(q.repeats, f.RepeatIdxs...)
 	q.filtered = len(q.runIDs)+len(q.ids)+len(q.scenarioIDs)+len(q.stepKeys)+len(q.statuses)+len(q.repeats) > 0
 	if w.Windowing != nil {
-		q.windowed, q.next, q.limit, q.descending = true, w.Windowing.Next, -1, defaultDescending
+		q.windowed, q.next, q.limit = true, w.Windowing.Next, -1
 		if w.Windowing.Limit != nil {
 			q.limit = max(*w.Windowing.Limit, 1)
 		}
-		switch w.Windowing.Order {
-		case "ascending":
-			q.descending = false
-		case "descending":
-			q.descending = true
-		}
+		order := w.Windowing.Order
+		q.descending = order == "descending" || defaultDescending && order != "ascending"
 	}
 	return q, answer{}, true
 }
@@ -550,10 +546,8 @@ type anyInts []int
 func (l *anyInts) read26(v any, _ []any, _ *[]fail26) {
 	list, _ := v.([]any)
 	for _, item := range list {
-		if n, ok := item.(json.Number); ok {
-			if i, err := n.Int64(); err == nil {
-				*l = append(*l, int(i))
-			}
+		if n, bad := integer26(item, nil); bad == nil {
+			*l = append(*l, *n)
 		}
 	}
 }
