@@ -16,13 +16,13 @@ import (
 
 func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
 	var in struct {
-		App      *refIn `json:"application_ref"`
-		Variant  *refIn `json:"application_variant_ref"`
-		Revision *refIn `json:"application_revision_ref"`
-		Env      *refIn `json:"environment_ref"`
-		EnvVar   *refIn `json:"environment_variant_ref"`
-		EnvRev   *refIn `json:"environment_revision_ref"`
-		Key      string `json:"key"`
+		App      *refIn `body:"application_ref"`
+		Variant  *refIn `body:"application_variant_ref"`
+		Revision *refIn `body:"application_revision_ref"`
+		Env      *refIn `body:"environment_ref"`
+		EnvVar   *refIn `body:"environment_variant_ref"`
+		EnvRev   *refIn `body:"environment_revision_ref"`
+		Key      string `body:"key"`
 	}
 	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
@@ -133,12 +133,12 @@ func (s *Server) handleFetchApplicationVariant(c *call) answer {
 func (s *Server) handleForkApplicationVariant(c *call) answer {
 	var in struct {
 		Variant struct {
-			Slug        string `json:"slug"`
-			Name        string `json:"name"`
-			Description string `json:"description"`
-		} `json:"application_variant,required"`
-		Source *refIn `json:"application_variant_ref,required"`
-		At     *refIn `json:"application_revision_ref"`
+			Slug        string `body:"slug"`
+			Name        string `body:"name"`
+			Description string `body:"description"`
+		} `body:"application_variant,required"`
+		Source *refIn `body:"application_variant_ref,required"`
+		At     *refIn `body:"application_revision_ref"`
 	}
 	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
@@ -206,13 +206,13 @@ func (s *Server) handleForkApplicationVariant(c *call) answer {
 func (s *Server) handleCommitApplicationRevision(c *call) answer {
 	var in struct {
 		Revision struct {
-			VariantID    string `json:"application_variant_id,uuid"`
-			OldVariantID string `json:"variant_id,uuid"`
-			Message      string `json:"message"`
-			Base         string `json:"base_revision_id,uuid"`
-			Data         body26 `json:"data"`
-			Delta        body26 `json:"delta"`
-		} `json:"application_revision,required"`
+			VariantID    string `body:"application_variant_id,uuid"`
+			OldVariantID string `body:"variant_id,uuid"`
+			Message      string `body:"message"`
+			Base         string `body:"base_revision_id,uuid"`
+			Data         body26 `body:"data"`
+			Delta        body26 `body:"delta"`
+		} `body:"application_revision,required"`
 	}
 	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
@@ -261,9 +261,9 @@ func (s *Server) handleCommitApplicationRevision(c *call) answer {
 
 func (s *Server) handleDeployApplicationRevision(c *call) answer {
 	var in struct {
-		Revision *refIn `json:"application_revision_ref"`
-		Env      *refIn `json:"environment_ref"`
-		Key      string `json:"key"`
+		Revision *refIn `body:"application_revision_ref"`
+		Env      *refIn `body:"environment_ref"`
+		Key      string `body:"key"`
 	}
 	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
@@ -313,11 +313,11 @@ func (s *Server) handleQueryEnvironments(c *call) answer {
 
 func (s *Server) handleRetrieveTestsetRevision(c *call) answer {
 	in := struct {
-		Testset  *refIn `json:"testset_ref"`
-		Variant  *refIn `json:"testset_variant_ref"`
-		Revision *refIn `json:"testset_revision_ref"`
-		IDs      bool   `json:"include_testcase_ids"`
-		Cases    bool   `json:"include_testcases"`
+		Testset  *refIn `body:"testset_ref"`
+		Variant  *refIn `body:"testset_variant_ref"`
+		Revision *refIn `body:"testset_revision_ref"`
+		IDs      bool   `body:"include_testcase_ids"`
+		Cases    bool   `body:"include_testcases"`
 	}{IDs: true, Cases: true}
 	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
@@ -378,9 +378,9 @@ func (v26 *state2026) testsetRevision(tsRef, varRef, revRef *refIn) *tsRevision2
 
 func (s *Server) handleRetrieveEvaluatorRevision(c *call) answer {
 	var in struct {
-		Evaluator *refIn `json:"evaluator_ref"`
-		Variant   *refIn `json:"evaluator_variant_ref"`
-		Revision  *refIn `json:"evaluator_revision_ref"`
+		Evaluator *refIn `body:"evaluator_ref"`
+		Variant   *refIn `body:"evaluator_variant_ref"`
+		Revision  *refIn `body:"evaluator_revision_ref"`
 	}
 	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
@@ -437,15 +437,15 @@ func (s *Server) handleFetchTestcase(c *call) answer {
 // their order, with a windowing only while rows remain.
 func (s *Server) handleQueryTestcases(c *call) answer {
 	var in struct {
-		IDs       []string `json:"testcase_ids"`
-		TestsetID string   `json:"testset_id,uuid"`
-		Testset   *refIn   `json:"testset_ref"`
-		Variant   *refIn   `json:"testset_variant_ref"`
-		Revision  *refIn   `json:"testset_revision_ref"`
+		IDs       []string `body:"testcase_ids"`
+		TestsetID string   `body:"testset_id,uuid"`
+		Testset   *refIn   `body:"testset_ref"`
+		Variant   *refIn   `body:"testset_variant_ref"`
+		Revision  *refIn   `body:"testset_revision_ref"`
 		Windowing struct { // v0.113's Windowing: next before limit
-			Next  string `json:"next,uuid"`
-			Limit *int   `json:"limit"`
-		} `json:"windowing"`
+			Next  string `body:"next,uuid"`
+			Limit *int   `body:"limit"`
+		} `body:"windowing"`
 	}
 	if refused, ok := decode26(c, false, &in); !ok {
 		return refused
@@ -523,7 +523,7 @@ func (s *Server) handleQueryTestcases(c *call) answer {
 // application, its default variant and revision "1".
 func (s *Server) handleCreateSimpleApplication(c *call) answer {
 	var in struct {
-		Spec simpleSpec26 `json:"application"`
+		Spec simpleSpec26 `body:"application"`
 	}
 	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
@@ -555,7 +555,7 @@ func (s *Server) handleCreateSimpleApplication(c *call) answer {
 // handleCreateSimpleTestset is POST /simple/testsets/.
 func (s *Server) handleCreateSimpleTestset(c *call) answer {
 	var in struct {
-		Spec simpleSpec26 `json:"testset"`
+		Spec simpleSpec26 `body:"testset"`
 	}
 	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
@@ -641,14 +641,14 @@ func orderedColumns(raw json.RawMessage) ([]column, error) {
 func (s *Server) handleCreateSimpleEvaluator(c *call) answer {
 	var in struct {
 		Spec struct {
-			Slug        string `json:"slug"`
-			Name        string `json:"name"`
-			Description string `json:"description"`
+			Slug        string `body:"slug"`
+			Name        string `body:"name"`
+			Description string `body:"description"`
 			Data        struct {
-				URI        string `json:"uri"`
-				Parameters body26 `json:"parameters"`
-			} `json:"data"`
-		} `json:"evaluator"`
+				URI        string `body:"uri"`
+				Parameters body26 `body:"parameters"`
+			} `body:"data"`
+		} `body:"evaluator"`
 	}
 	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
@@ -680,10 +680,10 @@ func (s *Server) handleCreateSimpleEvaluator(c *call) answer {
 
 // simpleSpec26 is the object a /simple/ create names its resource by.
 type simpleSpec26 struct {
-	Slug        string `json:"slug"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Data        body26 `json:"data"`
+	Slug        string `body:"slug"`
+	Name        string `body:"name"`
+	Description string `body:"description"`
+	Data        body26 `body:"data"`
 }
 
 // jsonCloneAny deep-copies a JSON-like map; nil stays nil.

@@ -76,22 +76,22 @@ type metrics26 struct {
 func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
 	var in struct {
 		Evaluation struct {
-			Name        string `json:"name"`
-			Description string `json:"description"`
+			Name        string `body:"name"`
+			Description string `body:"description"`
 			Flags       struct {
-				IsSplit bool `json:"is_split"`
-			} `json:"flags"`
-			Tags body26 `json:"tags"`
+				IsSplit bool `body:"is_split"`
+			} `body:"flags"`
+			Tags body26 `body:"tags"`
 			Data *struct {
-				TestsetSteps     steps26 `json:"testset_steps"`
-				ApplicationSteps steps26 `json:"application_steps"`
-				EvaluatorSteps   steps26 `json:"evaluator_steps"`
-				QuerySteps       steps26 `json:"query_steps"`
-				Repeats          *int    `json:"repeats"`
-				Status           string  `json:"status"`
-				Concurrency      body26  `json:"concurrency"`
-			} `json:"data"`
-		} `json:"evaluation,required"`
+				TestsetSteps     steps26 `body:"testset_steps"`
+				ApplicationSteps steps26 `body:"application_steps"`
+				EvaluatorSteps   steps26 `body:"evaluator_steps"`
+				QuerySteps       steps26 `body:"query_steps"`
+				Repeats          *int    `body:"repeats"`
+				Status           string  `body:"status"`
+				Concurrency      body26  `body:"concurrency"`
+			} `body:"data"`
+		} `body:"evaluation,required"`
 	}
 	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
@@ -403,9 +403,9 @@ func (s *Server) handleStopSimpleEvaluation(c *call) answer {
 func (s *Server) handleQueryRuns(c *call) answer {
 	var in struct {
 		Run struct {
-			Tags body26 `json:"tags"`
-			Name string `json:"name"`
-		} `json:"run"`
+			Tags body26 `body:"tags"`
+			Name string `body:"name"`
+		} `body:"run"`
 	}
 	if refused, ok := decode26(c, false, &in); !ok {
 		return refused
@@ -465,27 +465,27 @@ func readRowQuery26(c *call, member string, defaultDescending bool) (rowQuery26,
 	}
 	var fails []fail26
 	var f struct {
-		RunID       string      `json:"run_id,uuid"`
-		RunIDs      []string    `json:"run_ids"`
-		IDs         []string    `json:"ids"`
-		ScenarioID  string      `json:"scenario_id,uuid"`
-		ScenarioIDs uuidsIfList `json:"scenario_ids"`
-		StepKey     string      `json:"step_key"`
-		StepKeys    anyStrings  `json:"step_keys"`
-		Status      string      `json:"status"`
-		Statuses    anyStrings  `json:"statuses"`
-		RepeatIdx   *int        `json:"repeat_idx"`
-		RepeatIdxs  anyInts     `json:"repeat_idxs"`
+		RunID       string      `body:"run_id,uuid"`
+		RunIDs      []string    `body:"run_ids"`
+		IDs         []string    `body:"ids"`
+		ScenarioID  string      `body:"scenario_id,uuid"`
+		ScenarioIDs uuidsIfList `body:"scenario_ids"`
+		StepKey     string      `body:"step_key"`
+		StepKeys    anyStrings  `body:"step_keys"`
+		Status      string      `body:"status"`
+		Statuses    anyStrings  `body:"statuses"`
+		RepeatIdx   *int        `body:"repeat_idx"`
+		RepeatIdxs  anyInts     `body:"repeat_idxs"`
 	}
 	if o := b.object(member, []any{"body"}, &fails); o != nil {
 		o.decode(&f, []any{"body", member}, &fails)
 	}
 	var w struct {
 		Windowing *struct {
-			Next  string `json:"next,uuid"`
-			Limit *int   `json:"limit"`
-			Order string `json:"order"`
-		} `json:"windowing"`
+			Next  string `body:"next,uuid"`
+			Limit *int   `body:"limit"`
+			Order string `body:"order"`
+		} `body:"windowing"`
 	}
 	b.decode(&w, []any{"body"}, &fails)
 	if len(fails) > 0 {

@@ -131,8 +131,9 @@ func (r *refIn) empty() bool { return r == nil || r.id == "" && r.slug == "" && 
 
 // decode26 reads a 2026 request body into *into, checking each member its
 // fields name as v0.113's Pydantic models do, in field order, and answers
-// the 422 listing every fail. A field's json tag names its member; its
-// options say more: "required" (absent is a missing fail), "uuid" (a
+// the 422 listing every fail. A field's body tag names its member, as a
+// json tag would (body, not json, since its options are not
+// encoding/json's): "required" (absent is a missing fail), "uuid" (a
 // string or list of strings that must be UUIDs, kept canonical). Fields
 // preset by the caller are defaults: a bool keeps its value unless the
 // member is a bool. The types a field may have are those of fill26.
@@ -169,7 +170,7 @@ type reader26 interface {
 func (b body26) fill26(v reflect.Value, loc []any, fails *[]fail26) {
 	t := v.Type()
 	for i := range t.NumField() {
-		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("body"), ",")
 		raw, present := b[name]
 		l, f := at(loc, name), v.Field(i)
 		if !present && strings.Contains(opts, "required") {
@@ -218,9 +219,9 @@ func (b body26) fill26(v reflect.Value, loc []any, fails *[]fail26) {
 				f.Set(reflect.ValueOf(o))
 			case f.Type() == reflect.TypeFor[*refIn]():
 				var r struct {
-					ID      string `json:"id,uuid"`
-					Slug    string `json:"slug"`
-					Version string `json:"version"`
+					ID      string `body:"id,uuid"`
+					Slug    string `body:"slug"`
+					Version string `body:"version"`
 				}
 				o.fill26(reflect.ValueOf(&r).Elem(), l, fails)
 				f.Set(reflect.ValueOf(&refIn{r.ID, r.Slug, r.Version}))
