@@ -128,33 +128,32 @@ func aggregateCritique(values []any) result {
 // averageOf is aggregate_float_from_llm_app_response, the average cost or
 // latency of the rows that have one, or an error Result when none has.
 func averageOf(kind string, values []float64) *result {
-	if len(values) == 0 {
-		message := fmt.Sprintf("No valid values found for %s aggregation.", kind)
-		r := errorResult(message, pythonTraceback(message, "ValueError",
-			frame{"services/aggregation_service.py", 99, "aggregate_float_from_llm_app_response",
-				`raise ValueError(f"No valid values found for {key} aggregation.")`}))
-		return &r
-	}
-	total := 0.0
-	for _, v := range values {
-		total += v
-	}
-	return &result{Type: kind, Value: pythonFloatValue(total / float64(len(values)))}
+	return floatsOf(kind, values, "", 99, "aggregate_float_from_llm_app_response")
 }
 
 // sumOf is sum_float_from_llm_app_response, the total cost, or an error
 // Result when no row has one.
 func sumOf(kind string, values []float64) *result {
+	return floatsOf(kind, values, " sum", 125, "sum_float_from_llm_app_response")
+}
+
+// floatsOf is what averageOf and sumOf share: the service's ValueError,
+// raised at line of fn, when no value is found; else the total, divided by
+// the count unless sum is " sum".
+func floatsOf(kind string, values []float64, sum string, line int, fn string) *result {
 	if len(values) == 0 {
-		message := fmt.Sprintf("No valid values found for %s sum aggregation.", kind)
+		message := fmt.Sprintf("No valid values found for %s%s aggregation.", kind, sum)
 		r := errorResult(message, pythonTraceback(message, "ValueError",
-			frame{"services/aggregation_service.py", 125, "sum_float_from_llm_app_response",
-				`raise ValueError(f"No valid values found for {key} sum aggregation.")`}))
+			frame{"services/aggregation_service.py", line, fn,
+				`raise ValueError(f"No valid values found for {key}` + sum + ` aggregation.")`}))
 		return &r
 	}
 	total := 0.0
 	for _, v := range values {
 		total += v
+	}
+	if sum == "" {
+		total /= float64(len(values))
 	}
 	return &result{Type: kind, Value: pythonFloatValue(total)}
 }

@@ -25,7 +25,9 @@ var blake2bIV = [8]uint64{
 	0x510e527fade682d1, 0x9b05688c2b3e6c1f, 0x1f83d9abfb41bd6b, 0x5be0cd19137e2179,
 }
 
-var blake2bSigma = [12][16]byte{
+// blake2bSigma are RFC 7693's ten message permutations; the 12 rounds
+// take them in turn.
+var blake2bSigma = [10][16]byte{
 	{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
 	{14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
 	{11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4},
@@ -36,8 +38,6 @@ var blake2bSigma = [12][16]byte{
 	{13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
 	{6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5},
 	{10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
-	{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-	{14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
 }
 
 // blake2b returns the unkeyed BLAKE2b digest of msg, size bytes long (1 to 64).
@@ -85,7 +85,8 @@ func blake2bCompress(h *[8]uint64, block *[128]byte, t uint64, last bool) {
 		v[c] = v[c] + v[d]
 		v[b] = bits.RotateLeft64(v[b]^v[c], -63)
 	}
-	for _, s := range blake2bSigma {
+	for round := range 12 {
+		s := blake2bSigma[round%10]
 		g(0, 4, 8, 12, m[s[0]], m[s[1]])
 		g(1, 5, 9, 13, m[s[2]], m[s[3]])
 		g(2, 6, 10, 14, m[s[4]], m[s[5]])
@@ -195,26 +196,18 @@ func appendPython(b []byte, v any) []byte {
 	return fmt.Appendf(b, "%v", v)
 }
 
+// pythonEscapes are the characters Python's json writes as a backslash
+// and a letter.
+var pythonEscapes = [0x80]byte{'"': '"', '\\': '\\', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f'}
+
 // appendPythonString writes s as Python's json module does by default:
 // ASCII only, \uXXXX for the rest (surrogate pairs beyond the BMP).
 func appendPythonString(b []byte, s string) []byte {
 	b = append(b, '"')
 	for _, r := range s {
 		switch {
-		case r == '"':
-			b = append(b, '\\', '"')
-		case r == '\\':
-			b = append(b, '\\', '\\')
-		case r == '\n':
-			b = append(b, '\\', 'n')
-		case r == '\r':
-			b = append(b, '\\', 'r')
-		case r == '\t':
-			b = append(b, '\\', 't')
-		case r == '\b':
-			b = append(b, '\\', 'b')
-		case r == '\f':
-			b = append(b, '\\', 'f')
+		case r < 0x80 && pythonEscapes[r] != 0:
+			b = append(b, '\\', pythonEscapes[r])
 		case r < 0x20 || r >= 0x7f && r <= 0xffff:
 			b = fmt.Appendf(b, `\u%04x`, r)
 		case r > 0xffff:

@@ -114,6 +114,17 @@ func TestValidation2026(t *testing.T) {
 		{"GET", "/traces/", "", `{"detail":"At least one trace_id query parameter is required."}`},
 		{"GET", "/spans/0123456789abcdef0123456789abcdef/zz", "", `{"detail":""}`},
 		{"POST", "/testsets/revisions/retrieve", `{}`, `{"count":0}`},
+		// As the real v0.113 answered: fails in the model's field order,
+		// nested ones first; a missing member shows the object lacking it;
+		// every field of a model is checked, variant_id too.
+		{"POST", "/applications/variants/fork", `{"application_variant_ref":{"id":"bad"},"application_variant":{"slug":1}}`,
+			`{"detail":[{"type":"string_type","loc":["body","application_variant","slug"],"msg":"Input should be a valid string","input":1},{"type":"uuid_parsing","loc":["body","application_variant_ref","id"],"msg":"Input should be a valid UUID, invalid length: expected length 32 for simple format, found 3","input":"bad","ctx":{"error":"invalid length: expected length 32 for simple format, found 3"}}]}`},
+		{"POST", "/applications/variants/fork", `{"application_variant":{"slug":1}}`,
+			`{"detail":[{"type":"string_type","loc":["body","application_variant","slug"],"msg":"Input should be a valid string","input":1},{"type":"missing","loc":["body","application_variant_ref"],"msg":"Field required","input":{"application_variant":{"slug":1}}}]}`},
+		{"POST", "/applications/revisions/commit", `{"application_revision":{"application_variant_id":"0190b606-17b8-7000-8000-000000000002","variant_id":"bad"}}`,
+			`{"detail":[{"type":"uuid_parsing","loc":["body","application_revision","variant_id"],"msg":"Input should be a valid UUID, invalid length: expected length 32 for simple format, found 3","input":"bad","ctx":{"error":"invalid length: expected length 32 for simple format, found 3"}}]}`},
+		{"POST", "/testcases/query", `{"windowing":{"limit":1.5,"next":3}}`,
+			`{"detail":[{"type":"uuid_type","loc":["body","windowing","next"],"msg":"UUID input should be a string, bytes or UUID object","input":3},{"type":"int_from_float","loc":["body","windowing","limit"],"msg":"Input should be a valid integer, got a number with a fractional part","input":1.5}]}`},
 	} {
 		_, body := r.do(tc.method, tc.path, "k", tc.body)
 		assert.JSONEq(t, tc.want, body, "%s %s %s", tc.method, tc.path, tc.body)

@@ -1,6 +1,7 @@
 package agentatest
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -14,22 +15,19 @@ import (
 // nothing found, and builds its whole answer under s.mu.
 
 func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
-	b, refused, ok := readBody26(c, true)
-	if !ok {
+	var in struct {
+		App      *refIn `body:"application_ref"`
+		Variant  *refIn `body:"application_variant_ref"`
+		Revision *refIn `body:"application_revision_ref"`
+		Env      *refIn `body:"environment_ref"`
+		EnvVar   *refIn `body:"environment_variant_ref"`
+		EnvRev   *refIn `body:"environment_revision_ref"`
+		Key      string `body:"key"`
+	}
+	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	loc := []any{"body"}
-	appRef := b.ref("application_ref", loc, &fails)
-	varRef := b.ref("application_variant_ref", loc, &fails)
-	revRef := b.ref("application_revision_ref", loc, &fails)
-	envRef := b.ref("environment_ref", loc, &fails)
-	envVarRef := b.ref("environment_variant_ref", loc, &fails)
-	envRevRef := b.ref("environment_revision_ref", loc, &fails)
-	key := b.str("key", loc, &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
+	appRef, varRef, revRef, envRef, envVarRef, envRevRef, key := in.App, in.Variant, in.Revision, in.Env, in.EnvVar, in.EnvRev, in.Key
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v26 := s.v26
@@ -133,27 +131,19 @@ func (s *Server) handleFetchApplicationVariant(c *call) answer {
 }
 
 func (s *Server) handleForkApplicationVariant(c *call) answer {
-	b, refused, ok := readBody26(c, true)
-	if !ok {
+	var in struct {
+		Variant struct {
+			Slug        string `body:"slug"`
+			Name        string `body:"name"`
+			Description string `body:"description"`
+		} `body:"application_variant,required"`
+		Source *refIn `body:"application_variant_ref,required"`
+		At     *refIn `body:"application_revision_ref"`
+	}
+	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	loc := []any{"body"}
-	spec := b.object("application_variant", loc, &fails)
-	if _, present := b["application_variant"]; !present {
-		fails = append(fails, missing26("body", "application_variant"))
-	}
-	if _, present := b["application_variant_ref"]; !present {
-		fails = append(fails, missing26("body", "application_variant_ref"))
-	}
-	src := b.ref("application_variant_ref", loc, &fails)
-	at := b.ref("application_revision_ref", loc, &fails)
-	slug := spec.str("slug", at2(loc, "application_variant"), &fails)
-	name := spec.str("name", at2(loc, "application_variant"), &fails)
-	description := spec.str("description", at2(loc, "application_variant"), &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
+	src, at, slug, name, description := in.Source, in.At, in.Variant.Slug, in.Variant.Name, in.Variant.Description
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v26 := s.v26
@@ -214,28 +204,21 @@ func (s *Server) handleForkApplicationVariant(c *call) answer {
 }
 
 func (s *Server) handleCommitApplicationRevision(c *call) answer {
-	b, refused, ok := readBody26(c, true)
-	if !ok {
+	var in struct {
+		Revision struct {
+			VariantID    string `body:"application_variant_id,uuid"`
+			OldVariantID string `body:"variant_id,uuid"`
+			Message      string `body:"message"`
+			Base         string `body:"base_revision_id,uuid"`
+			Data         body26 `body:"data"`
+			Delta        body26 `body:"delta"`
+		} `body:"application_revision,required"`
+	}
+	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	loc := []any{"body"}
-	if _, present := b["application_revision"]; !present {
-		fails = append(fails, missing26("body", "application_revision"))
-	}
-	spec := b.object("application_revision", loc, &fails)
-	l := at2(loc, "application_revision")
-	variantID := spec.uuid("application_variant_id", l, &fails)
-	if variantID == "" {
-		variantID = spec.uuid("variant_id", l, &fails)
-	}
-	message := spec.str("message", l, &fails)
-	base := spec.uuid("base_revision_id", l, &fails)
-	data := spec.object("data", l, &fails)
-	delta := spec.object("delta", l, &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
+	spec := in.Revision
+	variantID, message, base, data, delta := cmp.Or(spec.VariantID, spec.OldVariantID), spec.Message, spec.Base, spec.Data, spec.Delta
 	s.mu.Lock()
 	v := s.v26.variants[variantID]
 	if v == nil {
@@ -277,18 +260,15 @@ func (s *Server) handleCommitApplicationRevision(c *call) answer {
 }
 
 func (s *Server) handleDeployApplicationRevision(c *call) answer {
-	b, refused, ok := readBody26(c, true)
-	if !ok {
+	var in struct {
+		Revision *refIn `body:"application_revision_ref"`
+		Env      *refIn `body:"environment_ref"`
+		Key      string `body:"key"`
+	}
+	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	loc := []any{"body"}
-	revRef := b.ref("application_revision_ref", loc, &fails)
-	envRef := b.ref("environment_ref", loc, &fails)
-	key := b.str("key", loc, &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
+	revRef, envRef, key := in.Revision, in.Env, in.Key
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.environments26()
@@ -318,7 +298,7 @@ func (s *Server) handleDeployApplicationRevision(c *call) answer {
 }
 
 func (s *Server) handleQueryEnvironments(c *call) answer {
-	if _, refused, ok := readBody26(c, false); !ok {
+	if refused, ok := decode26(c, false, &struct{}{}); !ok {
 		return refused
 	}
 	s.mu.Lock()
@@ -332,20 +312,17 @@ func (s *Server) handleQueryEnvironments(c *call) answer {
 }
 
 func (s *Server) handleRetrieveTestsetRevision(c *call) answer {
-	b, refused, ok := readBody26(c, true)
-	if !ok {
+	in := struct {
+		Testset  *refIn `body:"testset_ref"`
+		Variant  *refIn `body:"testset_variant_ref"`
+		Revision *refIn `body:"testset_revision_ref"`
+		IDs      bool   `body:"include_testcase_ids"`
+		Cases    bool   `body:"include_testcases"`
+	}{IDs: true, Cases: true}
+	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	loc := []any{"body"}
-	tsRef := b.ref("testset_ref", loc, &fails)
-	varRef := b.ref("testset_variant_ref", loc, &fails)
-	revRef := b.ref("testset_revision_ref", loc, &fails)
-	ids := b.boolean("include_testcase_ids", true)
-	cases := b.boolean("include_testcases", true)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
+	tsRef, varRef, revRef, ids, cases := in.Testset, in.Variant, in.Revision, in.IDs, in.Cases
 	if revRef != nil && revRef.id == "" && revRef.slug == "" && revRef.version != "" && varRef.empty() && tsRef.empty() {
 		return detailAnswer(http.StatusBadRequest, "testset_revision_ref.version is a per-variant sequence number and requires a testset_variant_ref or testset_ref to scope it. Provide either, or identify the revision by testset_revision_ref.id or testset_revision_ref.slug (both are project-unique).")
 	}
@@ -400,18 +377,15 @@ func (v26 *state2026) testsetRevision(tsRef, varRef, revRef *refIn) *tsRevision2
 }
 
 func (s *Server) handleRetrieveEvaluatorRevision(c *call) answer {
-	b, refused, ok := readBody26(c, true)
-	if !ok {
+	var in struct {
+		Evaluator *refIn `body:"evaluator_ref"`
+		Variant   *refIn `body:"evaluator_variant_ref"`
+		Revision  *refIn `body:"evaluator_revision_ref"`
+	}
+	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	loc := []any{"body"}
-	evRef := b.ref("evaluator_ref", loc, &fails)
-	varRef := b.ref("evaluator_variant_ref", loc, &fails)
-	revRef := b.ref("evaluator_revision_ref", loc, &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
+	evRef, varRef, revRef := in.Evaluator, in.Variant, in.Revision
 	if evRef.empty() && varRef.empty() && revRef.empty() {
 		return detailAnswer(http.StatusBadRequest, "Provide evaluator refs or environment refs with key to retrieve an evaluator revision.")
 	}
@@ -462,22 +436,24 @@ func (s *Server) handleFetchTestcase(c *call) answer {
 // page is full, an exact last page included; or by a revision's rows in
 // their order, with a windowing only while rows remain.
 func (s *Server) handleQueryTestcases(c *call) answer {
-	b, refused, ok := readBody26(c, false)
-	if !ok {
+	var in struct {
+		IDs       []string `body:"testcase_ids"`
+		TestsetID string   `body:"testset_id,uuid"`
+		Testset   *refIn   `body:"testset_ref"`
+		Variant   *refIn   `body:"testset_variant_ref"`
+		Revision  *refIn   `body:"testset_revision_ref"`
+		Windowing struct { // v0.113's Windowing: next before limit
+			Next  string `body:"next,uuid"`
+			Limit *int   `body:"limit"`
+		} `body:"windowing"`
+	}
+	if refused, ok := decode26(c, false, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	loc := []any{"body"}
-	ids := b.uuids("testcase_ids", loc, &fails)
-	testsetID := b.uuid("testset_id", loc, &fails)
-	tsRef := b.ref("testset_ref", loc, &fails)
-	varRef := b.ref("testset_variant_ref", loc, &fails)
-	revRef := b.ref("testset_revision_ref", loc, &fails)
-	w := b.object("windowing", loc, &fails)
-	limit, limited := w.integer("limit", at2(loc, "windowing"), &fails)
-	next := w.uuid("next", at2(loc, "windowing"), &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
+	ids, testsetID, tsRef, varRef, revRef := in.IDs, in.TestsetID, in.Testset, in.Variant, in.Revision
+	limit, limited, next := 0, in.Windowing.Limit != nil, in.Windowing.Next
+	if limited {
+		limit = *in.Windowing.Limit
 	}
 	if ids == nil && testsetID == "" && tsRef.empty() && varRef.empty() && revRef.empty() {
 		return detailAnswer(http.StatusBadRequest, "At least one filter is required: testcase_ids, testset_id, testset_ref/testset_variant_ref/testset_revision_ref.")
@@ -546,18 +522,13 @@ func (s *Server) handleQueryTestcases(c *call) answer {
 // handleCreateSimpleApplication is POST /simple/applications/: an
 // application, its default variant and revision "1".
 func (s *Server) handleCreateSimpleApplication(c *call) answer {
-	b, refused, ok := readBody26(c, true)
-	if !ok {
+	var in struct {
+		Spec simpleSpec26 `body:"application"`
+	}
+	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	spec := b.object("application", []any{"body"}, &fails)
-	l := []any{"body", "application"}
-	slug, name, description := spec.str("slug", l, &fails), spec.str("name", l, &fails), spec.str("description", l, &fails)
-	data := spec.object("data", l, &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
+	slug, name, description, data := in.Spec.Slug, in.Spec.Name, in.Spec.Description, in.Spec.Data
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if slug == "" {
@@ -583,18 +554,13 @@ func (s *Server) handleCreateSimpleApplication(c *call) answer {
 
 // handleCreateSimpleTestset is POST /simple/testsets/.
 func (s *Server) handleCreateSimpleTestset(c *call) answer {
-	b, refused, ok := readBody26(c, true)
-	if !ok {
+	var in struct {
+		Spec simpleSpec26 `body:"testset"`
+	}
+	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	spec := b.object("testset", []any{"body"}, &fails)
-	l := []any{"body", "testset"}
-	slug, name, description := spec.str("slug", l, &fails), spec.str("name", l, &fails), spec.str("description", l, &fails)
-	data := spec.object("data", l, &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
+	slug, name, description, data := in.Spec.Slug, in.Spec.Name, in.Spec.Description, in.Spec.Data
 	rows, err := testcaseRows(c.body)
 	if err != nil {
 		return refusal26([]fail26{{typ: "model_attributes_type", msg: "Input should be a valid dictionary or object to extract fields from",
@@ -673,20 +639,22 @@ func orderedColumns(raw json.RawMessage) ([]column, error) {
 
 // handleCreateSimpleEvaluator is POST /simple/evaluators/.
 func (s *Server) handleCreateSimpleEvaluator(c *call) answer {
-	b, refused, ok := readBody26(c, true)
-	if !ok {
+	var in struct {
+		Spec struct {
+			Slug        string `body:"slug"`
+			Name        string `body:"name"`
+			Description string `body:"description"`
+			Data        struct {
+				URI        string `body:"uri"`
+				Parameters body26 `body:"parameters"`
+			} `body:"data"`
+		} `body:"evaluator"`
+	}
+	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	spec := b.object("evaluator", []any{"body"}, &fails)
-	l := []any{"body", "evaluator"}
-	slug, name, description := spec.str("slug", l, &fails), spec.str("name", l, &fails), spec.str("description", l, &fails)
-	data := spec.object("data", l, &fails)
-	uri := data.str("uri", at2(l, "data"), &fails)
-	params := data.object("parameters", at2(l, "data"), &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
+	spec := in.Spec
+	slug, name, description, uri, params := spec.Slug, spec.Name, spec.Description, spec.Data.URI, spec.Data.Parameters
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if slug == "" {
@@ -710,8 +678,13 @@ func (s *Server) handleCreateSimpleEvaluator(c *call) answer {
 	return envelope1("evaluator", o)
 }
 
-// at2 extends loc without sharing its backing array.
-func at2(loc []any, items ...any) []any { return at(loc, items...) }
+// simpleSpec26 is the object a /simple/ create names its resource by.
+type simpleSpec26 struct {
+	Slug        string `body:"slug"`
+	Name        string `body:"name"`
+	Description string `body:"description"`
+	Data        body26 `body:"data"`
+}
 
 // jsonCloneAny deep-copies a JSON-like map; nil stays nil.
 func jsonCloneAny(m map[string]any) map[string]any {

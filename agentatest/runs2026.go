@@ -74,33 +74,41 @@ type metrics26 struct {
 }
 
 func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
-	b, refused, ok := readBody26(c, true)
-	if !ok {
+	var in struct {
+		Evaluation struct {
+			Name        string `body:"name"`
+			Description string `body:"description"`
+			Flags       struct {
+				IsSplit bool `body:"is_split"`
+			} `body:"flags"`
+			Tags body26 `body:"tags"`
+			Data *struct {
+				TestsetSteps     steps26 `body:"testset_steps"`
+				ApplicationSteps steps26 `body:"application_steps"`
+				EvaluatorSteps   steps26 `body:"evaluator_steps"`
+				QuerySteps       steps26 `body:"query_steps"`
+				Repeats          *int    `body:"repeats"`
+				Status           string  `body:"status"`
+				Concurrency      body26  `body:"concurrency"`
+			} `body:"data"`
+		} `body:"evaluation,required"`
+	}
+	if refused, ok := decode26(c, true, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	if _, present := b["evaluation"]; !present {
-		fails = append(fails, missing26("body", "evaluation"))
-	}
-	spec := b.object("evaluation", []any{"body"}, &fails)
-	l := []any{"body", "evaluation"}
-	name, description := spec.str("name", l, &fails), spec.str("description", l, &fails)
-	flags := spec.object("flags", l, &fails)
-	tags := spec.object("tags", l, &fails)
-	data := spec.object("data", l, &fails)
-	dl := at(l, "data")
+	spec, data := in.Evaluation, in.Evaluation.Data
+	name, description, flags, tags := spec.Name, spec.Description, spec.Flags, spec.Tags
 	steps := map[string][][2]string{}
-	for _, set := range []string{"testset_steps", "application_steps", "evaluator_steps", "query_steps"} {
-		steps[set] = stepSet26(data[set], at(dl, set), &fails)
-	}
-	repeats, hasRepeats := data.integer("repeats", dl, &fails)
-	status := data.str("status", dl, &fails)
-	concurrency := data.object("concurrency", dl, &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
-	if !hasRepeats || repeats < 1 {
-		repeats = 1
+	var status string
+	var concurrency body26
+	repeats := 1
+	if data != nil {
+		steps["testset_steps"], steps["application_steps"] = data.TestsetSteps, data.ApplicationSteps
+		steps["evaluator_steps"], steps["query_steps"] = data.EvaluatorSteps, data.QuerySteps
+		status, concurrency = data.Status, data.Concurrency
+		if data.Repeats != nil && *data.Repeats >= 1 {
+			repeats = *data.Repeats
+		}
 	}
 	orderSteps26(c.body, steps)
 	s.mu.Lock()
@@ -122,7 +130,7 @@ func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
 		apps = append(apps, rev)
 	}
 	run := &run26{id: s.newID(), name: name, description: description, status: "pending", repeats: repeats,
-		split: flags.boolean("is_split", false), testsetSteps: steps["testset_steps"], appSteps: steps["application_steps"],
+		split: flags.IsSplit, testsetSteps: steps["testset_steps"], appSteps: steps["application_steps"],
 		evaluatorSteps: steps["evaluator_steps"], tsRev: ts, appRev: apps[0], appRevs: apps, noDispatch: status != "",
 		done: make(chan struct{})}
 	if concurrency != nil {
@@ -177,8 +185,13 @@ func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
 	return envelope1("evaluation", created)
 }
 
-// stepSet26 reads a step set: a list of revision ids (origin custom) or a
-// map of revision id to origin, refusing what v0.113 refuses.
+// steps26 is a step set: a list of revision ids (origin custom) or a map
+// of revision id to origin, each as [id, origin].
+type steps26 [][2]string
+
+func (st *steps26) read26(v any, loc []any, fails *[]fail26) { *st = stepSet26(v, loc, fails) }
+
+// stepSet26 reads a step set, refusing what v0.113 refuses.
 func stepSet26(v any, loc []any, fails *[]fail26) [][2]string {
 	const dictArm = "dict[uuid,literal['custom','human','auto']]"
 	switch x := v.(type) {
@@ -271,9 +284,9 @@ func stepMap26(steps [][2]string) object {
 	return o
 }
 
-// simpleEvaluationWire26 is a run as the /simple/evaluations routes show
-// it; fresh is the create answer, without updated_at. Callers hold s.mu.
-func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
+// runHead26 is what both shapes of a run open with: its flags, then its
+// tags, name and description where it has them.
+func runHead26(run *run26) object {
 	o := object{{"flags", runFlags26(run)}}
 	if run.tags != nil {
 		o = append(o, field{"tags", run.tags})
@@ -284,6 +297,13 @@ func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
 	if run.description != "" {
 		o = append(o, field{"description", run.description})
 	}
+	return o
+}
+
+// simpleEvaluationWire26 is a run as the /simple/evaluations routes show
+// it; fresh is the create answer, without updated_at. Callers hold s.mu.
+func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
+	o := runHead26(run)
 	o = append(o, field{"created_at", time26(run.created)})
 	if updated {
 		o = append(o, field{"updated_at", time26(run.updated)})
@@ -304,16 +324,7 @@ func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
 // runWire26 is a run as GET /evaluations/runs/{id} shows it. Callers hold
 // s.mu.
 func (s *Server) runWire26(run *run26) object {
-	o := object{{"flags", runFlags26(run)}}
-	if run.tags != nil {
-		o = append(o, field{"tags", run.tags})
-	}
-	if run.name != "" {
-		o = append(o, field{"name", run.name})
-	}
-	if run.description != "" {
-		o = append(o, field{"description", run.description})
-	}
+	o := runHead26(run)
 	o = append(o, field{"created_at", time26(run.created)}, field{"updated_at", time26(run.updated)},
 		field{"created_by_id", s.user.ID}, field{"updated_by_id", s.user.ID},
 		field{"id", run.id}, field{"version", "2025-07-14"}, field{"status", run.status})
@@ -390,17 +401,16 @@ func (s *Server) handleStopSimpleEvaluation(c *call) answer {
 // runs whose tags contain those given (JSONB containment) and whose name
 // contains name, case aside (ILIKE), newest first.
 func (s *Server) handleQueryRuns(c *call) answer {
-	b, refused, ok := readBody26(c, false)
-	if !ok {
+	var in struct {
+		Run struct {
+			Tags body26 `body:"tags"`
+			Name string `body:"name"`
+		} `body:"run"`
+	}
+	if refused, ok := decode26(c, false, &in); !ok {
 		return refused
 	}
-	var fails []fail26
-	q := b.object("run", []any{"body"}, &fails)
-	tags := q.object("tags", []any{"body", "run"}, &fails)
-	name := q.str("name", []any{"body", "run"}, &fails)
-	if len(fails) > 0 {
-		return refusal26(fails)
-	}
+	tags, name := in.Run.Tags, in.Run.Name
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var found []*run26
@@ -454,74 +464,92 @@ func readRowQuery26(c *call, member string, defaultDescending bool) (rowQuery26,
 		return rowQuery26{}, refused, false
 	}
 	var fails []fail26
-	var q rowQuery26
-	f := b.object(member, []any{"body"}, &fails)
-	l := []any{"body", member}
-	if id := f.uuid("run_id", l, &fails); id != "" {
-		q.runIDs = append(q.runIDs, id)
+	var f struct {
+		RunID       string      `body:"run_id,uuid"`
+		RunIDs      []string    `body:"run_ids"`
+		IDs         []string    `body:"ids"`
+		ScenarioID  string      `body:"scenario_id,uuid"`
+		ScenarioIDs uuidsIfList `body:"scenario_ids"`
+		StepKey     string      `body:"step_key"`
+		StepKeys    anyStrings  `body:"step_keys"`
+		Status      string      `body:"status"`
+		Statuses    anyStrings  `body:"statuses"`
+		RepeatIdx   *int        `body:"repeat_idx"`
+		RepeatIdxs  anyInts     `body:"repeat_idxs"`
 	}
-	q.runIDs = append(q.runIDs, f.uuids("run_ids", l, &fails)...)
-	q.ids = f.uuids("ids", l, &fails)
-	if id := f.uuid("scenario_id", l, &fails); id != "" {
-		q.scenarioIDs = append(q.scenarioIDs, id)
+	if o := b.object(member, []any{"body"}, &fails); o != nil {
+		o.decode(&f, []any{"body", member}, &fails)
 	}
-	if _, isList := f["scenario_ids"].([]any); isList {
-		q.scenarioIDs = append(q.scenarioIDs, f.uuids("scenario_ids", l, &fails)...)
+	var w struct {
+		Windowing *struct {
+			Next  string `body:"next,uuid"`
+			Limit *int   `body:"limit"`
+			Order string `body:"order"`
+		} `body:"windowing"`
 	}
-	if k := f.str("step_key", l, &fails); k != "" {
-		q.stepKeys = append(q.stepKeys, k)
-	}
-	q.stepKeys = append(q.stepKeys, strings26(f["step_keys"])...)
-	if st := f.str("status", l, &fails); st != "" {
-		q.statuses = append(q.statuses, st)
-	}
-	q.statuses = append(q.statuses, strings26(f["statuses"])...)
-	if n, ok := f.integer("repeat_idx", l, &fails); ok {
-		q.repeats = append(q.repeats, n)
-	}
-	if list, ok := f["repeat_idxs"].([]any); ok {
-		for _, v := range list {
-			if n, ok := v.(json.Number); ok {
-				if i, err := n.Int64(); err == nil {
-					q.repeats = append(q.repeats, int(i))
-				}
-			}
-		}
-	}
-	q.filtered = len(q.runIDs)+len(q.ids)+len(q.scenarioIDs)+len(q.stepKeys)+len(q.statuses)+len(q.repeats) > 0
-	w := b.object("windowing", []any{"body"}, &fails)
-	if w != nil {
-		wl := []any{"body", "windowing"}
-		q.windowed = true
-		q.next = w.uuid("next", wl, &fails)
-		limit, limited := w.integer("limit", wl, &fails)
-		q.limit = -1
-		if limited {
-			q.limit = max(limit, 1)
-		}
-		q.descending = defaultDescending
-		switch w.str("order", wl, &fails) {
-		case "ascending":
-			q.descending = false
-		case "descending":
-			q.descending = true
-		}
-	}
+	b.decode(&w, []any{"body"}, &fails)
 	if len(fails) > 0 {
 		return rowQuery26{}, refusal26(fails), false
+	}
+	one := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return []string{s}
+	}
+	q := rowQuery26{ids: f.IDs}
+	q.runIDs = append(one(f.RunID), f.RunIDs...)
+	q.scenarioIDs = append(one(f.ScenarioID), f.ScenarioIDs...)
+	q.stepKeys = append(one(f.StepKey), f.StepKeys...)
+	q.statuses = append(one(f.Status), f.Statuses...)
+	if f.RepeatIdx != nil {
+		q.repeats = append(q.repeats, *f.RepeatIdx)
+	}
+	q.repeats = append(q.repeats, f.RepeatIdxs...)
+	q.filtered = len(q.runIDs)+len(q.ids)+len(q.scenarioIDs)+len(q.stepKeys)+len(q.statuses)+len(q.repeats) > 0
+	if w.Windowing != nil {
+		q.windowed, q.next, q.limit = true, w.Windowing.Next, -1
+		if w.Windowing.Limit != nil {
+			q.limit = max(*w.Windowing.Limit, 1)
+		}
+		order := w.Windowing.Order
+		q.descending = order == "descending" || defaultDescending && order != "ascending"
 	}
 	return q, answer{}, true
 }
 
-func strings26(v any) []string {
+// uuidsIfList is a list of UUIDs, checked only when it is a list: the
+// fake, like the SDK, ignores a member of another type.
+type uuidsIfList []string
+
+func (u *uuidsIfList) read26(v any, loc []any, fails *[]fail26) {
+	if items, isList := v.([]any); isList {
+		*u = uuidItems26(items, loc, fails)
+	}
+}
+
+// anyStrings keeps the strings of a list and passes over the rest.
+type anyStrings []string
+
+func (l *anyStrings) read26(v any, _ []any, _ *[]fail26) {
 	list, _ := v.([]any)
-	var out []string
 	for _, item := range list {
 		if s, ok := item.(string); ok {
-			out = append(out, s)
+			*l = append(*l, s)
 		}
 	}
-	return out
+}
+
+// anyInts keeps the integers of a list and passes over the rest.
+type anyInts []int
+
+func (l *anyInts) read26(v any, _ []any, _ *[]fail26) {
+	list, _ := v.([]any)
+	for _, item := range list {
+		if n, bad := integer26(item, nil); bad == nil {
+			*l = append(*l, *n)
+		}
+	}
 }
 
 // window applies a query's windowing to rows with their ids: id order,

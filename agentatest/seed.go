@@ -117,13 +117,7 @@ type spanRecord struct {
 func (s *Server) AddApp(a App) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if a.ID == "" {
-		a.ID = s.newID()
-	}
-	s.useID(a.ID)
-	if _, dup := s.apps[a.ID]; dup {
-		panic(fmt.Sprintf("agentatest: AddApp: app %q already exists", a.ID))
-	}
+	seedID(s, &a.ID, s.apps, "AddApp: app")
 	if a.Name == "" {
 		a.Name = "app"
 	}
@@ -139,13 +133,7 @@ func (s *Server) AddBase(b Base) string {
 	if !ok {
 		panic(fmt.Sprintf("agentatest: AddBase: unknown app %q", b.AppID))
 	}
-	if b.ID == "" {
-		b.ID = s.newID()
-	}
-	s.useID(b.ID)
-	if _, dup := s.bases[b.ID]; dup {
-		panic(fmt.Sprintf("agentatest: AddBase: base %q already exists", b.ID))
-	}
+	seedID(s, &b.ID, s.bases, "AddBase: base")
 	if b.Name == "" {
 		b.Name = app.Name
 	}
@@ -170,13 +158,7 @@ func (s *Server) AddVariant(v Variant) string {
 	if s.variantNamed(base.AppID, base.Name+"."+v.ConfigName) != nil {
 		panic(fmt.Sprintf("agentatest: AddVariant: app %q already has a variant %s.%s", base.AppID, base.Name, v.ConfigName))
 	}
-	if v.ID == "" {
-		v.ID = s.newID()
-	}
-	s.useID(v.ID)
-	if _, dup := s.variants[v.ID]; dup {
-		panic(fmt.Sprintf("agentatest: AddVariant: variant %q already exists", v.ID))
-	}
+	seedID(s, &v.ID, s.variants, "AddVariant: variant")
 	params, err := copyParameters(v.Parameters)
 	if err != nil {
 		panic(fmt.Sprintf("agentatest: AddVariant: parameters: %v", err))
@@ -237,13 +219,7 @@ func (s *Server) AddTestset(t Testset) string {
 			panic(fmt.Sprintf("agentatest: AddTestset: unknown app %q", t.AppID))
 		}
 	}
-	if t.ID == "" {
-		t.ID = s.newID()
-	}
-	s.useID(t.ID)
-	if _, dup := s.testsets[t.ID]; dup {
-		panic(fmt.Sprintf("agentatest: AddTestset: test set %q already exists", t.ID))
-	}
+	seedID(s, &t.ID, s.testsets, "AddTestset: test set")
 	rows := make([]map[string]string, len(t.Rows))
 	for i, row := range t.Rows {
 		rows[i] = make(map[string]string, len(row))
@@ -263,13 +239,7 @@ func (s *Server) AddTestset(t Testset) string {
 func (s *Server) AddEvaluatorConfig(c models.EvaluatorConfig) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c.ID == "" {
-		c.ID = s.newID()
-	}
-	s.useID(c.ID)
-	if _, dup := s.evaluators[c.ID]; dup {
-		panic(fmt.Sprintf("agentatest: AddEvaluatorConfig: evaluator config %q already exists", c.ID))
-	}
+	seedID(s, &c.ID, s.evaluators, "AddEvaluatorConfig: evaluator config")
 	settings, err := copyParameters(c.SettingsValues)
 	if err != nil {
 		panic(fmt.Sprintf("agentatest: AddEvaluatorConfig: settings: %v", err))
@@ -370,13 +340,7 @@ func (s *Server) AddTrace(root models.Span) string {
 	}
 	var add func(sp models.Span, parent string) string
 	add = func(sp models.Span, parent string) string {
-		if sp.ID == "" {
-			sp.ID = s.newID()
-		}
-		s.useID(sp.ID)
-		if _, dup := s.spans[sp.ID]; dup {
-			panic(fmt.Sprintf("agentatest: AddTrace: span %q already exists", sp.ID))
-		}
+		seedID(s, &sp.ID, s.spans, "AddTrace: span")
 		if parent != "" {
 			sp.ParentSpanID = parent
 		}
@@ -400,6 +364,19 @@ func (s *Server) AddTrace(root models.Span) string {
 		return sp.ID
 	}
 	return add(root, root.ParentSpanID)
+}
+
+// seedID gives a seeded object its id, the one asked or else a new one,
+// and marks it used; an id already held is the test's mistake and panics,
+// naming what (its Add method and kind).
+func seedID[T any](s *Server, id *string, held map[string]T, what string) {
+	if *id == "" {
+		*id = s.newID()
+	}
+	s.useID(*id)
+	if _, dup := held[*id]; dup {
+		panic(fmt.Sprintf("agentatest: %s %q already exists", what, *id))
+	}
 }
 
 // variantNamed finds a variant of an app by its full name. Callers hold s.mu.

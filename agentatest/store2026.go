@@ -387,49 +387,34 @@ func (v26 *state2026) env(id, slug string) *env26 {
 	return nil
 }
 
-func (v26 *state2026) appBySlug(slug string) *app26 {
-	for _, a := range v26.apps {
-		if a.slug == slug {
-			return a
-		}
-	}
-	return nil
-}
-
-func (v26 *state2026) variantBySlug(slug string) *variant26 {
-	for _, v := range v26.variants {
-		if v.slug == slug {
+// bySlug finds the object of m whose slug is slug, or nil.
+func bySlug[T any](m map[string]*T, slug string, slugOf func(*T) string) *T {
+	for _, v := range m {
+		if slugOf(v) == slug {
 			return v
 		}
 	}
 	return nil
 }
 
+func (v26 *state2026) appBySlug(slug string) *app26 {
+	return bySlug(v26.apps, slug, func(a *app26) string { return a.slug })
+}
+
+func (v26 *state2026) variantBySlug(slug string) *variant26 {
+	return bySlug(v26.variants, slug, func(v *variant26) string { return v.slug })
+}
+
 func (v26 *state2026) revisionBySlug(slug string) *revision26 {
-	for _, r := range v26.revisions {
-		if r.slug == slug {
-			return r
-		}
-	}
-	return nil
+	return bySlug(v26.revisions, slug, func(r *revision26) string { return r.slug })
 }
 
 func (v26 *state2026) testsetBySlug(slug string) *testset26 {
-	for _, t := range v26.testsets {
-		if t.slug == slug {
-			return t
-		}
-	}
-	return nil
+	return bySlug(v26.testsets, slug, func(t *testset26) string { return t.slug })
 }
 
 func (v26 *state2026) evaluatorBySlug(slug string) *evaluator26 {
-	for _, e := range v26.evaluators {
-		if e.slug == slug {
-			return e
-		}
-	}
-	return nil
+	return bySlug(v26.evaluators, slug, func(e *evaluator26) string { return e.slug })
 }
 
 // latest is a variant's last revision.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 )
 
@@ -82,99 +83,6 @@ func readBody26(c *call, required bool) (body26, answer, bool) {
 	return body26(m), answer{}, true
 }
 
-// object returns the member named key as an object, nil when absent or
-// null; a member of another type is a fail.
-func (b body26) object(key string, loc []any, fails *[]fail26) body26 {
-	v, ok := b[key]
-	if !ok || v == nil {
-		return nil
-	}
-	m, isMap := v.(map[string]any)
-	if !isMap {
-		*fails = append(*fails, fail26{typ: "model_attributes_type",
-			msg: "Input should be a valid dictionary or object to extract fields from", loc: at(loc, key), input: v})
-		return nil
-	}
-	return body26(m)
-}
-
-// str returns the member named key as a string; "" when absent or null.
-func (b body26) str(key string, loc []any, fails *[]fail26) string {
-	v, ok := b[key]
-	if !ok || v == nil {
-		return ""
-	}
-	s, isString := v.(string)
-	if !isString {
-		*fails = append(*fails, fail26{typ: "string_type", msg: "Input should be a valid string", loc: at(loc, key), input: v})
-	}
-	return s
-}
-
-// uuid returns the member named key as a UUID in its canonical form; ""
-// when absent or null; a fail when it is no UUID.
-func (b body26) uuid(key string, loc []any, fails *[]fail26) string {
-	v, ok := b[key]
-	if !ok || v == nil {
-		return ""
-	}
-	id, f := uuid26(v, at(loc, key))
-	if f != nil {
-		*fails = append(*fails, *f)
-	}
-	return id
-}
-
-// uuids returns the member named key as a list of UUIDs; nil when absent.
-func (b body26) uuids(key string, loc []any, fails *[]fail26) []string {
-	v, ok := b[key]
-	if !ok || v == nil {
-		return nil
-	}
-	items, isList := v.([]any)
-	if !isList {
-		*fails = append(*fails, fail26{typ: "list_type", msg: "Input should be a valid list", loc: at(loc, key), input: v})
-		return nil
-	}
-	out := make([]string, 0, len(items))
-	for i, item := range items {
-		id, f := uuid26(item, at(loc, key, i))
-		if f != nil {
-			*fails = append(*fails, *f)
-			continue
-		}
-		out = append(out, id)
-	}
-	return out
-}
-
-// integer returns the member named key as an int, ok false when absent.
-func (b body26) integer(key string, loc []any, fails *[]fail26) (int, bool) {
-	v, present := b[key]
-	if !present || v == nil {
-		return 0, false
-	}
-	n, isNumber := v.(json.Number)
-	if !isNumber {
-		*fails = append(*fails, fail26{typ: "int_type", msg: "Input should be a valid integer", loc: at(loc, key), input: v})
-		return 0, false
-	}
-	i, err := n.Int64()
-	if err != nil {
-		*fails = append(*fails, fail26{typ: "int_from_float", msg: "Input should be a valid integer, got a number with a fractional part", loc: at(loc, key), input: v})
-		return 0, false
-	}
-	return int(i), true
-}
-
-// boolean returns the member named key as a bool, def when absent.
-func (b body26) boolean(key string, def bool) bool {
-	if v, ok := b[key].(bool); ok {
-		return v
-	}
-	return def
-}
-
 // uuid26 reads a UUID as Pydantic does: a string of 32 hex digits, dashed
 // or not (braces and "urn:uuid:" allowed), returned in its canonical form.
 func uuid26(v any, loc []any) (string, *fail26) {
@@ -218,15 +126,155 @@ type refIn struct {
 	id, slug, version string
 }
 
-// ref reads the member named key as a Reference; nil when absent or null.
-func (b body26) ref(key string, loc []any, fails *[]fail26) *refIn {
-	o := b.object(key, loc, fails)
-	if o == nil {
-		return nil
-	}
-	l := at(loc, key)
-	return &refIn{id: o.uuid("id", l, fails), slug: o.str("slug", l, fails), version: o.str("version", l, fails)}
-}
-
 // empty reports a reference that names nothing.
 func (r *refIn) empty() bool { return r == nil || r.id == "" && r.slug == "" && r.version == "" }
+
+// decode26 reads a 2026 request body into *into, checking each member its
+// fields name as v0.113's Pydantic models do, in field order, and answers
+// the 422 listing every fail. A field's body tag names its member, as a
+// json tag would (body, not json, since its options are not
+// encoding/json's): "required" (absent is a missing fail), "uuid" (a
+// string or list of strings that must be UUIDs, kept canonical). Fields
+// preset by the caller are defaults: a bool keeps its value unless the
+// member is a bool. The types a field may have are those of fill26.
+func decode26[T any](c *call, required bool, into *T) (answer, bool) {
+	b, refused, ok := readBody26(c, required)
+	if !ok {
+		return refused, false
+	}
+	var fails []fail26
+	b.decode(into, []any{"body"}, &fails)
+	if len(fails) > 0 {
+		return refusal26(fails), false
+	}
+	return answer{}, true
+}
+
+// decode fills the struct into points to from b as decode26 does, for a
+// part of a body whose member is named at run time.
+func (b body26) decode(into any, loc []any, fails *[]fail26) {
+	b.fill26(reflect.ValueOf(into).Elem(), loc, fails)
+}
+
+// reader26 is a field type that reads its member itself: v is the
+// member's value, nil when absent.
+type reader26 interface {
+	read26(v any, loc []any, fails *[]fail26)
+}
+
+// fill26 sets the exported fields of the struct v from b's members, each
+// left as it is when its member is absent or null: bool, string, []string
+// (a list of UUIDs), *int, *refIn, body26 (any object), a reader26, a
+// struct or a pointer to one (an object). Other types are a mistake of the
+// fake's and panic.
+func (b body26) fill26(v reflect.Value, loc []any, fails *[]fail26) {
+	t := v.Type()
+	for i := range t.NumField() {
+		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("body"), ",")
+		raw, present := b[name]
+		l, f := at(loc, name), v.Field(i)
+		if !present && strings.Contains(opts, "required") {
+			// v0.113 shows the object that lacks the member as its input.
+			fail := missing26(l...)
+			if b != nil {
+				fail.input = map[string]any(b)
+			}
+			*fails = append(*fails, fail)
+			continue
+		}
+		if r, ok := f.Addr().Interface().(reader26); ok {
+			r.read26(raw, l, fails)
+			continue
+		}
+		if raw == nil {
+			continue
+		}
+		var bad *fail26
+		switch p := f.Addr().Interface().(type) {
+		case *bool:
+			if x, ok := raw.(bool); ok {
+				*p = x
+			}
+		case *string:
+			var ok bool
+			if strings.Contains(opts, "uuid") {
+				*p, bad = uuid26(raw, l)
+			} else if *p, ok = raw.(string); !ok {
+				bad = &fail26{typ: "string_type", msg: "Input should be a valid string", loc: l, input: raw}
+			}
+		case *[]string:
+			items, isList := raw.([]any)
+			if !isList {
+				bad = &fail26{typ: "list_type", msg: "Input should be a valid list", loc: l, input: raw}
+				break
+			}
+			*p = uuidItems26(items, l, fails)
+		case **int:
+			*p, bad = integer26(raw, l)
+		default:
+			o := b.object(name, loc, fails)
+			switch {
+			case o == nil:
+			case f.Type() == reflect.TypeFor[body26]():
+				f.Set(reflect.ValueOf(o))
+			case f.Type() == reflect.TypeFor[*refIn]():
+				var r struct {
+					ID      string `body:"id,uuid"`
+					Slug    string `body:"slug"`
+					Version string `body:"version"`
+				}
+				o.fill26(reflect.ValueOf(&r).Elem(), l, fails)
+				f.Set(reflect.ValueOf(&refIn{r.ID, r.Slug, r.Version}))
+			case f.Kind() == reflect.Struct:
+				o.fill26(f, l, fails)
+			case f.Kind() == reflect.Pointer && f.Type().Elem().Kind() == reflect.Struct:
+				f.Set(reflect.New(f.Type().Elem()))
+				o.fill26(f.Elem(), l, fails)
+			default:
+				panic("agentatest: decode26 cannot read a " + f.Type().String())
+			}
+		}
+		if bad != nil {
+			*fails = append(*fails, *bad)
+		}
+	}
+}
+
+// object returns the member named key as an object, nil when absent or
+// null; a member of another type is a fail.
+func (b body26) object(key string, loc []any, fails *[]fail26) body26 {
+	v := b[key]
+	m, isMap := v.(map[string]any)
+	if v != nil && !isMap {
+		*fails = append(*fails, fail26{typ: "model_attributes_type",
+			msg: "Input should be a valid dictionary or object to extract fields from", loc: at(loc, key), input: v})
+	}
+	return body26(m)
+}
+
+// integer26 reads an integer as Pydantic does from JSON.
+func integer26(v any, loc []any) (*int, *fail26) {
+	n, isNumber := v.(json.Number)
+	if !isNumber {
+		return nil, &fail26{typ: "int_type", msg: "Input should be a valid integer", loc: loc, input: v}
+	}
+	i, err := n.Int64()
+	if err != nil {
+		return nil, &fail26{typ: "int_from_float", msg: "Input should be a valid integer, got a number with a fractional part", loc: loc, input: v}
+	}
+	return &[]int{int(i)}[0], nil
+}
+
+// uuidItems26 reads a list's items as UUIDs.
+func uuidItems26(items []any, loc []any, fails *[]fail26) []string {
+	out := make([]string, 0, len(items))
+	for i, item := range items {
+		id, f := uuid26(item, at(loc, i))
+		if f != nil {
+			*fails = append(*fails, *f)
+			continue
+		}
+		out = append(out, id)
+	}
+	return out
+}

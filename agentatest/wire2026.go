@@ -95,18 +95,25 @@ func appFlags26(application, evaluator, managed, hasURL bool) object {
 	}
 }
 
+// workflowIDs26 open a workflow revision (an application's or an
+// evaluator's): its variant's and artifact's slugs and ids, under its
+// kind's names, the workflow's and the bare ones.
+func workflowIDs26(kind, variantSlug, slug, variantID, id string) object {
+	return object{
+		{kind + "_variant_slug", variantSlug}, {"workflow_variant_slug", variantSlug},
+		{kind + "_slug", slug}, {"workflow_slug", slug},
+		{kind + "_variant_id", variantID}, {"workflow_variant_id", variantID},
+		{kind + "_id", id}, {"workflow_id", id},
+		{"variant_slug", variantSlug}, {"artifact_slug", slug},
+		{"variant_id", variantID}, {"artifact_id", id},
+	}
+}
+
 // revisionWire26 is an application revision. Callers hold s.mu.
 func (s *Server) revisionWire26(r *revision26) object {
 	v, app := r.variant, r.variant.app
-	o := object{
-		{"application_variant_slug", v.slug}, {"workflow_variant_slug", v.slug},
-		{"application_slug", app.slug}, {"workflow_slug", app.slug},
-		{"application_variant_id", v.id}, {"workflow_variant_id", v.id},
-		{"application_id", app.id}, {"workflow_id", app.id},
-		{"variant_slug", v.slug}, {"artifact_slug", app.slug},
-		{"variant_id", v.id}, {"artifact_id", app.id},
-		{"author", s.user.ID}, {"date", time26(r.date)},
-	}
+	o := append(workflowIDs26("application", v.slug, app.slug, v.id, app.id),
+		field{"author", s.user.ID}, field{"date", time26(r.date)})
 	if r.message != "" {
 		o = append(o, field{"message", r.message})
 	}
@@ -230,17 +237,9 @@ func testsetReferences(r *tsRevision26) object {
 // evaluatorRevisionWire26 is an evaluator revision. Callers hold s.mu.
 func (s *Server) evaluatorRevisionWire26(r *evRevision26) object {
 	ev := r.evaluator
-	o := object{
-		{"evaluator_variant_slug", ev.variantSlug}, {"workflow_variant_slug", ev.variantSlug},
-		{"evaluator_slug", ev.slug}, {"workflow_slug", ev.slug},
-		{"evaluator_variant_id", ev.variantID}, {"workflow_variant_id", ev.variantID},
-		{"evaluator_id", ev.id}, {"workflow_id", ev.id},
-		{"variant_slug", ev.variantSlug}, {"artifact_slug", ev.slug},
-		{"variant_id", ev.variantID}, {"artifact_id", ev.id},
-		{"author", s.user.ID}, {"date", time26(r.date)},
-		{"flags", appFlags26(false, true, true, true)},
-		{"name", ev.name},
-	}
+	o := append(workflowIDs26("evaluator", ev.variantSlug, ev.slug, ev.variantID, ev.id),
+		field{"author", s.user.ID}, field{"date", time26(r.date)},
+		field{"flags", appFlags26(false, true, true, true)}, field{"name", ev.name})
 	if ev.description != "" {
 		o = append(o, field{"description", ev.description})
 	}
