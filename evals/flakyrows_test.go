@@ -170,3 +170,19 @@ func TestNoFlakyColumnWithoutRepeats(t *testing.T) {
 		t.Errorf("without repeats: flaky column %v, flaky rows %v", column, jsonCells)
 	}
 }
+
+// The index holds the flaky cases' keys only, whatever the number of
+// rows and cases.
+func TestFlakyRowsHoldOnlyTheFlakyCases(t *testing.T) {
+	always := func(i, j int) bool { return true }
+	few := func(i, j int) bool { return !(i%400 == 7 && j == 1) } // 3 of 1200 cases flaky
+	_, cand := casesRuns(1200, 3, always, few)
+	r := NewReport(Run{}, cand)
+	f := newFlakyRows(r.CandidateCases, r.CandidateSummary.EvaluatorIDs, r.catalog())
+	if f == nil || len(f.byKey) != 3 || len(f.byInputs) != 3 {
+		t.Fatalf("index of %+v: want the 3 flaky cases", f)
+	}
+	if s := r.CandidateCases.Evaluators[exactMatch.ID]; len(s.flakyKeys) != 3 {
+		t.Errorf("%d keys kept, want 3", len(s.flakyKeys))
+	}
+}
