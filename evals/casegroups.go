@@ -18,6 +18,7 @@ type caseGroup struct {
 	wild     bool // keyed by inputs alone: rows without expected answers
 	testcase bool // keyed by test case id
 	label    string
+	keys     caseKey // its key's hashes, for the reports' flaky rows
 	rows     [2]int
 	fed      [2]bool // the side's values went into Comparer.sides
 	failed   [2]int  // rows whose app call failed
@@ -127,7 +128,7 @@ func (g *caseGroup) feed(set *caseSet, side, repeats int) {
 		set.short++
 	}
 	for _, r := range g.scores[side] {
-		set.of(r.evaluator).add(g.value(side, r), func() string { return g.label })
+		set.of(r.evaluator).add(g.value(side, r), g)
 	}
 }
 
@@ -184,7 +185,8 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 		if c.groups == nil {
 			c.groups = map[string]*caseGroup{}
 		}
-		g = &caseGroup{seq: c.seq, inputs: inputs, wild: !answered, testcase: testcase, label: bound(s.InputsText(), 120)}
+		g = &caseGroup{seq: c.seq, inputs: inputs, wild: !answered, testcase: testcase, label: bound(s.InputsText(), 120),
+			keys: newCaseKey(c.key, inputs, testcase)}
 		c.groups[string(c.key)] = g
 	}
 	if g.rows[side] >= c.Repeats {

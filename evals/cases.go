@@ -68,6 +68,9 @@ type CaseStats struct {
 	// whose repeats disagree, the first MaxFlakyListed in FlakyCases.
 	PassAll, Flaky int
 	FlakyCases     []FlakyCase
+	// flakyKeys holds the key of every flaky case (16 bytes each), for
+	// the reports that mark the rows of a flaky case.
+	flakyKeys []caseKey
 	// Values counts the number scores' case means; Sum and SumSquares
 	// sum them and their squares (compensated).
 	Values            int
@@ -75,7 +78,9 @@ type CaseStats struct {
 	sumCarry, sqCarry float64
 }
 
-func (s *CaseStats) add(v caseValue, label func() string) {
+// add adds a case's value; g is the case's rows, nil for a row without
+// repeats (never flaky).
+func (s *CaseStats) add(v caseValue, g *caseGroup) {
 	s.Cases++
 	r := max(v.repeats, 1)
 	switch {
@@ -98,8 +103,11 @@ func (s *CaseStats) add(v caseValue, label func() string) {
 			s.PassAll++
 		case p > 0:
 			s.Flaky++
-			if len(s.FlakyCases) < MaxFlakyListed && label != nil {
-				s.FlakyCases = append(s.FlakyCases, FlakyCase{Case: label(), Passed: p, Repeats: r})
+			if g != nil {
+				if len(s.FlakyCases) < MaxFlakyListed {
+					s.FlakyCases = append(s.FlakyCases, FlakyCase{Case: g.label, Passed: p, Repeats: r})
+				}
+				s.flakyKeys = append(s.flakyKeys, g.keys)
 			}
 		}
 	default:
@@ -114,6 +122,7 @@ func (s *CaseStats) add(v caseValue, label func() string) {
 func (s *CaseStats) clone() *CaseStats {
 	c := *s
 	c.FlakyCases = slices.Clip(c.FlakyCases)
+	c.flakyKeys = slices.Clip(c.flakyKeys)
 	return &c
 }
 

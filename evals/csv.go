@@ -16,7 +16,9 @@ import (
 // "input.NAME" per input, expected (the expected answer), output, app_error,
 // cost, latency, then one column per evaluator, by name, holding true,
 // false, the number, the text, or "error: message". A missing value is an
-// empty cell.
+// empty cell. When the runs have repeats, a last column "flaky" names the
+// evaluators on which the row's test case is flaky in its run (its
+// repeats disagree), joined by "; ".
 func (r *Report) WriteCSV(w io.Writer) error {
 	cat := r.catalog()
 	runs := r.runs()
@@ -43,12 +45,16 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	for _, e := range cat.list {
 		header = append(header, cat.label(e.ID))
 	}
+	flaky := r.flakyRowsOf(runs, cat)
+	if flaky != nil {
+		header = append(header, "flaky")
+	}
 	cw := csv.NewWriter(w)
 	if err := cw.Write(inert(header)); err != nil {
 		return err
 	}
 	record := make([]string, len(header))
-	for _, run := range runs {
+	for n, run := range runs {
 		i := 0
 		for s, err := range run.distinct() {
 			if err != nil {
@@ -69,6 +75,9 @@ func (r *Report) WriteCSV(w io.Writer) error {
 					cell = resultText(res)
 				}
 				record = append(record, cell)
+			}
+			if flaky != nil {
+				record = append(record, flakyCell(flaky[n].of(s)))
 			}
 			if err := cw.Write(inert(record)); err != nil {
 				return err

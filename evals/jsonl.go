@@ -24,6 +24,9 @@ type jsonLine struct {
 	Cost         *serverNumber     `json:"cost"`
 	Latency      *serverNumber     `json:"latency"`
 	Results      []jsonResult      `json:"results"`
+	// Flaky names the evaluators on which the row's test case is flaky
+	// in its run; absent elsewhere.
+	Flaky []string `json:"flaky,omitempty"`
 }
 
 type jsonResult struct {
@@ -44,14 +47,20 @@ func (r *Report) WriteJSONLines(w io.Writer) error {
 	cat := r.catalog()
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
-	for _, run := range r.runs() {
+	runs := r.runs()
+	flaky := r.flakyRowsOf(runs, cat)
+	for n, run := range runs {
 		i := 0
 		for s, err := range run.distinct() {
 			if err != nil {
 				return err
 			}
 			i++
-			if err := enc.Encode(newJSONLine(run.name, i, s, cat)); err != nil {
+			line := newJSONLine(run.name, i, s, cat)
+			if flaky != nil {
+				line.Flaky = flaky[n].of(s)
+			}
+			if err := enc.Encode(line); err != nil {
 				return err
 			}
 		}

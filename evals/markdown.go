@@ -34,9 +34,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if !ok {
 				continue
 			}
+			m.Low, m.High = r.SummaryInterval(e.ID)
 			fmt.Fprintf(bw, "| %s | %s | %s | %d | %d | %d |\n", mdText(evaluatorTitle(cat, e)), formatMean(m), formatInterval(m), m.Count, m.Errors, m.Missing)
 		}
 		fmt.Fprintf(bw, "\nA pass rate counts a row without a value (errored or missing) as a fail.\n")
+		if cases, repeats := r.SummaryCases(); repeats > 1 {
+			fmt.Fprintf(bw, "Each test case ran %d times: the means are over every row, the 95%% confidence intervals over the %s, each its mean over its repeats (the repeats of a case are not independent).\n",
+				repeats, plural(cases, "test case"))
+		}
 	} else {
 		base := runs[0]
 		cmp := r.Comparison

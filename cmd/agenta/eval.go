@@ -402,7 +402,8 @@ func printSummary(w io.Writer, report *evals.Report, baseline bool) error {
 	t.row("  EVALUATOR", "MEAN", "95% CI", "VALUES", "ERRORS", "MISSING")
 	for _, id := range summary.EvaluatorIDs {
 		m := summary.Evaluators[id]
-		t.row("  "+evaluatorLabel(report, id), meanText(m.Mean, m.Bool), intervalText(m.Low, m.High, m.Bool),
+		low, high := report.SummaryInterval(id)
+		t.row("  "+evaluatorLabel(report, id), meanText(m.Mean, m.Bool), intervalText(low, high, m.Bool),
 			strconv.Itoa(m.Count), strconv.Itoa(m.Errors), strconv.Itoa(m.Missing))
 	}
 	if summary.Cost.Count > 0 {
@@ -414,8 +415,34 @@ func printSummary(w io.Writer, report *evals.Report, baseline bool) error {
 	if err := t.flush(); err != nil {
 		return err
 	}
+	if cases, repeats := report.SummaryCases(); repeats > 1 {
+		// Repeats of a case are not independent rows: the interval is over cases.
+		fmt.Fprintf(w, "  95%% CI over %s, each the mean of its %d repeats\n", plural(cases, "test case"), repeats)
+	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// summaryCases returns what variant i's test cases add up to, for the
+// interval of its summary with repeats: its own when judged alone, the
+// baseline's side of a comparison for the baseline, nil for a candidate
+// (its comparison holds them) or without repeats.
+func (r *evalRun) summaryCases(i int) *evals.CaseSummary {
+	if r.opts.Repeats <= 1 {
+		return nil
+	}
+	if v := r.runs[i]; v.cases != nil {
+		cases := v.cases.Cases()
+		return &cases
+	}
+	if i == 0 {
+		for _, v := range r.runs[1:] {
+			if v.comparison != nil {
+				return &v.comparison.BaselineCases
+			}
+		}
+	}
+	return nil
 }
 
 // printComparison writes how a variant differs from the baseline.

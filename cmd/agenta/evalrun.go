@@ -296,7 +296,8 @@ func (r *evalRun) judge() error {
 			printUnsummarised(out, v, isBaseline)
 			continue
 		}
-		report := &evals.Report{Evaluators: reportEvaluators(base.run, v.run, opts.EvaluatorIDs), Candidate: v.run, CandidateSummary: v.summary}
+		report := &evals.Report{Evaluators: reportEvaluators(base.run, v.run, opts.EvaluatorIDs), Candidate: v.run, CandidateSummary: v.summary,
+			CandidateCases: r.summaryCases(i)}
 		if v.comparison != nil {
 			report.Baseline, report.BaselineSummary, report.Comparison = base.run, base.summary, v.comparison
 		}
