@@ -155,7 +155,7 @@ func (r *evalRun) follow(ctx context.Context, client *agenta.Client, host string
 	}
 	// The rows are kept for the reports that hold them (the baseline's
 	// and the last variant's) and for the comparisons with the baseline.
-	rowReports := slices.ContainsFunc(r.targets, func(t reportTarget) bool { return t.rows })
+	rowReports := slices.ContainsFunc(r.targets, func(t reportTarget) bool { return t.format.Rows })
 	var wg sync.WaitGroup
 	var mu sync.Mutex // r.rowsErr
 	// The runs are waited on together and read one at a time: a row may
@@ -503,8 +503,10 @@ func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
 	outcomes := make([]outcome, len(r.targets))
 	for i, t := range r.targets {
 		written := report
-		if t.rows && r.rowsErr != nil {
-			if t.flag != "--junit" {
+		if t.format.Rows && r.rowsErr != nil {
+			// A report of rows alone (CSV, JSON) has nothing left to say;
+			// a document (JUnit) still carries the verdict.
+			if !t.format.Document {
 				outcomes[i].problems = append(outcomes[i].problems, reportError(t, fmt.Errorf("the rows could not be kept in a temporary file: %w", errorReason(r.rowsErr))))
 				if !t.stdout && !t.inPlace {
 					// Never leave an earlier run's report as if it were
@@ -520,11 +522,11 @@ func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
 			written = &without
 			outcomes[i].problems = append(outcomes[i].problems, localError(fmt.Errorf("%s has no test case per row: they could not be kept in a temporary file: %w", t.fileDescription(), errorReason(r.rowsErr))))
 		}
-		write := t.write(written)
-		if t.document {
+		write := func(w io.Writer) error { return t.format.Write(written, w) }
+		if t.format.Document {
 			write = escapedDocument(write)
 		}
-		if t.json {
+		if t.format.JSONLines {
 			write = escapedJSON(write)
 		}
 		scrubbed := func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }
