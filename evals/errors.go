@@ -72,8 +72,9 @@ type RunError struct {
 	// Run is the run's index in the request's VariantIDs, and Runs their
 	// number.
 	Run, Runs int
-	// EvaluationID is the run's evaluation, and Variant its variant's name
-	// (or id).
+	// EvaluationID is the run's evaluation (with repeats on a server
+	// without them, the repeat's whose wait or read failed), and Variant
+	// its variant's name (or id).
 	EvaluationID, Variant string
 	// Step is what failed: StepWait or StepScenarios.
 	Step string

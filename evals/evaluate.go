@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agenta-go/agenta/models"
@@ -65,6 +66,18 @@ type EvaluateOptions[W any] struct {
 	// over scenarios to read them; an error it returns, or one the stream
 	// yielded, ends EvaluateWith with a *RunError naming the run.
 	Scenarios func(run int, finished models.Evaluation, scenarios iter.Seq2[models.EvaluationScenario, error]) error
+	// Concurrent, if set, follows every run at once: each run's wait goes
+	// on while another's does, and each run is read as soon as its wait
+	// ends, one run at a time (a consumer then holds one run's rows, and a
+	// large cell once, not once per run). A run that fails ends only
+	// itself: the others are still waited for and read, and EvaluateWith
+	// returns every run with an error joining one *RunError per failed
+	// run, in the order of the runs (errors.As finds the first, and
+	// Unwrap() []error gives them all). Each *RunError stops, or lists as
+	// unfinished, only its own run's evaluations not seen to end. Wait and
+	// Waited may then be called from several goroutines at once, each for
+	// a run of its own; Scenarios is called for one run at a time.
+	Concurrent bool
 	// Gates, if set, are the gates the runs will be judged by: they are
 	// resolved (ResolveGates) against the evaluators the preflight reads,
 	// before anything is created, so that a gate naming an evaluator the
@@ -118,7 +131,9 @@ func Evaluate[W any](ctx context.Context, svc Service[W], req models.NewEvaluati
 // the runs are created and when each wait ends, and a consumer of each
 // run's scenarios as they stream, for runs too large to hold. Runs are
 // waited for and read in the order of req.VariantIDs, each run's scenarios
-// read as soon as its wait ends, while the service goes on with the others.
+// read as soon as its wait ends, while the service goes on with the others;
+// with opts.Concurrent, they are followed all at once, and a failed run
+// does not end the others.
 //
 // With req.Repeats K above 1, each variant's Run holds every repeat's
 // rows, and Run.Repeats is K: on a 2026 server the rows of its run, which
@@ -179,34 +194,75 @@ func EvaluateWith[W any](ctx context.Context, svc Service[W], req models.NewEval
 		}
 		opts.Created(all)
 	}
+	if opts.Concurrent {
+		return runs, followAll(ctx, svc, runs, opts)
+	}
 	for i := range runs {
-		for j := range runs[i].evaluationCount() {
-			ev := runs[i].evaluation(j)
-			var waitOpts W
-			if opts.Wait != nil {
-				waitOpts = opts.Wait(i, *ev)
-			}
-			finished, err := svc.WaitEvaluation(ctx, ev.ID, waitOpts)
-			ended := finished != nil && finished.Status.EvaluationStatus().Terminal()
-			if finished != nil {
-				*ev = *finished
-			}
-			if opts.Waited != nil {
-				opts.Waited(i, finished, err)
-			}
-			if err != nil {
-				from := j
-				if ended {
-					from = j + 1
-				}
-				return runs, giveUp(ctx, svc, runs, i, ev.ID, pendingAfter(runs, i, from), StepWait, err)
-			}
+		if id, from, err := waitRun(ctx, svc, &runs[i], i, opts); err != nil {
+			return runs, giveUp(ctx, svc, runs, i, id, pendingAfter(runs, i, from), StepWait, err)
 		}
-		if err := readScenarios(ctx, svc, &runs[i], i, opts.Scenarios); err != nil {
-			return runs, giveUp(ctx, svc, runs, i, runs[i].Evaluation.ID, pendingAfter(runs, i+1, 0), StepScenarios, err)
+		if id, err := readScenarios(ctx, svc, &runs[i], i, opts.Scenarios); err != nil {
+			return runs, giveUp(ctx, svc, runs, i, id, pendingAfter(runs, i+1, 0), StepScenarios, err)
 		}
 	}
 	return runs, nil
+}
+
+// followAll follows every run at once, for EvaluateOptions.Concurrent:
+// the runs are waited for together and read one at a time, and a failed
+// run gives up on its own evaluations only.
+func followAll[W any](ctx context.Context, svc Service[W], runs []Run, opts EvaluateOptions[W]) error {
+	errs := make([]error, len(runs))
+	var wg sync.WaitGroup
+	// A row may hold a cell of up to 16 MiB, which the decoder holds while
+	// it reads it: reading every run at once held that once per run.
+	var reading sync.Mutex
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if id, from, err := waitRun(ctx, svc, &runs[i], i, opts); err != nil {
+				errs[i] = giveUp(ctx, svc, runs, i, id, pendingAfter(runs[i:i+1], 0, from), StepWait, err)
+				return
+			}
+			reading.Lock()
+			id, err := readScenarios(ctx, svc, &runs[i], i, opts.Scenarios)
+			reading.Unlock()
+			if err != nil {
+				errs[i] = giveUp(ctx, svc, runs, i, id, nil, StepScenarios, err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// waitRun waits for each of run i's evaluations in turn. On failure it
+// returns the evaluation whose wait failed and the index of the first of
+// the run's evaluations not seen to end.
+func waitRun[W any](ctx context.Context, svc Service[W], run *Run, i int, opts EvaluateOptions[W]) (id string, from int, err error) {
+	for j := range run.evaluationCount() {
+		ev := run.evaluation(j)
+		var waitOpts W
+		if opts.Wait != nil {
+			waitOpts = opts.Wait(i, *ev)
+		}
+		finished, err := svc.WaitEvaluation(ctx, ev.ID, waitOpts)
+		ended := finished != nil && finished.Status.EvaluationStatus().Terminal()
+		if finished != nil {
+			*ev = *finished
+		}
+		if opts.Waited != nil {
+			opts.Waited(i, finished, err)
+		}
+		if err != nil {
+			if ended {
+				return ev.ID, j + 1, err
+			}
+			return ev.ID, j, err
+		}
+	}
+	return "", 0, nil
 }
 
 // pendingAfter lists the evaluations from run i's j-th on, then every one
@@ -244,18 +300,20 @@ func stopCreated[W any](ctx context.Context, svc Service[W], created []models.Ev
 }
 
 // readScenarios streams a finished run's scenarios into run, or hands them
-// to consume.
-func readScenarios[W any](ctx context.Context, svc Service[W], run *Run, i int, consume func(int, models.Evaluation, iter.Seq2[models.EvaluationScenario, error]) error) error {
-	stream := repeatedScenarios(ctx, svc, run)
+// to consume. On failure it returns the evaluation being read: the run's,
+// or the repeat's on a server without repeats.
+func readScenarios[W any](ctx context.Context, svc Service[W], run *Run, i int, consume func(int, models.Evaluation, iter.Seq2[models.EvaluationScenario, error]) error) (string, error) {
+	reading := run.Evaluation.ID
+	stream := repeatedScenarios(ctx, svc, run, &reading)
 	if consume == nil {
 		for s, err := range stream {
 			if err != nil {
 				run.Scenarios = nil // an answer cut short is no shorter list
-				return err
+				return reading, err
 			}
 			run.Scenarios = append(run.Scenarios, s)
 		}
-		return nil
+		return "", nil
 	}
 	// The stream's error counts even when the consumer drops it.
 	var streamErr error
@@ -270,9 +328,12 @@ func readScenarios[W any](ctx context.Context, svc Service[W], run *Run, i int, 
 		}
 	}
 	if err := consume(i, run.Evaluation, watched); err != nil {
-		return err
+		return reading, err
 	}
-	return streamErr
+	if streamErr != nil {
+		return reading, streamErr
+	}
+	return "", nil
 }
 
 // evaluationCount is the number of the run's evaluations: one, and one
@@ -290,13 +351,15 @@ func (r *Run) evaluation(j int) *models.Evaluation {
 
 // repeatedScenarios streams the scenarios of each of a run's evaluations
 // in turn: its repeats, on a server without repeats of its own, read as
-// one run. An error ends the sequence.
-func repeatedScenarios[W any](ctx context.Context, svc Service[W], run *Run) iter.Seq2[models.EvaluationScenario, error] {
+// one run. An error ends the sequence. reading is set to the evaluation
+// being read.
+func repeatedScenarios[W any](ctx context.Context, svc Service[W], run *Run, reading *string) iter.Seq2[models.EvaluationScenario, error] {
 	if len(run.RepeatEvaluations) == 0 {
 		return svc.StreamEvaluationScenarios(ctx, run.Evaluation.ID)
 	}
 	return func(yield func(models.EvaluationScenario, error) bool) {
 		for j := range run.evaluationCount() {
+			*reading = run.evaluation(j).ID
 			for s, err := range svc.StreamEvaluationScenarios(ctx, run.evaluation(j).ID) {
 				if !yield(s, err) || err != nil {
 					return

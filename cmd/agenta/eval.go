@@ -40,9 +40,11 @@ type EvalRunOptions struct {
 	// regression_p(...) and the tables count with it. An edit distance
 	// without a threshold is lower-is-better already.
 	LowerIsBetter []string
-	// Report files; empty means none.
-	JUnit, CSV, JSON, Markdown string
-	Interval, Timeout          time.Duration
+	// Reports are the report files asked for, by the name of their
+	// format (evals.ReportFormats: "junit", "csv", "json", "markdown");
+	// an empty or missing path means none.
+	Reports           map[string]string
+	Interval, Timeout time.Duration
 	// BatchSize and BatchDelay are the pacing asked of the service: rows
 	// a batch, and the pause between batches (see pacing.go).
 	BatchSize  int
@@ -67,7 +69,7 @@ type EvalRunOptions struct {
 
 // NewCmdEvalRun returns agenta eval run.
 func NewCmdEvalRun(f *Factory, runF func(*EvalRunOptions) error) *cobra.Command {
-	opts := &EvalRunOptions{IO: f.IO, Factory: f}
+	opts := &EvalRunOptions{IO: f.IO, Factory: f, Reports: map[string]string{}}
 	cmd := &cobra.Command{
 		Use:   "run --app ID --testset ID --variant ID [--variant ID]... --evaluator ID [--evaluator ID]... [--gate 'NAME OP NUMBER']...",
 		Short: "Run an evaluation, print its summary, check gates and write reports",
@@ -223,12 +225,14 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 			return err
 		}
 		run := &evalRun{opts: opts}
-		opts.JUnit, opts.CSV, opts.JSON, opts.Markdown = paths.first("junit"), paths.first("csv"), paths.first("json"), paths.first("markdown")
+		for _, name := range reportFlags() {
+			opts.Reports[name] = paths.first(name)
+		}
 		run.targets, _ = opts.checkReports()
 		err = run.finish(err)
 		// A flag given twice: the reports of the other paths would be an
 		// earlier run's.
-		for _, name := range reportFlags {
+		for _, name := range reportFlags() {
 			for _, path := range paths[name][min(1, len(paths[name])):] {
 				removeStale(path)
 			}
@@ -246,10 +250,9 @@ evaluator. The JSON report is JSON Lines, one object per scenario.
 	fl.StringArrayVar(&opts.gates, "gate", nil, "a gate on the last variant, such as 'Exact match >= 0.9' (repeatable)")
 	fl.StringArrayVar(&opts.LowerIsBetter, "lower-is-better", nil, "an evaluator (name or id) whose values improve downwards, such as a custom score of mistakes (repeatable)")
 	fl.StringArrayVar(&opts.providerKeys, "lm-provider-key", nil, "send the LLM provider key in this environment variable, such as OPENAI_API_KEY (repeatable; the value is never a flag)")
-	fl.Var(&reportPath{&opts.JUnit, false}, "junit", "write a JUnit XML report to this file")
-	fl.Var(&reportPath{&opts.CSV, false}, "csv", "write the scenarios as CSV to this file")
-	fl.Var(&reportPath{&opts.JSON, false}, "json", "write the scenarios as JSON Lines to this file")
-	fl.Var(&reportPath{&opts.Markdown, false}, "markdown", "write a Markdown report to this file")
+	for _, format := range evals.ReportFormats() {
+		fl.Var(&reportPath{paths: opts.Reports, name: format.Name}, format.Name, format.Usage)
+	}
 	defaults := models.DefaultRateLimit()
 	fl.IntVar(&opts.BatchSize, "batch-size", defaults.BatchSize, "rows the service runs at a time (its web UI's pacing by default)")
 	fl.DurationVar(&opts.BatchDelay, "batch-delay", time.Duration(defaults.DelayBetweenBatches)*time.Second, "pause between batches, in whole seconds (mid-2024 servers; 2026 ones have none)")

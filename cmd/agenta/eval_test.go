@@ -27,7 +27,7 @@ func TestEvalRunOptions(t *testing.T) {
 			{Measure: evals.MeasureMean, Evaluator: "Exact match", Op: evals.AtLeast, Limit: 0.9, Percent: true},
 			{Measure: evals.MeasureWorseRows, Evaluator: "Edit distance", Op: evals.AtMost, Limit: 2},
 		},
-		JUnit: "r.xml", CSV: "r.csv", JSON: "r.jsonl", Markdown: "r.md", Interval: 100 * time.Millisecond, Timeout: time.Minute,
+		Reports: map[string]string{"junit": "r.xml", "csv": "r.csv", "json": "r.jsonl", "markdown": "r.md"}, Interval: 100 * time.Millisecond, Timeout: time.Minute,
 		BatchSize: 50, BatchDelay: 2 * time.Second, Repeats: 3, Confidence: 0.9}
 	got.IO, got.Factory, got.gates, got.flags = nil, nil, nil, nil
 	if !reflect.DeepEqual(*got, want) {

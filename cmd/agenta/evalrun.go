@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"math"
 	"os"
 	"os/signal"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
+	"time"
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/evals"
@@ -54,6 +55,7 @@ type variantRun struct {
 	summary    evals.Summary
 	comparison *evals.Comparison // against the baseline, when both were read whole
 	rows       *rowFile          // its scenarios, kept for the reports; nil when none needs them
+	keep       bool              // whether its rows are to be kept
 	// cases gathers the rows by test case when each was repeated, for the
 	// bound gates of a run judged without a baseline; nil otherwise.
 	cases *evals.CaseCounter
@@ -93,34 +95,9 @@ func (r *evalRun) run(ctx context.Context, client *agenta.Client) error {
 	if err := r.preflight(ctx, client, req); err != nil {
 		return err
 	}
-	created, err := client.CreateEvaluation(ctx, req)
-	if err != nil {
-		// Those created before the failure (a later variant's, a later
-		// repeat's) are named in err.
+	if err := r.follow(ctx, client, host, req); err != nil {
 		return err
 	}
-	groups, err := evals.GroupByVariant(created, opts.VariantIDs, opts.Repeats)
-	if err != nil {
-		return err
-	}
-	for _, group := range groups {
-		v := &variantRun{run: evals.Run{Evaluation: group[0]}}
-		if opts.Repeats > 1 {
-			v.run.Repeats = opts.Repeats
-		}
-		if len(group) > 1 {
-			v.run.RepeatEvaluations = group[1:]
-		}
-		v.label = v.evaluationLabel(0)
-		r.runs = append(r.runs, v)
-	}
-	// In the order they were created: repeat after repeat.
-	for j := range len(groups[0]) {
-		for _, v := range r.runs {
-			fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", v.evaluationLabel(j))
-		}
-	}
-	r.follow(ctx, client, host)
 	r.compare()
 	return r.judge()
 }
@@ -141,95 +118,169 @@ func (r *evalRun) preflight(ctx context.Context, client *agenta.Client, req mode
 	return r.opts.pacing(r.opts.IO.ErrOut, report)
 }
 
-// follow follows every variant's run at once: each is waited on until it
-// ends or ctx does, so that a variant that failed never keeps another
-// from being waited on, and a timeout names each one's last status; and
-// each run that finished is read as soon as it has, so that a run still
-// going at --timeout never costs the others their summary.
-func (r *evalRun) follow(ctx context.Context, client *agenta.Client, host string) {
+// follow runs the evaluation with evals.EvaluateWith, following every
+// variant's run at once: each is waited on until it ends or ctx does, so
+// that a variant that failed never keeps another from being waited on, and
+// a timeout names each one's last status; and each run that finished is
+// read as soon as it has, one at a time, so that a run still going at
+// --timeout never costs the others their summary. Each variant that
+// failed keeps its error (v.err); the error returned is one that leaves
+// no run to summarise, such as a failed create.
+func (r *evalRun) follow(ctx context.Context, client *agenta.Client, host string, req models.NewEvaluation) error {
 	streams := *r.opts.IO
 	streams.ErrOut = &lockedWriter{w: r.opts.IO.ErrOut}
-	if len(r.runs) > 1 {
+	if len(req.VariantIDs) > 1 {
 		// One live line per variant cannot share a terminal's line.
 		streams.errTTY = false
 	}
+	svc := &evalService{client: client, streams: &streams, interval: r.opts.Interval}
+	runs, err := evals.EvaluateWith(ctx, svc, req, evals.EvaluateOptions[string]{
+		Concurrent: true,
+		Created:    r.created,
+		Wait: func(i int, ev models.Evaluation) string {
+			v := r.runs[i]
+			return v.evaluationLabel(v.evaluationIndex(ev.ID))
+		},
+		// The labels of the waits after it read the evaluation as it ended.
+		Waited: func(i int, ev *models.Evaluation, _ error) {
+			if v := r.runs[i]; ev != nil {
+				*v.evaluation(v.evaluationIndex(ev.ID)) = *ev
+			}
+		},
+		Scenarios: func(i int, _ models.Evaluation, scenarios iter.Seq2[models.EvaluationScenario, error]) error {
+			return r.read(i, scenarios)
+		},
+	})
+	if runs == nil {
+		// Nothing was created, or its answer could not be read: the
+		// client's error names those created before a failure.
+		return err
+	}
+	for i, v := range r.runs {
+		v.run = runs[i] // as it ended
+	}
+	if err == nil {
+		return nil
+	}
+	// One *evals.RunError per variant that failed.
+	var joined interface{ Unwrap() []error }
+	if !errors.As(err, &joined) {
+		return err
+	}
+	for _, err := range joined.Unwrap() {
+		var failed *evals.RunError
+		if !errors.As(err, &failed) {
+			return err
+		}
+		v := r.runs[failed.Run]
+		v.err = classify(failed.Err, host)
+		if failed.Step == evals.StepScenarios {
+			label := v.evaluationLabel(v.evaluationIndex(failed.EvaluationID))
+			v.err = inContext(v.err, fmt.Sprintf("%s: reading its scenarios, %d read, then", label, v.rowsRead))
+		}
+	}
+	return nil
+}
+
+// created is told the evaluations as created, repeat after repeat, and
+// makes a variantRun of each variant's.
+func (r *evalRun) created(created []models.Evaluation) {
+	opts := r.opts
+	n := len(opts.VariantIDs)
+	repeats := len(created) / n
 	// The rows are kept for the reports that hold them (the baseline's
 	// and the last variant's) and for the comparisons with the baseline.
-	rowReports := slices.ContainsFunc(r.targets, func(t reportTarget) bool { return t.rows })
-	var wg sync.WaitGroup
-	var mu sync.Mutex // r.rowsErr
-	// The runs are waited on together and read one at a time: a row may
-	// hold a cell of up to 16 MiB, which the decoder holds while it reads
-	// it, and reading every run at once held that once per variant (6
-	// variants of 15 MiB cells: 536 MiB, against 174-200 one at a time).
-	var reading sync.Mutex
-	for i, v := range r.runs {
-		keep := len(r.runs) > 1 || rowReports && (i == 0 || i == len(r.runs)-1)
-		if len(r.runs) == 1 && r.opts.Repeats > 1 {
-			v.cases = evals.NewCaseCounter(r.opts.Repeats)
+	rowReports := slices.ContainsFunc(r.targets, func(t reportTarget) bool { return t.format.Rows })
+	for i := range n {
+		v := &variantRun{run: evals.Run{Evaluation: created[i]}}
+		if opts.Repeats > 1 {
+			v.run.Repeats = opts.Repeats
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// A mid-2024 server's repeats are evaluations of their own,
-			// waited for in turn; a failed one fails the variant.
-			for j := range v.evaluationCount() {
-				ev, err := waitEvaluation(ctx, &streams, client, v.evaluation(j).ID, v.evaluationLabel(j), r.opts.Interval)
-				if ev != nil {
-					*v.evaluation(j) = *ev
-				}
-				if v.err = classify(err, host); v.err != nil {
-					return
-				}
-			}
-			if keep {
-				var err error
-				if v.rows, err = newRowFile(); err != nil {
-					mu.Lock()
-					r.rowsErr = cmp.Or(r.rowsErr, err)
-					mu.Unlock()
-				}
-			}
-			reading.Lock()
-			err := v.read(ctx, client, host)
-			reading.Unlock()
-			if err != nil {
-				mu.Lock()
-				r.rowsErr = cmp.Or(r.rowsErr, err)
-				mu.Unlock()
-			}
-		}()
+		for j := 1; j < repeats; j++ {
+			v.run.RepeatEvaluations = append(v.run.RepeatEvaluations, created[j*n+i])
+		}
+		v.label = v.evaluationLabel(0)
+		v.keep = n > 1 || rowReports && (i == 0 || i == n-1)
+		if n == 1 && opts.Repeats > 1 {
+			v.cases = evals.NewCaseCounter(opts.Repeats)
+		}
+		r.runs = append(r.runs, v)
 	}
-	wg.Wait()
+	// In the order they were created: repeat after repeat.
+	for j := range created {
+		fmt.Fprintf(opts.IO.ErrOut, "%s: created\n", r.runs[j%n].evaluationLabel(j/n))
+	}
 }
 
 // read streams a finished run's scenarios into its Accumulator and, when
 // kept, its rowFile: memory stays flat whatever the size of the run, and
-// no limit on the size of an answer applies. A failed read is v.err; a
-// row that could not be kept is the error returned.
-func (v *variantRun) read(ctx context.Context, client *agenta.Client, host string) error {
+// no limit on the size of an answer applies. EvaluateWith reads one run
+// at a time. A failed read is the error returned; a row that could not be
+// kept is r.rowsErr, and the run is still summarised.
+func (r *evalRun) read(i int, scenarios iter.Seq2[models.EvaluationScenario, error]) error {
+	v := r.runs[i]
 	var keepErr error
-	for j := range v.evaluationCount() {
-		for scenario, err := range client.StreamEvaluationScenarios(ctx, v.evaluation(j).ID) {
-			if err != nil {
-				v.err = inContext(classify(err, host), fmt.Sprintf("%s: reading its scenarios, %d read, then", v.evaluationLabel(j), v.rowsRead))
-				return keepErr
-			}
-			v.rowsRead++
-			v.acc.Add(scenario)
-			if v.cases != nil {
-				v.cases.Add(scenario)
-			}
-			if v.rows != nil && keepErr == nil {
-				keepErr = v.rows.add(&scenario)
-			}
+	if v.keep {
+		if v.rows, keepErr = newRowFile(); keepErr != nil {
+			v.rows = nil
+		}
+	}
+	defer func() { r.rowsErr = cmp.Or(r.rowsErr, keepErr) }()
+	for scenario, err := range scenarios {
+		if err != nil {
+			return err
+		}
+		v.rowsRead++
+		v.acc.Add(scenario)
+		if v.cases != nil {
+			v.cases.Add(scenario)
+		}
+		if v.rows != nil && keepErr == nil {
+			keepErr = v.rows.add(&scenario)
 		}
 	}
 	v.summary = v.acc.Summary()
 	if v.rows != nil && keepErr == nil {
 		keepErr = v.rows.finish()
 	}
-	return keepErr
+	return nil
+}
+
+// evalService is the client as evals.EvaluateWith uses it for eval run:
+// its waits show their progress on stderr, labelled by the wait options.
+// It is no Stopper, and has no preflight (run does its own, to print the
+// pacing): eval run leaves the runs on the service as they are.
+type evalService struct {
+	client   *agenta.Client
+	streams  *IOStreams
+	interval time.Duration
+}
+
+func (s *evalService) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) ([]models.Evaluation, error) {
+	created, err := s.client.CreateEvaluation(ctx, ev)
+	if err != nil {
+		return nil, err // its message names those created before the failure
+	}
+	return created, nil
+}
+
+func (s *evalService) WaitEvaluation(ctx context.Context, id string, label string) (*models.Evaluation, error) {
+	return waitEvaluation(ctx, s.streams, s.client, id, label, s.interval)
+}
+
+func (s *evalService) StreamEvaluationScenarios(ctx context.Context, id string) iter.Seq2[models.EvaluationScenario, error] {
+	return s.client.StreamEvaluationScenarios(ctx, id)
+}
+
+// evaluationIndex returns the index of the variant's evaluation id: 0 for
+// its first, j for its j-th repeat's.
+func (v *variantRun) evaluationIndex(id string) int {
+	for j := range v.evaluationCount() {
+		if v.evaluation(j).ID == id {
+			return j
+		}
+	}
+	return 0
 }
 
 // evaluationCount is the number of the variant's evaluations: one, and
@@ -504,8 +555,10 @@ func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
 	outcomes := make([]outcome, len(r.targets))
 	for i, t := range r.targets {
 		written := report
-		if t.rows && r.rowsErr != nil {
-			if t.flag != "--junit" {
+		if t.format.Rows && r.rowsErr != nil {
+			// A report of rows alone (CSV, JSON) has nothing left to say;
+			// a document (JUnit) still carries the verdict.
+			if !t.format.Document {
 				outcomes[i].problems = append(outcomes[i].problems, reportError(t, fmt.Errorf("the rows could not be kept in a temporary file: %w", errorReason(r.rowsErr))))
 				if !t.stdout && !t.inPlace {
 					// Never leave an earlier run's report as if it were
@@ -521,11 +574,11 @@ func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
 			written = &without
 			outcomes[i].problems = append(outcomes[i].problems, localError(fmt.Errorf("%s has no test case per row: they could not be kept in a temporary file: %w", t.fileDescription(), errorReason(r.rowsErr))))
 		}
-		write := t.write(written)
-		if t.document {
+		write := func(w io.Writer) error { return t.format.Write(written, w) }
+		if t.format.Document {
 			write = escapedDocument(write)
 		}
-		if t.json {
+		if t.format.JSONLines {
 			write = escapedJSON(write)
 		}
 		scrubbed := func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }

@@ -18,7 +18,7 @@ import (
 // reportTarget is a report eval run was asked for, its path checked
 // before any evaluation is created.
 type reportTarget struct {
-	flag string // --junit, --csv, --json or --markdown
+	flag string // --junit, --csv, --json or --markdown: "--" and the format's name
 	path string // as given, for messages
 	// file is the file written and compared: path, or the file a link at
 	// path leads to, so that the link's target is replaced, never the
@@ -31,31 +31,17 @@ type reportTarget struct {
 	// /dev/stdout), written as it is: a temporary file cannot be renamed
 	// over it.
 	inPlace bool
-	// rows says the report holds the scenarios, which must then be kept
-	// while they stream.
-	rows bool
-	// document says the report is read as a whole (JUnit, Markdown): the
-	// server text in it has its control characters and bidirectional
-	// overrides escaped. The CSV's cells are inert already.
-	document bool
-	// json says the report is JSON Lines: it keeps the exact text, with
-	// what encoding/json leaves raw and a terminal acts on \u-escaped.
-	json  bool
-	write func(*evals.Report) func(io.Writer) error
+	// format is the report's format: whether it holds the rows, how its
+	// text is escaped, and its writer.
+	format evals.ReportFormat
 }
 
 // reportTargets returns eval run's reports that were asked for.
 func (o *EvalRunOptions) reportTargets() []reportTarget {
-	all := []reportTarget{
-		{flag: "--junit", path: o.JUnit, rows: true, document: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteJUnit }},
-		{flag: "--csv", path: o.CSV, rows: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteCSV }},
-		{flag: "--json", path: o.JSON, rows: true, json: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteJSONLines }},
-		{flag: "--markdown", path: o.Markdown, document: true, write: func(r *evals.Report) func(io.Writer) error { return r.WriteMarkdown }},
-	}
 	var out []reportTarget
-	for _, t := range all {
-		if t.path != "" {
-			out = append(out, t)
+	for _, format := range evals.ReportFormats() {
+		if path := o.Reports[format.Name]; path != "" {
+			out = append(out, reportTarget{flag: "--" + format.Name, path: path, format: format})
 		}
 	}
 	return out
@@ -280,26 +266,34 @@ func fileKind(mode fs.FileMode) string {
 	return "not a regular file"
 }
 
-// reportFlags are eval run's report flags, without their dashes.
-var reportFlags = []string{"junit", "csv", "json", "markdown"}
+// reportFlags are eval run's report flags, without their dashes: the
+// names of the report formats.
+func reportFlags() []string {
+	var names []string
+	for _, format := range evals.ReportFormats() {
+		names = append(names, format.Name)
+	}
+	return names
+}
 
 // reportPath is a report flag's value: one path. A second one is refused,
 // where pflag would keep the last and drop the first silently, leaving an
 // earlier run's report there.
 type reportPath struct {
-	path *string
-	set  bool
+	paths map[string]string // EvalRunOptions.Reports
+	name  string            // the format's
+	set   bool
 }
 
 func (p *reportPath) Set(v string) error {
 	if p.set {
-		return fmt.Errorf("given twice (%s and %s): each report flag takes one file", text.Clip(*p.path, 200), text.Clip(v, 200))
+		return fmt.Errorf("given twice (%s and %s): each report flag takes one file", text.Clip(p.paths[p.name], 200), text.Clip(v, 200))
 	}
-	*p.path, p.set = v, true
+	p.paths[p.name], p.set = v, true
 	return nil
 }
 
-func (p *reportPath) String() string { return *p.path }
+func (p *reportPath) String() string { return p.paths[p.name] }
 
 func (p *reportPath) Type() string { return "string" }
 
@@ -314,14 +308,14 @@ func reportPaths(args []string) (paths reportPathList, ok bool) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	values := map[string]*[]string{}
-	for _, name := range reportFlags {
+	for _, name := range reportFlags() {
 		values[name] = new([]string)
 		fs.StringArrayVar(values[name], name, nil, "")
 	}
 	normal := make([]string, len(args))
 	for i, arg := range args {
 		normal[i] = arg
-		for _, name := range reportFlags {
+		for _, name := range reportFlags() {
 			if arg == "-"+name || strings.HasPrefix(arg, "-"+name+"=") {
 				normal[i] = "-" + arg
 			}
