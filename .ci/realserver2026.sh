@@ -150,10 +150,10 @@ rm -f "$log"
 # agenta eval run --repeats 3 (issue 27): the run's own repeats, 5 test
 # cases × 3, each variant a run; the bound gates read cases.
 start=$SECONDS
-go build -o "$RS_WORK/agenta" ./cmd/agenta
+go build -o "$RS_WORK/agenta-cli" ./cmd/agenta
 status=0
 variant=$(seed_id application_variant_id)
-AGENTA_HOST=$api AGENTA_API_KEY=$key "$RS_WORK/agenta" eval run --app "$(seed_id application_id)" --testset "$(seed_id testset_id)" \
+AGENTA_HOST=$api AGENTA_API_KEY=$key "$RS_WORK/agenta-cli" eval run --app "$(seed_id application_id)" --testset "$(seed_id testset_id)" \
   --variant "$variant" --variant "$variant" --evaluator "$(seed_id evaluator_id)" \
   --gate 'low(Exact capital) >= 0.5' --gate 'flaky(Exact capital) <= 0' --gate 'diff_low(Exact capital) >= -0.05' \
   --repeats 3 --interval 500ms --timeout 3m >"$RS_WORK/repeats.out" 2>"$RS_WORK/repeats.err" || status=$?
