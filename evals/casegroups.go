@@ -159,16 +159,40 @@ func (g *caseGroup) merge(o *caseGroup, side int) {
 func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool) {
 	answered := true
 	testcase := s.TestcaseID != ""
-	if testcase {
+	var inputs int
+	var g *caseGroup
+	// The row's case is most often the last of its side's (the repeat
+	// before it) or of the other side's (the same case, run by the other).
+	var last *lastCase
+	switch {
+	case testcase:
 		c.key = append(append(c.key[:0], testcaseKey...), s.TestcaseID...)
-	} else {
+		inputs = len(c.key)
+		g = c.groups[string(c.key)]
+	case repeatCacheOff:
 		c.key = pairingKey(c.key[:0], s.Inputs)
-	}
-	inputs := len(c.key)
-	if !testcase {
+		inputs = len(c.key)
 		c.key, answered = appendAnswersKey(c.key, s)
+		g = c.groups[string(c.key)]
+	case c.last[side].same(s):
+		last = &c.last[side]
+	case c.last[1-side].same(s):
+		last = &c.last[1-side]
+	default:
+		c.key = pairingKey(c.key[:0], s.Inputs)
+		inputs = len(c.key)
+		c.key, answered = appendAnswersKey(c.key, s)
+		c.last[side].remember(s, c.key, inputs, answered)
 	}
-	g := c.groups[string(c.key)]
+	if last != nil {
+		c.key = append(c.key[:0], last.key...)
+		inputs, answered, g = last.inputs, last.answered, last.group
+	} else if !testcase && !repeatCacheOff {
+		last = &c.last[side]
+	}
+	if g == nil && !testcase && !repeatCacheOff {
+		g = c.groups[string(c.key)]
+	}
 	if g == nil && c.settled != nil {
 		if _, done := c.settled[keyHash(c.key)]; done {
 			// A row of a case already settled with K rows on both
@@ -184,8 +208,18 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 		if c.groups == nil {
 			c.groups = map[string]*caseGroup{}
 		}
-		g = &caseGroup{seq: c.seq, inputs: inputs, wild: !answered, testcase: testcase, label: bound(s.InputsText(), 120)}
+		g = c.newGroup()
+		g.seq, g.inputs, g.wild, g.testcase = c.seq, inputs, !answered, testcase
+		if repeatCacheOff {
+			g.label = bound(s.InputsText(), 120)
+		} else {
+			c.label = appendLabel(c.label[:0], s.Inputs)
+			g.label = bound(string(c.label), 120)
+		}
 		c.groups[string(c.key)] = g
+	}
+	if last != nil {
+		last.group = g
 	}
 	if g.rows[side] >= c.Repeats {
 		// More rows than repeats asked for: a broken listing.
@@ -216,6 +250,12 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 		return
 	}
 	delete(c.groups, string(c.key))
+	for i := range c.last {
+		if c.last[i].group == g {
+			c.last[i].group = nil
+		}
+	}
+	c.freeGroup(g)
 	// Remember the case, by a hash of its key, to find a row beyond its
 	// K-th: 8 bytes a case.
 	if c.settled == nil {
