@@ -2,7 +2,6 @@ package evals
 
 import (
 	"cmp"
-	"hash/fnv"
 	"slices"
 
 	"github.com/agenta-go/agenta/models"
@@ -14,10 +13,10 @@ import (
 // caseGroup is one test case's rows so far, on each side.
 type caseGroup struct {
 	seq      int
-	inputs   int  // the length of the key's inputs part
-	wild     bool // keyed by inputs alone: rows without expected answers
-	testcase bool // keyed by test case id
-	label    string
+	inputs   int    // the length of the key's inputs part
+	wild     bool   // keyed by inputs alone: rows without expected answers
+	testcase bool   // keyed by test case id
+	text     []byte // the start of the first row's InputsText, for its label
 	rows     [2]int
 	fed      [2]bool // the side's values went into Comparer.sides
 	failed   [2]int  // rows whose app call failed
@@ -69,6 +68,10 @@ func (g *caseGroup) add(side int, scores []score, failed, noOut bool) {
 		}
 	}
 }
+
+// label returns the case's label: its first row's inputs as text, cut to
+// 120 characters.
+func (g *caseGroup) label() string { return bound(string(g.text), 120) }
 
 // value returns the case's value of one evaluator on one side: for a
 // pass/fail evaluator its passes over its rows (a row without a value a
@@ -127,7 +130,7 @@ func (g *caseGroup) feed(set *caseSet, side, repeats int) {
 		set.short++
 	}
 	for _, r := range g.scores[side] {
-		set.of(r.evaluator).add(g.value(side, r), func() string { return g.label })
+		set.of(r.evaluator).add(g.value(side, r), g.label)
 	}
 }
 
@@ -193,8 +196,8 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 	if g == nil && !testcase && !repeatCacheOff {
 		g = c.groups[string(c.key)]
 	}
-	if g == nil && c.settled != nil {
-		if _, done := c.settled[keyHash(c.key)]; done {
+	if g == nil {
+		if c.settled.has(c.key) {
 			// A row of a case already settled with K rows on both
 			// sides: a broken listing.
 			c.repeats[side]++
@@ -211,10 +214,9 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 		g = c.newGroup()
 		g.seq, g.inputs, g.wild, g.testcase = c.seq, inputs, !answered, testcase
 		if repeatCacheOff {
-			g.label = bound(s.InputsText(), 120)
+			g.text = []byte(s.InputsText())
 		} else {
-			c.label = appendLabel(c.label[:0], s.Inputs)
-			g.label = bound(string(c.label), 120)
+			g.text = appendLabel(g.text[:0], s.Inputs)
 		}
 		c.groups[string(c.key)] = g
 	}
@@ -225,7 +227,7 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 		// More rows than repeats asked for: a broken listing.
 		c.repeats[side]++
 		if c.repeatedCase[side] == "" {
-			c.repeatedCase[side] = g.label
+			c.repeatedCase[side] = g.label()
 		}
 		return
 	}
@@ -257,17 +259,8 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 	}
 	c.freeGroup(g)
 	// Remember the case, by a hash of its key, to find a row beyond its
-	// K-th: 8 bytes a case.
-	if c.settled == nil {
-		c.settled = map[uint64]struct{}{}
-	}
-	c.settled[keyHash(c.key)] = struct{}{}
-}
-
-func keyHash(key []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(key)
-	return h.Sum64()
+	// K-th: 11 to 21 bytes a case.
+	c.settled.add(c.key)
 }
 
 // settleCases settles the cases left (with their pairs made by test

@@ -337,10 +337,9 @@ type Comparer struct {
 	// groups holds, with repeats, the cases not yet settled, by key;
 	// settled the hashes of the keys of those settled.
 	groups      map[string]*caseGroup
-	settled     map[uint64]struct{}
+	settled     caseHashes
 	last        [2]lastCase  // by side, the last row keyed by inputs and answers
 	free        []*caseGroup // groups of settled cases, for reuse
-	label       []byte       // scratch for a case's label
 	caseScratch [2][]score   // scratch for the two sides of a case compared at once
 
 	// exact holds the rows with expected answers still without a

@@ -2,6 +2,7 @@ package evals
 
 import (
 	"bytes"
+	"hash/maphash"
 
 	"github.com/agenta-go/agenta/models"
 )
@@ -88,31 +89,38 @@ func (c *Comparer) freeGroup(g *caseGroup) {
 	if repeatCacheOff || len(c.free) == maxFreeGroups {
 		return
 	}
-	*g = caseGroup{scores: [2][]repeatScore{g.scores[0][:0], g.scores[1][:0]}}
+	*g = caseGroup{scores: [2][]repeatScore{g.scores[0][:0], g.scores[1][:0]}, text: g.text[:0]}
 	c.free = append(c.free, g)
 }
 
+// labelBytes is how much of a case's InputsText its label needs: more
+// than 121 runes of at most 4 bytes, so that bound(…, 120) cuts it as it
+// cuts the whole.
+const labelBytes = 4*121 + 1
+
 // appendLabel appends what EvaluationScenario.InputsText returns for
-// inputs, stopping once it is longer than any label bound(…, 120) cuts
-// (121 runes of at most 4 bytes), without its allocations for the common
+// inputs, up to labelBytes of it, without its allocations for the common
 // values: plain strings and numbers.
 func appendLabel(dst []byte, inputs []models.Input) []byte {
-	const enough = 4 * 121
+	start := len(dst)
+	room := func() int { return start + labelBytes - len(dst) }
+	addString := func(b string) { dst = append(dst, b[:min(len(b), room())]...) }
+	addBytes := func(b []byte) { dst = append(dst, b[:min(len(b), room())]...) }
 	for i, in := range inputs {
-		if len(dst) > enough {
+		if room() == 0 {
 			break
 		}
 		if i > 0 {
-			dst = append(dst, ", "...)
+			addString(", ")
 		}
-		dst = append(dst, in.Name...)
-		dst = append(dst, '=')
+		addString(in.Name)
+		addString("=")
 		if v, ok := plainString(in.Value); ok {
-			dst = append(dst, v...)
+			addBytes(v)
 		} else if v, ok := plainToken(in.Value); ok {
-			dst = append(dst, v...)
+			addBytes(v)
 		} else {
-			dst = append(dst, in.Text()...)
+			addString(in.Text())
 		}
 	}
 	return dst
@@ -135,3 +143,35 @@ func plainToken(v []byte) ([]byte, bool) {
 	}
 	return v, true
 }
+
+// caseHashes is the set of the keys of the cases settled, as a 64-bit hash
+// of each (see scenarioIDs: 11 to 21 bytes a case). A case that shares its
+// hash with a settled one (a chance of about n²/2⁶⁵ in n cases) would count
+// as listed more than K times: the gates fail, never pass.
+type caseHashes struct{ ids scenarioIDs }
+
+func (s *caseHashes) hash(key []byte) uint64 {
+	if s.ids.slots == nil {
+		s.ids.seed = maphash.MakeSeed()
+		s.ids.slots = make([]uint64, 1024)
+	}
+	return max(maphash.Bytes(s.ids.seed, key), 1) // 0 is an empty slot
+}
+
+// has reports whether the case of key is settled.
+func (s *caseHashes) has(key []byte) bool {
+	if s.ids.slots == nil {
+		return false
+	}
+	h := s.hash(key)
+	mask := uint64(len(s.ids.slots) - 1)
+	for i := h & mask; s.ids.slots[i] != 0; i = (i + 1) & mask {
+		if s.ids.slots[i] == h {
+			return true
+		}
+	}
+	return false
+}
+
+// add remembers the case of key as settled.
+func (s *caseHashes) add(key []byte) { s.ids.add(s.hash(key)) }

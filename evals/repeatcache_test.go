@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/agenta-go/agenta/models"
@@ -119,7 +120,8 @@ func TestRepeatCacheChangesNothing(t *testing.T) {
 // a case's label is.
 func TestAppendLabelIsInputsText(t *testing.T) {
 	long := strconv.Quote(string(make([]rune, 300)))
-	for _, value := range []string{`"plain"`, ` "spaced" `, `12`, ` -1.5e3 `, `true`, `null`, ` null`, `"esc\"aped"`, `"\u00e9"`, `{"a": 1}`, `[1, 2]`, ``, `abc`, `"東京"`, "\"\xff\"", long} {
+	longer := strconv.Quote(strings.Repeat("東京é", 200))
+	for _, value := range []string{`"plain"`, ` "spaced" `, `12`, ` -1.5e3 `, `true`, `null`, ` null`, `"esc\"aped"`, `"\u00e9"`, `{"a": 1}`, `[1, 2]`, ``, `abc`, `"東京"`, "\"\xff\"", long, longer, `"` + strings.Repeat("a", 500) + `"`} {
 		inputs := []models.Input{{Name: "a", Value: json.RawMessage(value)}, {Name: "b", Value: json.RawMessage(value)}}
 		want := bound(models.EvaluationScenario{Inputs: inputs}.InputsText(), 120)
 		if got := bound(string(appendLabel(nil, inputs)), 120); got != want {
