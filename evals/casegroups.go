@@ -231,7 +231,7 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 		}
 		return
 	}
-	c.scratch = c.scores(c.scratch[:0], s)
+	c.scratch = c.scores(c.scratch[:0], s, failed)
 	g.add(side, c.scratch, failed, failed && noOutput(s))
 	if g.rows[side] == c.Repeats && !g.wild {
 		g.feed(&c.sides[side], side, c.Repeats)
