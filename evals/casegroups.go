@@ -2,7 +2,6 @@ package evals
 
 import (
 	"cmp"
-	"hash/fnv"
 	"slices"
 
 	"github.com/agenta-go/agenta/models"
@@ -14,10 +13,10 @@ import (
 // caseGroup is one test case's rows so far, on each side.
 type caseGroup struct {
 	seq      int
-	inputs   int  // the length of the key's inputs part
-	wild     bool // keyed by inputs alone: rows without expected answers
-	testcase bool // keyed by test case id
-	label    string
+	inputs   int     // the length of the key's inputs part
+	wild     bool    // keyed by inputs alone: rows without expected answers
+	testcase bool    // keyed by test case id
+	text     []byte  // the start of the first row's InputsText, for its label
 	keys     caseKey // its key's hashes, for the reports' flaky rows
 	rows     [2]int
 	fed      [2]bool // the side's values went into Comparer.sides
@@ -70,6 +69,10 @@ func (g *caseGroup) add(side int, scores []score, failed, noOut bool) {
 		}
 	}
 }
+
+// label returns the case's label: its first row's inputs as text, cut to
+// 120 characters.
+func (g *caseGroup) label() string { return bound(string(g.text), 120) }
 
 // value returns the case's value of one evaluator on one side: for a
 // pass/fail evaluator its passes over its rows (a row without a value a
@@ -160,18 +163,42 @@ func (g *caseGroup) merge(o *caseGroup, side int) {
 func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool) {
 	answered := true
 	testcase := s.TestcaseID != ""
-	if testcase {
+	var inputs int
+	var g *caseGroup
+	// The row's case is most often the last of its side's (the repeat
+	// before it) or of the other side's (the same case, run by the other).
+	var last *lastCase
+	switch {
+	case testcase:
 		c.key = append(append(c.key[:0], testcaseKey...), s.TestcaseID...)
-	} else {
+		inputs = len(c.key)
+		g = c.groups[string(c.key)]
+	case repeatCacheOff:
 		c.key = pairingKey(c.key[:0], s.Inputs)
-	}
-	inputs := len(c.key)
-	if !testcase {
+		inputs = len(c.key)
 		c.key, answered = appendAnswersKey(c.key, s)
+		g = c.groups[string(c.key)]
+	case c.last[side].same(s):
+		last = &c.last[side]
+	case c.last[1-side].same(s):
+		last = &c.last[1-side]
+	default:
+		c.key = pairingKey(c.key[:0], s.Inputs)
+		inputs = len(c.key)
+		c.key, answered = appendAnswersKey(c.key, s)
+		c.last[side].remember(s, c.key, inputs, answered)
 	}
-	g := c.groups[string(c.key)]
-	if g == nil && c.settled != nil {
-		if _, done := c.settled[keyHash(c.key)]; done {
+	if last != nil {
+		c.key = append(c.key[:0], last.key...)
+		inputs, answered, g = last.inputs, last.answered, last.group
+	} else if !testcase && !repeatCacheOff {
+		last = &c.last[side]
+	}
+	if g == nil && !testcase && !repeatCacheOff {
+		g = c.groups[string(c.key)]
+	}
+	if g == nil {
+		if c.settled.has(c.key) {
 			// A row of a case already settled with K rows on both
 			// sides: a broken listing.
 			c.repeats[side]++
@@ -185,19 +212,28 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 		if c.groups == nil {
 			c.groups = map[string]*caseGroup{}
 		}
-		g = &caseGroup{seq: c.seq, inputs: inputs, wild: !answered, testcase: testcase, label: bound(s.InputsText(), 120),
-			keys: newCaseKey(c.key, inputs, testcase)}
+		g = c.newGroup()
+		g.seq, g.inputs, g.wild, g.testcase = c.seq, inputs, !answered, testcase
+		g.keys = newCaseKey(c.key, inputs, testcase)
+		if repeatCacheOff {
+			g.text = []byte(s.InputsText())
+		} else {
+			g.text = appendLabel(g.text[:0], s.Inputs)
+		}
 		c.groups[string(c.key)] = g
+	}
+	if last != nil {
+		last.group = g
 	}
 	if g.rows[side] >= c.Repeats {
 		// More rows than repeats asked for: a broken listing.
 		c.repeats[side]++
 		if c.repeatedCase[side] == "" {
-			c.repeatedCase[side] = g.label
+			c.repeatedCase[side] = g.label()
 		}
 		return
 	}
-	c.scratch = c.scores(c.scratch[:0], s)
+	c.scratch = c.scores(c.scratch[:0], s, failed)
 	g.add(side, c.scratch, failed, failed && noOutput(s))
 	if g.rows[side] == c.Repeats && !g.wild {
 		g.feed(&c.sides[side], side, c.Repeats)
@@ -218,18 +254,15 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 		return
 	}
 	delete(c.groups, string(c.key))
-	// Remember the case, by a hash of its key, to find a row beyond its
-	// K-th: 8 bytes a case.
-	if c.settled == nil {
-		c.settled = map[uint64]struct{}{}
+	for i := range c.last {
+		if c.last[i].group == g {
+			c.last[i].group = nil
+		}
 	}
-	c.settled[keyHash(c.key)] = struct{}{}
-}
-
-func keyHash(key []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(key)
-	return h.Sum64()
+	c.freeGroup(g)
+	// Remember the case, by a hash of its key, to find a row beyond its
+	// K-th: 11 to 21 bytes a case.
+	c.settled.add(c.key)
 }
 
 // settleCases settles the cases left (with their pairs made by test

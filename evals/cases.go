@@ -105,7 +105,7 @@ func (s *CaseStats) add(v caseValue, g *caseGroup) {
 			s.Flaky++
 			if g != nil {
 				if len(s.FlakyCases) < MaxFlakyListed {
-					s.FlakyCases = append(s.FlakyCases, FlakyCase{Case: g.label, Passed: p, Repeats: r})
+					s.FlakyCases = append(s.FlakyCases, FlakyCase{Case: g.label(), Passed: p, Repeats: r})
 				}
 				s.flakyKeys = append(s.flakyKeys, g.keys)
 			}

@@ -337,8 +337,10 @@ type Comparer struct {
 	// groups holds, with repeats, the cases not yet settled, by key;
 	// settled the hashes of the keys of those settled.
 	groups      map[string]*caseGroup
-	settled     map[uint64]struct{}
-	caseScratch [2][]score // scratch for the two sides of a case compared at once
+	settled     caseHashes
+	last        [2]lastCase  // by side, the last row keyed by inputs and answers
+	free        []*caseGroup // groups of settled cases, for reuse
+	caseScratch [2][]score   // scratch for the two sides of a case compared at once
 
 	// exact holds the rows with expected answers still without a
 	// partner, by inputs and answers; wild those without, by inputs.
@@ -458,7 +460,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 		return
 	}
 	if c.alone {
-		c.scratch = c.scores(c.scratch[:0], s)
+		c.scratch = c.scores(c.scratch[:0], s, failed)
 		c.feedRow(side, c.scratch)
 		return
 	}
@@ -481,7 +483,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 	}
 	w, found := (*waiting)[string(c.key)]
 	if found && w.baseline != baseline {
-		row := pendingRow{scores: c.scores(c.scratch[:0], s), failed: failed, noOutput: failed && noOutput(s)}
+		row := pendingRow{scores: c.scores(c.scratch[:0], s, failed), failed: failed, noOutput: failed && noOutput(s)}
 		c.scratch = row.scores
 		c.feedRow(side, row.scores)
 		partner := w.pop()
@@ -505,7 +507,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 		c.slab = make([]score, 0, max(4096, len(s.Results)+1))
 	}
 	start := len(c.slab)
-	c.slab = c.scores(c.slab, s)
+	c.slab = c.scores(c.slab, s, failed)
 	// The scores are never nil, even without results: nil marks an empty
 	// slot of waitingRows.
 	row := pendingRow{scores: c.slab[start:len(c.slab):len(c.slab)], seq: c.seq, failed: failed, noOutput: failed && noOutput(s)}
@@ -547,11 +549,10 @@ func sideOf(baseline bool) int {
 }
 
 // scores appends the scores of a row's results, the first result of each
-// evaluator only; every result of a row whose app call failed counts as
-// an error.
-func (c *Comparer) scores(dst []score, s models.EvaluationScenario) []score {
+// evaluator only; every result of a row whose app call failed (failed:
+// appFailed(s)) counts as an error.
+func (c *Comparer) scores(dst []score, s models.EvaluationScenario, failed bool) []score {
 	start := len(dst)
-	failed := appFailed(s)
 	var seen map[string]bool // for rows with many results, where a scan would be quadratic
 	if len(s.Results) > 16 {
 		seen = make(map[string]bool, len(s.Results))

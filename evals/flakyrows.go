@@ -1,6 +1,7 @@
 package evals
 
 import (
+	"hash/fnv"
 	"strings"
 
 	"github.com/agenta-go/agenta/models"
@@ -122,3 +123,10 @@ func (r *Report) flakyRowsOf(runs []namedRun, cat catalog) []*flakyRows {
 
 // flakyCell is the CSV cell of a row's flaky evaluators.
 func flakyCell(names []string) string { return strings.Join(names, "; ") }
+
+// keyHash is a case key's 64-bit FNV-1a hash.
+func keyHash(key []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(key)
+	return h.Sum64()
+}

@@ -280,7 +280,11 @@ func (s *scenarioIDs) first(id string) bool {
 		s.seed = maphash.MakeSeed()
 		s.slots = make([]uint64, 1024)
 	}
-	h := maphash.String(s.seed, id)
+	return s.add(maphash.String(s.seed, id))
+}
+
+// add remembers a hash, reporting false when it is there already.
+func (s *scenarioIDs) add(h uint64) bool {
 	if h == 0 {
 		h = 1 // 0 is an empty slot
 	}

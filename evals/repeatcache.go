@@ -1,0 +1,177 @@
+package evals
+
+import (
+	"bytes"
+	"hash/maphash"
+
+	"github.com/agenta-go/agenta/models"
+)
+
+// A listing in test-set order gives a case's repeats one after another, so
+// most rows of a case carry, byte for byte, the inputs and expected answers
+// of the row before them on their side. lastCase remembers that row, to
+// reuse its pairing key and its case's group instead of building the key
+// again (sorting the inputs, trimming and checking their values) and
+// looking it up: the cost a repeat adds to a comparison is then little more
+// than reading its results.
+
+// repeatCacheOff turns lastCase and appendLabel off, for the tests that
+// check they change nothing.
+var repeatCacheOff bool
+
+// lastCase is the last row of a side keyed by inputs and expected answers:
+// a copy of what its key was built from, the key, and its case's group
+// while that is not settled.
+type lastCase struct {
+	valid    bool
+	names    []string // input names, in the row's order
+	ends     []int    // where each input's value ends in values
+	values   []byte   // the raw input values, one after another
+	answers  []models.CorrectAnswer
+	answer   string
+	key      []byte
+	inputs   int // the length of key's inputs part
+	answered bool
+	group    *caseGroup
+}
+
+// same reports whether s has the remembered row's inputs and expected
+// answers, byte for byte, in the same order.
+func (l *lastCase) same(s models.EvaluationScenario) bool {
+	if !l.valid || len(s.Inputs) != len(l.names) || len(s.CorrectAnswers) != len(l.answers) || s.CorrectAnswer != l.answer {
+		return false
+	}
+	start := 0
+	for i, in := range s.Inputs {
+		if in.Name != l.names[i] || !bytes.Equal(in.Value, l.values[start:l.ends[i]]) {
+			return false
+		}
+		start = l.ends[i]
+	}
+	for i, a := range s.CorrectAnswers {
+		if a != l.answers[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// remember keeps s's inputs and expected answers, with the key built from
+// them.
+func (l *lastCase) remember(s models.EvaluationScenario, key []byte, inputs int, answered bool) {
+	l.valid, l.answer, l.inputs, l.answered, l.group = true, s.CorrectAnswer, inputs, answered, nil
+	l.names, l.ends, l.values = l.names[:0], l.ends[:0], l.values[:0]
+	for _, in := range s.Inputs {
+		l.names = append(l.names, in.Name)
+		l.values = append(l.values, in.Value...)
+		l.ends = append(l.ends, len(l.values))
+	}
+	l.answers = append(l.answers[:0], s.CorrectAnswers...)
+	l.key = append(l.key[:0], key...)
+}
+
+// maxFreeGroups bounds the settled cases' groups kept for reuse.
+const maxFreeGroups = 64
+
+// newGroup returns an empty group, one of a settled case when there is
+// one, so that a case costs no allocation for its group or its scores.
+func (c *Comparer) newGroup() *caseGroup {
+	if n := len(c.free); n > 0 {
+		g := c.free[n-1]
+		c.free = c.free[:n-1]
+		return g
+	}
+	return &caseGroup{}
+}
+
+// freeGroup keeps the group of a settled case for reuse.
+func (c *Comparer) freeGroup(g *caseGroup) {
+	if repeatCacheOff || len(c.free) == maxFreeGroups {
+		return
+	}
+	*g = caseGroup{scores: [2][]repeatScore{g.scores[0][:0], g.scores[1][:0]}, text: g.text[:0]}
+	c.free = append(c.free, g)
+}
+
+// labelBytes is how much of a case's InputsText its label needs: more
+// than 121 runes of at most 4 bytes, so that bound(…, 120) cuts it as it
+// cuts the whole.
+const labelBytes = 4*121 + 1
+
+// appendLabel appends what EvaluationScenario.InputsText returns for
+// inputs, up to labelBytes of it, without its allocations for the common
+// values: plain strings and numbers.
+func appendLabel(dst []byte, inputs []models.Input) []byte {
+	start := len(dst)
+	room := func() int { return start + labelBytes - len(dst) }
+	addString := func(b string) { dst = append(dst, b[:min(len(b), room())]...) }
+	addBytes := func(b []byte) { dst = append(dst, b[:min(len(b), room())]...) }
+	for i, in := range inputs {
+		if room() == 0 {
+			break
+		}
+		if i > 0 {
+			addString(", ")
+		}
+		addString(in.Name)
+		addString("=")
+		if v, ok := plainString(in.Value); ok {
+			addBytes(v)
+		} else if v, ok := plainToken(in.Value); ok {
+			addBytes(v)
+		} else {
+			addString(in.Text())
+		}
+	}
+	return dst
+}
+
+// plainToken returns a JSON value that is a bare token of letters, digits
+// and number signs (a number, true, false, or no JSON at all), but not
+// null: what Input.Text returns for it, as compacting leaves it as it is.
+func plainToken(v []byte) ([]byte, bool) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || string(v) == "null" {
+		return nil, false
+	}
+	for _, b := range v {
+		switch {
+		case b >= '0' && b <= '9', b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z', b == '.', b == '+', b == '-':
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// caseHashes is the set of the keys of the cases settled, as a 64-bit hash
+// of each (see scenarioIDs: 11 to 21 bytes a case). A case that shares its
+// hash with a settled one (a chance of about n²/2⁶⁵ in n cases) would count
+// as listed more than K times: the gates fail, never pass.
+type caseHashes struct{ ids scenarioIDs }
+
+func (s *caseHashes) hash(key []byte) uint64 {
+	if s.ids.slots == nil {
+		s.ids.seed = maphash.MakeSeed()
+		s.ids.slots = make([]uint64, 1024)
+	}
+	return max(maphash.Bytes(s.ids.seed, key), 1) // 0 is an empty slot
+}
+
+// has reports whether the case of key is settled.
+func (s *caseHashes) has(key []byte) bool {
+	if s.ids.slots == nil {
+		return false
+	}
+	h := s.hash(key)
+	mask := uint64(len(s.ids.slots) - 1)
+	for i := h & mask; s.ids.slots[i] != 0; i = (i + 1) & mask {
+		if s.ids.slots[i] == h {
+			return true
+		}
+	}
+	return false
+}
+
+// add remembers the case of key as settled.
+func (s *caseHashes) add(key []byte) { s.ids.add(s.hash(key)) }
