@@ -346,3 +346,46 @@ func TestBoundGateConstructors(t *testing.T) {
 		}
 	}
 }
+
+// Absence of evidence passes no bound gate. A candidate whose rows mostly
+// errored, with and without repeats, fails low, high, diff_low and
+// pass_all: an errored row is a fail in a pass rate, and a score it lacks
+// fails a bound on scores. An empty candidate fails every one, flaky too,
+// whose limit is generous enough that only missing evidence can fail it.
+func TestBoundGatesFailWithoutEvidence(t *testing.T) {
+	var gates []Gate
+	for _, text := range []string{"low(Exact match) >= 0.5", "high(score) <= 1", "diff_low(Exact match) >= -0.05",
+		"pass_all(Exact match) >= 0.5", "flaky(Exact match) <= 1000"} {
+		g, err := ParseGate(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gates = append(gates, g)
+	}
+	pass := func(i, j int) bool { return true }
+	for _, repeats := range []int{0, 3} {
+		base, cand := casesRuns(20, repeats, pass, pass)
+		for i := range cand.Scenarios {
+			if i%10 != 0 { // 9 rows in 10 errored
+				cand.Scenarios[i] = failedRow(cand.Scenarios[i].Inputs[0].Name, "model overloaded", exactMatch.ID, scoreConfig.ID)
+				cand.Scenarios[i].Inputs = base.Scenarios[i].Inputs
+				cand.Scenarios[i].ID = fmt.Sprintf("e-%d", i)
+			}
+		}
+		r := NewReport(base, cand)
+		_ = r.Check(gates...)
+		for _, g := range r.Gates {
+			if g.Passed && g.Gate.Measure != MeasureFlaky {
+				t.Errorf("repeats %d, 9 rows in 10 errored: %s passed (%v)", repeats, g.Gate, g.Measured)
+			}
+		}
+		empty := Run{Evaluation: cand.Evaluation, Repeats: repeats}
+		r = NewReport(base, empty)
+		_ = r.Check(gates...)
+		for _, g := range r.Gates {
+			if g.Passed {
+				t.Errorf("repeats %d, empty candidate: %s passed (%v)", repeats, g.Gate, g.Measured)
+			}
+		}
+	}
+}
