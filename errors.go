@@ -477,25 +477,22 @@ func invalidField(name, field, format string, args ...any) error {
 
 // answerError is the one place where a non-2xx answer becomes an error,
 // as go-github's CheckResponse: a 422 becomes a *ValidationError, any other
-// status an *APIError, with the operation, the body (up to maxErrorBody
+// status an *APIError, with r's operation, the body (up to maxErrorBody
 // bytes, scrubbed of secrets before it is cut) and, for a redirect that was
-// not followed, its Location. write marks a request that is not retried,
-// such as a create.
-func answerError(resp *http.Response, body []byte, operation, method, path string, write bool, secrets *text.Secrets) error {
-	err := buildAPIError(resp.StatusCode, method, path, secrets.ScrubCut(body, maxErrorBody), secrets)
-	var apiErr *APIError
-	if errors.As(err, &apiErr) {
-		apiErr.Operation = operation
-		if location := resp.Header.Get("Location"); location != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
-			note := "redirect to " + secrets.Text(location, maxMessage) + " not followed"
-			if write {
-				note += " (a create follows at most one 307 or 308, to the same origin)"
-			}
-			if apiErr.Message != "" {
-				note += ": " + apiErr.Message
-			}
-			apiErr.Message = note
+// not followed, its Location. path is the escaped path with the base URL's
+// prefix.
+func answerError(resp *http.Response, body []byte, r *request, path string, secrets *text.Secrets) error {
+	apiErr, err := buildAPIError(resp.StatusCode, r.method, path, secrets.ScrubCut(body, maxErrorBody), secrets)
+	apiErr.Operation, apiErr.mapped = r.operation, r.mapped
+	if location := resp.Header.Get("Location"); location != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		note := "redirect to " + secrets.Text(location, maxMessage) + " not followed"
+		if !r.idempotent() {
+			note += " (a create follows at most one 307 or 308, to the same origin)"
 		}
+		if apiErr.Message != "" {
+			note += ": " + apiErr.Message
+		}
+		apiErr.Message = note
 	}
 	return err
 }
@@ -503,12 +500,14 @@ func answerError(resp *http.Response, body []byte, operation, method, path strin
 // newAPIError builds the error for a non-2xx answer from up to maxErrorBody
 // bytes of its body. A 422 becomes a *ValidationError.
 func newAPIError(status int, method, path string, body []byte) error {
-	return buildAPIError(status, method, path, body, nil)
+	_, err := buildAPIError(status, method, path, body, nil)
+	return err
 }
 
 // buildAPIError is newAPIError for a call whose credentials are secrets:
-// every text taken from the body is scrubbed of them, then cut.
-func buildAPIError(status int, method, path string, body []byte, secrets *text.Secrets) error {
+// every text taken from the body is scrubbed of them, then cut. It also
+// returns the *APIError, which a *ValidationError embeds.
+func buildAPIError(status int, method, path string, body []byte, secrets *text.Secrets) (*APIError, error) {
 	apiErr := &APIError{StatusCode: status, Method: method, Path: path, Body: body}
 	details, message := parseErrorBody(body)
 	apiErr.Message = secrets.Text(dropStatusPrefix(message, status), maxMessage)
@@ -532,12 +531,12 @@ func buildAPIError(status int, method, path string, body []byte, secrets *text.S
 			}
 			apiErr.Message = text.Clip(strings.Join(parts, "; "), 4*maxMessage)
 		}
-		return verr
+		return apiErr, verr
 	}
 	if apiErr.Message == "" && len(details) > 0 {
 		apiErr.Message = text.Clip(details[0].String(), maxMessage)
 	}
-	return apiErr
+	return apiErr, apiErr
 }
 
 // parseErrorBody reads the service's error documents: {"detail": "..."},
