@@ -238,45 +238,33 @@ type APIError struct {
 // Error says the method, path, status and the server's message, with a
 // hint for an unknown route or a not-found answered as a 500.
 func (e *APIError) Error() string {
-	var b strings.Builder
-	b.WriteString("agenta: ")
-	b.WriteString(e.Method)
-	b.WriteByte(' ')
-	b.WriteString(e.Path)
-	b.WriteString(": ")
-	b.WriteString(strconv.Itoa(e.StatusCode))
+	s := "agenta: " + e.Method + " " + e.Path + ": " + strconv.Itoa(e.StatusCode)
 	if text := http.StatusText(e.StatusCode); text != "" {
-		b.WriteByte(' ')
-		b.WriteString(text)
+		s += " " + text
 	}
 	if e.Message != "" && !e.repeatsStatus() {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
+		s += ": " + e.Message
 	}
 	if e.routeNotFound() {
-		b.WriteString(": the server has no route for this path; check that the base URL ends in the service's prefix, usually /api, and that the server's version has ")
-		if e.Operation != "" {
-			b.WriteString(e.Operation)
-		} else {
-			b.WriteString("this operation")
+		operation := e.Operation
+		if operation == "" {
+			operation = "this operation"
 		}
+		s += ": the server has no route for this path; check that the base URL ends in the service's prefix, usually /api, and that the server's version has " + operation
 		if e.mapped {
-			b.WriteString(" (a server of Agenta v0.96 or later has none of the 2024 routes: tell the client it speaks the 2026 API with AGENTA_API_GENERATION=2026 or WithGeneration, or call DetectGeneration first)")
+			s += " (a server of Agenta v0.96 or later has none of the 2024 routes: tell the client it speaks the 2026 API with AGENTA_API_GENERATION=2026 or WithGeneration, or call DetectGeneration first)"
 		}
 	}
 	if e.StatusCode == http.StatusUnauthorized && e.mapped && answeredAs2026(e.Body) {
 		// The client did not know the server's API and sent the 2024
 		// request: say so, or the 401 reads as a wrong key alone.
-		b.WriteString(" (a 2026 server's answer, Agenta v0.96 or later, which has no route for ")
-		b.WriteString(e.Operation)
-		b.WriteString(": the request above is the mid-2024 one, sent because the client did not know the server's API; tell it with AGENTA_API_GENERATION=2026 or WithGeneration, or call DetectGeneration first, and check the key)")
+		s += " (a 2026 server's answer, Agenta v0.96 or later, which has no route for " + e.Operation +
+			": the request above is the mid-2024 one, sent because the client did not know the server's API; tell it with AGENTA_API_GENERATION=2026 or WithGeneration, or call DetectGeneration first, and check the key)"
 	}
 	if missing, ok := e.notFoundAs500(); ok {
-		b.WriteString(" (the service's answer when ")
-		b.WriteString(missing)
-		b.WriteString(" does not exist)")
+		s += " (the service's answer when " + missing + " does not exist)"
 	}
-	return b.String()
+	return s
 }
 
 // answeredAs2026 reports whether an error body has the shape of today's
@@ -791,34 +779,24 @@ type WaitError struct {
 // with how long it held and when it was last read, and the failure of the
 // reads since then.
 func (e *WaitError) Error() string {
-	var b strings.Builder
-	b.WriteString("agenta: wait for evaluation ")
-	b.WriteString(text.Clip(e.EvaluationID, maxMessage))
-	b.WriteString(": ")
+	reason := "ended"
 	if e.Err != nil {
-		b.WriteString(e.Err.Error())
-	} else {
-		b.WriteString("ended")
+		reason = e.Err.Error()
 	}
+	s := "agenta: wait for evaluation " + text.Clip(e.EvaluationID, maxMessage) + ": " + reason
 	if e.Status == "" {
-		b.WriteString("; no status read yet")
+		s += "; no status read yet"
 	} else {
-		b.WriteString("; status ")
-		b.WriteString(text.Clip(string(e.Status), maxMessage))
-		b.WriteString(" for ")
-		b.WriteString(e.Held.Round(time.Millisecond).String())
-		b.WriteString(", last read ")
-		b.WriteString(e.LastRead.Round(time.Millisecond).String())
-		b.WriteString(" ago")
+		s += "; status " + text.Clip(string(e.Status), maxMessage) + " for " + e.Held.Round(time.Millisecond).String() +
+			", last read " + e.LastRead.Round(time.Millisecond).String() + " ago"
 		if e.Status == models.EvaluationInitialized {
-			b.WriteString(" (no worker may be running on the server: a run stays INITIALIZED until a worker picks it up)")
+			s += " (no worker may be running on the server: a run stays INITIALIZED until a worker picks it up)"
 		}
 	}
 	if e.LastError != nil {
-		b.WriteString("; the last read failed: ")
-		b.WriteString(text.Clip(strings.TrimPrefix(e.LastError.Error(), "agenta: "), 2*maxMessage))
+		s += "; the last read failed: " + text.Clip(strings.TrimPrefix(e.LastError.Error(), "agenta: "), 2*maxMessage)
 	}
-	return b.String()
+	return s
 }
 
 // Unwrap returns the context's error.
