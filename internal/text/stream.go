@@ -212,6 +212,7 @@ func NewDocumentWriter(w io.Writer) *EscapeWriter {
 // Call Flush at the end.
 func NewJSONWriter(w io.Writer) *EscapeWriter { return &EscapeWriter{w: w, escape: JSON} }
 
+// Write writes p escaped, but for the start of a character it ends with.
 func (e *EscapeWriter) Write(p []byte) (int, error) {
 	buf := append(e.pending, p...)
 	end := wholeRunes(buf)
