@@ -24,7 +24,6 @@ type Client struct {
 	header     http.Header           // sent with every request
 	http       *http.Client          // the caller's view: transport, jar, the per-attempt timeout, redirects
 	retry      *retryablehttp.Client // the settings each call's client copies: a copy of http without its Timeout, the retry bound; never sends itself
-	maxRetries int
 	waitMin    time.Duration
 	waitMax    time.Duration
 	logger     *slog.Logger
@@ -68,7 +67,6 @@ func newClient(baseURL baseURLSetting, opts []Option) (*Client, error) {
 		base:       base,
 		basePath:   basePathOf(base),
 		header:     http.Header{},
-		maxRetries: s.maxRetries,
 		waitMin:    s.waitMin,
 		waitMax:    s.waitMax,
 		logger:     s.logger,

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agenta-go/agenta/internal/text"
 	"github.com/agenta-go/agenta/models"
 	"github.com/google/go-querystring/query"
 	"github.com/hashicorp/go-retryablehttp"
@@ -73,10 +74,14 @@ type call struct {
 	// kept is the call's error when checkRetry read the last attempt's
 	// answer and then declined the retry (the answer, or the context's end
 	// with it): go-retryablehttp then hands back a body already read.
-	kept    error
-	ctx     context.Context // the caller's, to tell its end from the attempt's timeout
-	body    *answerBody     // the 2xx answer, as the decoders read it
-	secrets *secretSet      // the Client's secrets when the call started
+	kept error
+	ctx  context.Context // the caller's, to tell its end from the attempt's timeout
+	body *answerBody     // the 2xx answer, as the decoders read it
+	// secrets are the Client's when the call started (secretSet.all):
+	// every text and body taken from the server for an error or a log is
+	// scrubbed of them, in case the server echoes one (FastAPI echoes
+	// refused input); answers scrubs 2xx answers (secretSet.answers).
+	secrets, answers *text.Secrets
 	// valueEnd is the offset in the body just past the decoded value, and
 	// ended whether end has taken the body over.
 	valueEnd int64
@@ -100,7 +105,8 @@ var callPool = sync.Pool{New: func() any {
 // newCall returns a call of r, with the Client's go-retryablehttp settings.
 func (c *Client) newCall(ctx context.Context, r *request, path string) *call {
 	st := callPool.Get().(*call)
-	st.c, st.r, st.path, st.ctx, st.secrets = c, *r, path, ctx, c.secrets.load()
+	set := c.secrets.load()
+	st.c, st.r, st.path, st.ctx, st.secrets, st.answers = c, *r, path, ctx, set.all, set.answers
 	st.retry.HTTPClient, st.retry.RetryMax = c.retry.HTTPClient, c.retry.RetryMax
 	return st
 }
@@ -331,7 +337,7 @@ func (st *call) log(ctx context.Context, resp *http.Response, err error, retry b
 		}
 	}
 	if err != nil {
-		attrs = append(attrs, slog.String("error", st.text(unwrapURLError(err).Error(), maxMessage)))
+		attrs = append(attrs, slog.String("error", st.secrets.Text(unwrapURLError(err).Error(), maxMessage)))
 		level = slog.LevelWarn
 	}
 	if retry {
@@ -365,11 +371,11 @@ func (st *call) transportError(err error) error {
 // may quote the server (a Location header), is scrubbed and bounded.
 func (st *call) reason(err error) error {
 	raw := err.Error()
-	text := st.text(raw, maxMessage)
+	text := st.secrets.Text(raw, maxMessage)
 	var netErr net.Error
 	var limit *timeoutError
 	cause := err
-	if st.holdsSecret(raw) {
+	if st.secrets.Holds(raw) {
 		// The cause quotes a credential (net/http quotes a Location that
 		// fails to parse): the chain keeps its scrubbed text instead, so
 		// that errors.Unwrap shows no more than err.Error() does.
@@ -424,12 +430,7 @@ func (st *call) readError(resp *http.Response) error {
 		body, _ = io.ReadAll(io.LimitReader(resp.Body, maxErrorBody+st.readPastCut()))
 	}
 	resp.Body.Close()
-	err := answerError(resp, body, st.r.operation, st.r.method, st.path, !st.r.idempotent(), st.secrets.all)
-	var apiErr *APIError
-	if st.r.mapped && errors.As(err, &apiErr) {
-		apiErr.mapped = true
-	}
-	return err
+	return answerError(resp, body, &st.r, st.path, st.secrets)
 }
 
 // unwrapURLError drops net/http's *url.Error wrapper, whose message repeats
@@ -442,36 +443,19 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// scrub replaces every form of every credential with [REDACTED], in case
-// the server echoes one (FastAPI echoes refused input).
-func (st *call) scrub(body []byte) []byte { return st.secrets.all.Scrub(body) }
-
-// scrubCut scrubs body, then cuts it to n bytes, dropping a secret's first
-// bytes left at the cut.
-func (st *call) scrubCut(body []byte, n int) []byte { return st.secrets.all.ScrubCut(body, n) }
-
-// text turns a string built from server data into one fit for an error or
-// a log: scrubbed, also in its decoded forms, valid UTF-8, then cut to n
-// runes.
-func (st *call) text(s string, n int) string { return st.secrets.all.Text(s, n) }
-
-// holdsSecret reports whether s holds a credential, raw or in a form the
-// scrub knows.
-func (st *call) holdsSecret(s string) bool { return st.secrets.all.Holds(s) }
-
 // readPastCut is how far past a cut an error body is read: the longest
 // form of a secret, so that the scrub sees a secret the cut splits whole.
 func (st *call) readPastCut() int64 {
-	return int64(max(maxSecretLength, st.secrets.all.Longest()))
+	return int64(max(maxSecretLength, st.secrets.Longest()))
 }
 
 // scrubAnswer returns a 2xx answer's body scrubbed as it is read, or body
 // itself when the Client has no long secret.
 func (st *call) scrubAnswer(body io.ReadCloser) io.ReadCloser {
-	if st.secrets.answers == nil {
+	if st.answers == nil {
 		return body
 	}
-	return replayBody{st.secrets.answers.NewReader(body), body}
+	return replayBody{st.answers.NewReader(body), body}
 }
 
 // decodeObject reads an answer that is one JSON object. null is refused:
@@ -662,22 +646,21 @@ func (st *call) decodeErrorAt(resp *http.Response, offset int64, buffered io.Rea
 	if errors.As(err, &timestamp) {
 		// It stays in the chain for errors.As, and quotes the server's
 		// value: scrub and bound it like the message.
-		timestamp.Value = st.text(timestamp.Value, maxMessage)
+		timestamp.Value = st.secrets.Text(timestamp.Value, maxMessage)
 	}
 	var limit *LimitError
 	if !errors.As(err, &limit) && st.body != nil && st.body.err != nil && st.body.err != io.EOF {
 		err = st.reason(err)
 	}
 	rest, _ := io.ReadAll(io.LimitReader(io.MultiReader(buffered, resp.Body), maxErrorBody+st.readPastCut()))
-	return &DecodeError{
-		StatusCode: resp.StatusCode,
-		Method:     st.r.method,
-		Path:       st.path,
-		Offset:     offset,
-		Body:       st.scrubCut(rest, maxErrorBody),
-		Err:        err,
-		text:       st.text(err.Error(), maxMessage),
-	}
+	return st.answerDecodeError(resp, offset, st.secrets.ScrubCut(rest, maxErrorBody), err, st.secrets.Text(err.Error(), maxMessage))
+}
+
+// answerDecodeError is the *DecodeError of resp, this call's answer, at
+// offset in its body; body and text are already scrubbed and cut.
+func (st *call) answerDecodeError(resp *http.Response, offset int64, body []byte, err error, text string) error {
+	return &DecodeError{StatusCode: resp.StatusCode, Method: st.r.method, Path: st.path,
+		Offset: offset, Body: body, Err: err, text: text}
 }
 
 // end checks the end of an answer whose JSON value was read whole: only
@@ -788,17 +771,9 @@ func (st *call) trailing(resp *http.Response, at int64, excerpt []byte) error {
 	if excerpt == nil {
 		return nil
 	}
-	excerpt = st.scrub(excerpt)
-	err := &trailingError{excerpt: st.text(string(excerpt), 40)}
-	return &DecodeError{
-		StatusCode: resp.StatusCode,
-		Method:     st.r.method,
-		Path:       st.path,
-		Offset:     st.valueEnd + at,
-		Body:       excerpt,
-		Err:        err,
-		text:       err.Error(),
-	}
+	excerpt = st.secrets.Scrub(excerpt)
+	err := &trailingError{excerpt: st.secrets.Text(string(excerpt), 40)}
+	return st.answerDecodeError(resp, st.valueEnd+at, excerpt, err, err.Error())
 }
 
 // finish closes an answer's body, unless end has taken it over.

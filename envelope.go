@@ -20,13 +20,17 @@ type single interface {
 	member() (count *int, present bool)
 }
 
+// singleOf is the pointer to an envelope type A that is a single: the
+// envelope's methods have pointer receivers.
+type singleOf[A any] interface {
+	*A
+	single
+}
+
 // lookup runs a 2026 read and returns its envelope. An envelope without
 // its member is a *NotFoundError naming what (which matches ErrNotFound)
 // when its count is 0; with another count, or none, it is a *DecodeError.
-func lookup[A any, P interface {
-	*A
-	single
-}](ctx context.Context, c *Client, r *request, what string) (*A, error) {
+func lookup[A any, P singleOf[A]](ctx context.Context, c *Client, r *request, what string) (*A, error) {
 	return envelope[A, P](ctx, c, r, func(body []byte) error {
 		return &NotFoundError{Operation: r.operation, Method: r.method, Path: c.basePath + r.path,
 			What: c.text(what, maxMessage), Body: body}
@@ -36,10 +40,7 @@ func lookup[A any, P interface {
 // created runs a 2026 create, fork or commit and returns its envelope. An
 // envelope without its member and with count 0 is a *NotCreatedError
 // (ErrNotCreated) saying what could not be created and the usual causes.
-func created[A any, P interface {
-	*A
-	single
-}](ctx context.Context, c *Client, r *request, what, causes string) (*A, error) {
+func created[A any, P singleOf[A]](ctx context.Context, c *Client, r *request, what, causes string) (*A, error) {
 	return envelope[A, P](ctx, c, r, func(body []byte) error {
 		return &NotCreatedError{Operation: r.operation, Method: r.method, Path: c.basePath + r.path,
 			What: what, Causes: causes, Body: body}
@@ -50,10 +51,7 @@ func created[A any, P interface {
 // answer (a count beside it is not checked: the member is the evidence);
 // absent with count 0, it is absent's error; absent otherwise, a
 // *DecodeError.
-func envelope[A any, P interface {
-	*A
-	single
-}](ctx context.Context, c *Client, r *request, absent func(body []byte) error) (*A, error) {
+func envelope[A any, P singleOf[A]](ctx context.Context, c *Client, r *request, absent func(body []byte) error) (*A, error) {
 	a, err := getOne[A](ctx, c, r)
 	if err != nil {
 		return nil, err

@@ -238,45 +238,33 @@ type APIError struct {
 // Error says the method, path, status and the server's message, with a
 // hint for an unknown route or a not-found answered as a 500.
 func (e *APIError) Error() string {
-	var b strings.Builder
-	b.WriteString("agenta: ")
-	b.WriteString(e.Method)
-	b.WriteByte(' ')
-	b.WriteString(e.Path)
-	b.WriteString(": ")
-	b.WriteString(strconv.Itoa(e.StatusCode))
+	s := "agenta: " + e.Method + " " + e.Path + ": " + strconv.Itoa(e.StatusCode)
 	if text := http.StatusText(e.StatusCode); text != "" {
-		b.WriteByte(' ')
-		b.WriteString(text)
+		s += " " + text
 	}
 	if e.Message != "" && !e.repeatsStatus() {
-		b.WriteString(": ")
-		b.WriteString(e.Message)
+		s += ": " + e.Message
 	}
 	if e.routeNotFound() {
-		b.WriteString(": the server has no route for this path; check that the base URL ends in the service's prefix, usually /api, and that the server's version has ")
-		if e.Operation != "" {
-			b.WriteString(e.Operation)
-		} else {
-			b.WriteString("this operation")
+		operation := e.Operation
+		if operation == "" {
+			operation = "this operation"
 		}
+		s += ": the server has no route for this path; check that the base URL ends in the service's prefix, usually /api, and that the server's version has " + operation
 		if e.mapped {
-			b.WriteString(" (a server of Agenta v0.96 or later has none of the 2024 routes: tell the client it speaks the 2026 API with AGENTA_API_GENERATION=2026 or WithGeneration, or call DetectGeneration first)")
+			s += " (a server of Agenta v0.96 or later has none of the 2024 routes: tell the client it speaks the 2026 API with AGENTA_API_GENERATION=2026 or WithGeneration, or call DetectGeneration first)"
 		}
 	}
 	if e.StatusCode == http.StatusUnauthorized && e.mapped && answeredAs2026(e.Body) {
 		// The client did not know the server's API and sent the 2024
 		// request: say so, or the 401 reads as a wrong key alone.
-		b.WriteString(" (a 2026 server's answer, Agenta v0.96 or later, which has no route for ")
-		b.WriteString(e.Operation)
-		b.WriteString(": the request above is the mid-2024 one, sent because the client did not know the server's API; tell it with AGENTA_API_GENERATION=2026 or WithGeneration, or call DetectGeneration first, and check the key)")
+		s += " (a 2026 server's answer, Agenta v0.96 or later, which has no route for " + e.Operation +
+			": the request above is the mid-2024 one, sent because the client did not know the server's API; tell it with AGENTA_API_GENERATION=2026 or WithGeneration, or call DetectGeneration first, and check the key)"
 	}
 	if missing, ok := e.notFoundAs500(); ok {
-		b.WriteString(" (the service's answer when ")
-		b.WriteString(missing)
-		b.WriteString(" does not exist)")
+		s += " (the service's answer when " + missing + " does not exist)"
 	}
-	return b.String()
+	return s
 }
 
 // answeredAs2026 reports whether an error body has the shape of today's
@@ -477,25 +465,22 @@ func invalidField(name, field, format string, args ...any) error {
 
 // answerError is the one place where a non-2xx answer becomes an error,
 // as go-github's CheckResponse: a 422 becomes a *ValidationError, any other
-// status an *APIError, with the operation, the body (up to maxErrorBody
+// status an *APIError, with r's operation, the body (up to maxErrorBody
 // bytes, scrubbed of secrets before it is cut) and, for a redirect that was
-// not followed, its Location. write marks a request that is not retried,
-// such as a create.
-func answerError(resp *http.Response, body []byte, operation, method, path string, write bool, secrets *text.Secrets) error {
-	err := buildAPIError(resp.StatusCode, method, path, secrets.ScrubCut(body, maxErrorBody), secrets)
-	var apiErr *APIError
-	if errors.As(err, &apiErr) {
-		apiErr.Operation = operation
-		if location := resp.Header.Get("Location"); location != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
-			note := "redirect to " + secrets.Text(location, maxMessage) + " not followed"
-			if write {
-				note += " (a create follows at most one 307 or 308, to the same origin)"
-			}
-			if apiErr.Message != "" {
-				note += ": " + apiErr.Message
-			}
-			apiErr.Message = note
+// not followed, its Location. path is the escaped path with the base URL's
+// prefix.
+func answerError(resp *http.Response, body []byte, r *request, path string, secrets *text.Secrets) error {
+	apiErr, err := buildAPIError(resp.StatusCode, r.method, path, secrets.ScrubCut(body, maxErrorBody), secrets)
+	apiErr.Operation, apiErr.mapped = r.operation, r.mapped
+	if location := resp.Header.Get("Location"); location != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		note := "redirect to " + secrets.Text(location, maxMessage) + " not followed"
+		if !r.idempotent() {
+			note += " (a create follows at most one 307 or 308, to the same origin)"
 		}
+		if apiErr.Message != "" {
+			note += ": " + apiErr.Message
+		}
+		apiErr.Message = note
 	}
 	return err
 }
@@ -503,12 +488,14 @@ func answerError(resp *http.Response, body []byte, operation, method, path strin
 // newAPIError builds the error for a non-2xx answer from up to maxErrorBody
 // bytes of its body. A 422 becomes a *ValidationError.
 func newAPIError(status int, method, path string, body []byte) error {
-	return buildAPIError(status, method, path, body, nil)
+	_, err := buildAPIError(status, method, path, body, nil)
+	return err
 }
 
 // buildAPIError is newAPIError for a call whose credentials are secrets:
-// every text taken from the body is scrubbed of them, then cut.
-func buildAPIError(status int, method, path string, body []byte, secrets *text.Secrets) error {
+// every text taken from the body is scrubbed of them, then cut. It also
+// returns the *APIError, which a *ValidationError embeds.
+func buildAPIError(status int, method, path string, body []byte, secrets *text.Secrets) (*APIError, error) {
 	apiErr := &APIError{StatusCode: status, Method: method, Path: path, Body: body}
 	details, message := parseErrorBody(body)
 	apiErr.Message = secrets.Text(dropStatusPrefix(message, status), maxMessage)
@@ -532,12 +519,12 @@ func buildAPIError(status int, method, path string, body []byte, secrets *text.S
 			}
 			apiErr.Message = text.Clip(strings.Join(parts, "; "), 4*maxMessage)
 		}
-		return verr
+		return apiErr, verr
 	}
 	if apiErr.Message == "" && len(details) > 0 {
 		apiErr.Message = text.Clip(details[0].String(), maxMessage)
 	}
-	return apiErr
+	return apiErr, apiErr
 }
 
 // parseErrorBody reads the service's error documents: {"detail": "..."},
@@ -792,34 +779,24 @@ type WaitError struct {
 // with how long it held and when it was last read, and the failure of the
 // reads since then.
 func (e *WaitError) Error() string {
-	var b strings.Builder
-	b.WriteString("agenta: wait for evaluation ")
-	b.WriteString(text.Clip(e.EvaluationID, maxMessage))
-	b.WriteString(": ")
+	reason := "ended"
 	if e.Err != nil {
-		b.WriteString(e.Err.Error())
-	} else {
-		b.WriteString("ended")
+		reason = e.Err.Error()
 	}
+	s := "agenta: wait for evaluation " + text.Clip(e.EvaluationID, maxMessage) + ": " + reason
 	if e.Status == "" {
-		b.WriteString("; no status read yet")
+		s += "; no status read yet"
 	} else {
-		b.WriteString("; status ")
-		b.WriteString(text.Clip(string(e.Status), maxMessage))
-		b.WriteString(" for ")
-		b.WriteString(e.Held.Round(time.Millisecond).String())
-		b.WriteString(", last read ")
-		b.WriteString(e.LastRead.Round(time.Millisecond).String())
-		b.WriteString(" ago")
+		s += "; status " + text.Clip(string(e.Status), maxMessage) + " for " + e.Held.Round(time.Millisecond).String() +
+			", last read " + e.LastRead.Round(time.Millisecond).String() + " ago"
 		if e.Status == models.EvaluationInitialized {
-			b.WriteString(" (no worker may be running on the server: a run stays INITIALIZED until a worker picks it up)")
+			s += " (no worker may be running on the server: a run stays INITIALIZED until a worker picks it up)"
 		}
 	}
 	if e.LastError != nil {
-		b.WriteString("; the last read failed: ")
-		b.WriteString(text.Clip(strings.TrimPrefix(e.LastError.Error(), "agenta: "), 2*maxMessage))
+		s += "; the last read failed: " + text.Clip(strings.TrimPrefix(e.LastError.Error(), "agenta: "), 2*maxMessage)
 	}
-	return b.String()
+	return s
 }
 
 // Unwrap returns the context's error.

@@ -127,16 +127,7 @@ func (c *Client) CreateEvaluation(ctx context.Context, ev models.NewEvaluation) 
 }
 
 func checkNewEvaluation(ev models.NewEvaluation) error {
-	if err := required("NewEvaluation.AppID", "app_id", ev.AppID); err != nil {
-		return err
-	}
-	if err := requiredList("NewEvaluation.VariantIDs", "variant_ids", ev.VariantIDs); err != nil {
-		return err
-	}
-	if err := requiredList("NewEvaluation.EvaluatorConfigIDs", "evaluators_configs", ev.EvaluatorConfigIDs); err != nil {
-		return err
-	}
-	if err := required("NewEvaluation.TestsetID", "testset_id", ev.TestsetID); err != nil {
+	if err := checkEvaluationIDs("NewEvaluation", ev.AppID, ev.VariantIDs, ev.EvaluatorConfigIDs, ev.TestsetID); err != nil {
 		return err
 	}
 	rl := ev.RateLimit
@@ -171,6 +162,22 @@ func checkNewEvaluation(ev models.NewEvaluation) error {
 		}
 	}
 	return nil
+}
+
+// checkEvaluationIDs checks the ids an evaluation names, in the request
+// what (such as "NewEvaluation"): an app, its variants, the evaluator
+// configs and a test set.
+func checkEvaluationIDs(what, appID string, variantIDs, evaluatorConfigIDs []string, testsetID string) error {
+	if err := required(what+".AppID", "app_id", appID); err != nil {
+		return err
+	}
+	if err := requiredList(what+".VariantIDs", "variant_ids", variantIDs); err != nil {
+		return err
+	}
+	if err := requiredList(what+".EvaluatorConfigIDs", "evaluators_configs", evaluatorConfigIDs); err != nil {
+		return err
+	}
+	return required(what+".TestsetID", "testset_id", testsetID)
 }
 
 // WaitEvaluation waits until an evaluation's run is over and returns the

@@ -229,11 +229,7 @@ func parseBaseURL(raw string) (string, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
-			err = uerr.Err
-		}
-		return "", invalid("baseURL", "is not a valid URL: %v", err)
+		return "", invalid("baseURL", "is not a valid URL: %v", unwrapURLError(err))
 	}
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":

@@ -174,7 +174,7 @@ func TestPerAttemptTimeoutSetting(t *testing.T) {
 	assert.Equal(t, 60*time.Second, DefaultTimeout)
 	c, err := NewClient(gockBase)
 	require.NoError(t, err)
-	assert.Equal(t, DefaultMaxRetries, c.maxRetries)
+	assert.Equal(t, DefaultMaxRetries, c.retry.RetryMax)
 	assert.Equal(t, DefaultRetryWaitMin, c.waitMin)
 	assert.Equal(t, DefaultRetryWaitMax, c.waitMax)
 	assert.Nil(t, c.logger, "silent by default")

@@ -81,16 +81,7 @@ func (c *Client) Preflight(ctx context.Context, req models.PreflightRequest) (*m
 }
 
 func checkPreflightRequest(req models.PreflightRequest) error {
-	if err := required("PreflightRequest.AppID", "app_id", req.AppID); err != nil {
-		return err
-	}
-	if err := requiredList("PreflightRequest.VariantIDs", "variant_ids", req.VariantIDs); err != nil {
-		return err
-	}
-	if err := requiredList("PreflightRequest.EvaluatorConfigIDs", "evaluators_configs", req.EvaluatorConfigIDs); err != nil {
-		return err
-	}
-	return required("PreflightRequest.TestsetID", "testset_id", req.TestsetID)
+	return checkEvaluationIDs("PreflightRequest", req.AppID, req.VariantIDs, req.EvaluatorConfigIDs, req.TestsetID)
 }
 
 // preflightFacts is what a generation's reads found that the column checks

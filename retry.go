@@ -65,38 +65,33 @@ func permanent(err error) bool {
 
 // backoff returns the wait before retry number attempt+1 (attempt counts
 // from 0). A Retry-After header, in seconds or as an HTTP date, is honoured
-// within [min, max]; otherwise the wait grows exponentially from min with
+// within [least, most]; otherwise the wait grows exponentially from least with
 // "equal jitter": a random point in the upper half of the step
-// min·2^(attempt+1), capped at max and never below min, so that clients
+// least·2^(attempt+1), capped at most and never below least, so that clients
 // retrying together spread out. With the defaults the first wait is
 // 250–500 ms. A Retry-After of 0 or a date already past says no more than
 // "retry", and gets the exponential wait: honoured, it would send every
 // client back at once, without a pause or jitter.
-func backoff(min, max time.Duration, attempt int, resp *http.Response, now time.Time) time.Duration {
-	if max < min {
-		max = min
-	}
+func backoff(least, most time.Duration, attempt int, resp *http.Response, now time.Time) time.Duration {
+	most = max(most, least)
 	if resp != nil {
 		if wait, ok := retryAfter(resp.Header.Get("Retry-After"), now); ok && wait > 0 {
-			return clamp(wait, min, max)
+			return clamp(wait, least, most)
 		}
 	}
-	upper := min
-	for i := 0; i <= attempt && upper < max; i++ {
-		if upper > max/2 {
-			upper = max
+	upper := least
+	for i := 0; i <= attempt && upper < most; i++ {
+		if upper > most/2 {
+			upper = most
 			break
 		}
 		upper *= 2
 	}
-	upper = clamp(upper, min, max)
+	upper = clamp(upper, least, most)
 	if upper <= 0 {
 		return 0
 	}
-	lower := upper / 2
-	if lower < min {
-		lower = min
-	}
+	lower := max(upper/2, least)
 	return lower + rand.N(upper-lower+1)
 }
 
@@ -123,15 +118,8 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-func clamp(d, lo, hi time.Duration) time.Duration {
-	if d < lo {
-		return lo
-	}
-	if d > hi {
-		return hi
-	}
-	return d
-}
+// clamp returns d within [least, most], least <= most.
+func clamp(d, least, most time.Duration) time.Duration { return min(max(d, least), most) }
 
 // dialFailure reports an error from establishing the connection (DNS,
 // connect, proxy CONNECT), when the request cannot have reached the server.
@@ -201,20 +189,12 @@ func transientAnswer(e *APIError, seen bool) bool {
 }
 
 // waitPause returns WaitEvaluation's pause after its failures-th failed read
-// in a row (from 1): the Client's backoff between its retries (min to max,
+// in a row (from 1): the Client's backoff between its retries (least to most,
 // exponential, with jitter), and at least the wait's interval or 250 ms,
 // whichever is less, so that a Client without retry waits does not poll a
 // server in trouble in a tight loop.
-func waitPause(min, max, interval time.Duration, failures int) time.Duration {
-	floor := interval
-	if floor > DefaultRetryWaitMin {
-		floor = DefaultRetryWaitMin
-	}
-	pause := backoff(min, max, failures-1, nil, time.Time{})
-	if pause < floor {
-		pause = floor
-	}
-	return pause
+func waitPause(least, most, interval time.Duration, failures int) time.Duration {
+	return max(backoff(least, most, failures-1, nil, time.Time{}), min(interval, DefaultRetryWaitMin))
 }
 
 // lastReadMargin bounds the time a wait keeps for its last read before its

@@ -535,15 +535,7 @@ func evaluatorLabel(report *evals.Report, id string) string {
 }
 
 // meanText shows a mean: a pass rate as a percentage, a score as a number.
-func meanText(v float64, rate bool) string {
-	switch {
-	case math.IsNaN(v):
-		return "n/a"
-	case rate:
-		return strconv.FormatFloat(100*v, 'f', 1, 64) + "%"
-	}
-	return number(v)
-}
+func meanText(v float64, rate bool) string { return rateText(v, rate, "%") }
 
 func intervalText(low, high float64, rate bool) string {
 	if math.IsNaN(low) || math.IsNaN(high) {
@@ -552,14 +544,19 @@ func intervalText(low, high float64, rate bool) string {
 	return meanText(low, rate) + " – " + meanText(high, rate)
 }
 
-func diffText(d float64, rate bool) string {
+// diffText shows a difference of means: of pass rates in points.
+func diffText(d float64, rate bool) string { return rateText(d, rate, " pts") }
+
+// rateText shows v, "n/a" for NaN: a rate times 100 with unit, a
+// score as a number.
+func rateText(v float64, rate bool, unit string) string {
 	switch {
-	case math.IsNaN(d):
+	case math.IsNaN(v):
 		return "n/a"
 	case rate:
-		return strconv.FormatFloat(100*d, 'f', 1, 64) + " pts"
+		return strconv.FormatFloat(100*v, 'f', 1, 64) + unit
 	}
-	return number(d)
+	return number(v)
 }
 
 // writeFile writes a file through write, atomically: into a temporary

@@ -576,10 +576,10 @@ func (r *evalRun) writeReports(report *evals.Report, secrets []string) []error {
 		}
 		write := func(w io.Writer) error { return t.format.Write(written, w) }
 		if t.format.Document {
-			write = escapedDocument(write)
+			write = escaped(text.NewDocumentWriter, write)
 		}
 		if t.format.JSONLines {
-			write = escapedJSON(write)
+			write = escaped(text.NewJSONWriter, write)
 		}
 		scrubbed := func(w io.Writer) error { return scrubbedWrite(w, secrets, write) }
 		if t.stdout {

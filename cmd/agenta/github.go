@@ -51,7 +51,7 @@ func (r *evalRun) githubActions(report *evals.Report, secrets []string) error {
 	if err != nil {
 		return localError(fmt.Errorf("cannot write the job summary ($GITHUB_STEP_SUMMARY): %w", errorReason(err)))
 	}
-	err = scrubbedWrite(file, secrets, escapedDocument(func(w io.Writer) error {
+	err = scrubbedWrite(file, secrets, escaped(text.NewDocumentWriter, func(w io.Writer) error {
 		if _, err := io.WriteString(w, "\n"); err != nil {
 			return err
 		}

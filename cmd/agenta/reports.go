@@ -201,26 +201,16 @@ func reportError(t reportTarget, err error) error {
 	return localError(fmt.Errorf("cannot write %s: %w", t.fileDescription(), errorReason(err)))
 }
 
-// escapedDocument writes what write writes with the control characters and
-// bidirectional overrides of its text escaped.
-func escapedDocument(write func(io.Writer) error) func(io.Writer) error {
+// escaped writes what write writes through an escaping writer, such as
+// text.NewDocumentWriter's (control characters and bidirectional
+// overrides escaped) or text.NewJSONWriter's.
+func escaped(through func(io.Writer) *text.EscapeWriter, write func(io.Writer) error) func(io.Writer) error {
 	return func(w io.Writer) error {
-		d := text.NewDocumentWriter(w)
-		if err := write(d); err != nil {
+		e := through(w)
+		if err := write(e); err != nil {
 			return err
 		}
-		return d.Flush()
-	}
-}
-
-// escapedJSON writes what write writes, JSON, through text.JSON.
-func escapedJSON(write func(io.Writer) error) func(io.Writer) error {
-	return func(w io.Writer) error {
-		j := text.NewJSONWriter(w)
-		if err := write(j); err != nil {
-			return err
-		}
-		return j.Flush()
+		return e.Flush()
 	}
 }
 

@@ -192,36 +192,47 @@ func (x *Reader) endWith(drained bool) error {
 	return nil
 }
 
-// DocumentWriter writes what it is given through Document: line breaks and
-// tabs kept, every other control character and bidirectional override
-// escaped visibly, however the writes split a character.
-type DocumentWriter struct {
+// EscapeWriter writes what it is given through an escape, such as
+// Document or JSON, however the writes split a character: the start of a
+// character that the next write ends is held back.
+type EscapeWriter struct {
 	w       io.Writer
+	escape  func([]byte) []byte
 	pending []byte // the start of a character the next write ends
 }
 
-// NewDocumentWriter returns a DocumentWriter to w. Call Flush at the end.
-func NewDocumentWriter(w io.Writer) *DocumentWriter { return &DocumentWriter{w: w} }
+// NewDocumentWriter returns an EscapeWriter to w through Document: line
+// breaks and tabs kept, every other control character and bidirectional
+// override escaped visibly. Call Flush at the end.
+func NewDocumentWriter(w io.Writer) *EscapeWriter {
+	return &EscapeWriter{w: w, escape: func(b []byte) []byte { return []byte(Document(string(b))) }}
+}
 
-func (d *DocumentWriter) Write(p []byte) (int, error) {
-	buf := append(d.pending, p...)
+// NewJSONWriter returns an EscapeWriter to w through JSON, for JSON text.
+// Call Flush at the end.
+func NewJSONWriter(w io.Writer) *EscapeWriter { return &EscapeWriter{w: w, escape: JSON} }
+
+// Write writes p escaped, but for the start of a character it ends with.
+func (e *EscapeWriter) Write(p []byte) (int, error) {
+	buf := append(e.pending, p...)
 	end := wholeRunes(buf)
-	out := Document(string(buf[:end]))
-	d.pending = append(d.pending[:0], buf[end:]...)
-	if _, err := io.WriteString(d.w, out); err != nil {
+	// JSON may return its argument: write it before pending, which
+	// shares buf's memory, changes.
+	_, err := e.w.Write(e.escape(buf[:end]))
+	e.pending = append(e.pending[:0], buf[end:]...)
+	if err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
 // Flush writes what was held back.
-func (d *DocumentWriter) Flush() error {
-	if len(d.pending) == 0 {
+func (e *EscapeWriter) Flush() error {
+	if len(e.pending) == 0 {
 		return nil
 	}
-	out := Document(string(d.pending))
-	d.pending = d.pending[:0]
-	_, err := io.WriteString(d.w, out)
+	_, err := e.w.Write(e.escape(e.pending))
+	e.pending = e.pending[:0]
 	return err
 }
 
@@ -235,37 +246,4 @@ func wholeRunes(buf []byte) int {
 		}
 	}
 	return end
-}
-
-// JSONWriter writes JSON text through JSON, however the writes split a
-// character.
-type JSONWriter struct {
-	w       io.Writer
-	pending []byte // the start of a character the next write ends
-}
-
-// NewJSONWriter returns a JSONWriter to w. Call Flush at the end.
-func NewJSONWriter(w io.Writer) *JSONWriter { return &JSONWriter{w: w} }
-
-func (j *JSONWriter) Write(p []byte) (int, error) {
-	buf := append(j.pending, p...)
-	end := wholeRunes(buf)
-	// JSON may return its argument: write it before pending, which
-	// shares buf's memory, changes.
-	_, err := j.w.Write(JSON(buf[:end]))
-	j.pending = append(j.pending[:0], buf[end:]...)
-	if err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// Flush writes what was held back.
-func (j *JSONWriter) Flush() error {
-	if len(j.pending) == 0 {
-		return nil
-	}
-	_, err := j.w.Write(JSON(j.pending))
-	j.pending = j.pending[:0]
-	return err
 }
