@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -431,16 +430,6 @@ func (st *call) readError(resp *http.Response) error {
 	}
 	resp.Body.Close()
 	return answerError(resp, body, &st.r, st.path, st.secrets)
-}
-
-// unwrapURLError drops net/http's *url.Error wrapper, whose message repeats
-// the full URL with its query.
-func unwrapURLError(err error) error {
-	var uerr *url.Error
-	if errors.As(err, &uerr) && uerr.Err != nil {
-		return uerr.Err
-	}
-	return err
 }
 
 // readPastCut is how far past a cut an error body is read: the longest
@@ -984,4 +973,26 @@ func bufferBound(limit int64) int {
 		return 0
 	}
 	return int(limit) + slack
+}
+
+// answerError is the one place where a non-2xx answer becomes an error,
+// as go-github's CheckResponse: a 422 becomes a *ValidationError, any other
+// status an *APIError, with r's operation, the body (up to maxErrorBody
+// bytes, scrubbed of secrets before it is cut) and, for a redirect that was
+// not followed, its Location. path is the escaped path with the base URL's
+// prefix.
+func answerError(resp *http.Response, body []byte, r *request, path string, secrets *text.Secrets) error {
+	apiErr, err := buildAPIError(resp.StatusCode, r.method, path, secrets.ScrubCut(body, maxErrorBody), secrets)
+	apiErr.Operation, apiErr.mapped = r.operation, r.mapped
+	if location := resp.Header.Get("Location"); location != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		note := "redirect to " + secrets.Text(location, maxMessage) + " not followed"
+		if !r.idempotent() {
+			note += " (a create follows at most one 307 or 308, to the same origin)"
+		}
+		if apiErr.Message != "" {
+			note += ": " + apiErr.Message
+		}
+		apiErr.Message = note
+	}
+	return err
 }

@@ -463,28 +463,6 @@ func invalidField(name, field, format string, args ...any) error {
 	return &ArgumentError{Name: name, Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
-// answerError is the one place where a non-2xx answer becomes an error,
-// as go-github's CheckResponse: a 422 becomes a *ValidationError, any other
-// status an *APIError, with r's operation, the body (up to maxErrorBody
-// bytes, scrubbed of secrets before it is cut) and, for a redirect that was
-// not followed, its Location. path is the escaped path with the base URL's
-// prefix.
-func answerError(resp *http.Response, body []byte, r *request, path string, secrets *text.Secrets) error {
-	apiErr, err := buildAPIError(resp.StatusCode, r.method, path, secrets.ScrubCut(body, maxErrorBody), secrets)
-	apiErr.Operation, apiErr.mapped = r.operation, r.mapped
-	if location := resp.Header.Get("Location"); location != "" && resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		note := "redirect to " + secrets.Text(location, maxMessage) + " not followed"
-		if !r.idempotent() {
-			note += " (a create follows at most one 307 or 308, to the same origin)"
-		}
-		if apiErr.Message != "" {
-			note += ": " + apiErr.Message
-		}
-		apiErr.Message = note
-	}
-	return err
-}
-
 // newAPIError builds the error for a non-2xx answer from up to maxErrorBody
 // bytes of its body. A 422 becomes a *ValidationError.
 func newAPIError(status int, method, path string, body []byte) error {
@@ -1130,3 +1108,13 @@ type redirectRefused struct{ err error }
 
 func (e *redirectRefused) Error() string { return e.err.Error() }
 func (e *redirectRefused) Unwrap() error { return e.err }
+
+// unwrapURLError drops net/http's *url.Error wrapper, whose message repeats
+// the full URL with its query.
+func unwrapURLError(err error) error {
+	var uerr *url.Error
+	if errors.As(err, &uerr) && uerr.Err != nil {
+		return uerr.Err
+	}
+	return err
+}
