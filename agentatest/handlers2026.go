@@ -42,7 +42,7 @@ func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
 			case appRef.slug != "":
 				key = appRef.slug + ".revision"
 			default:
-				if app := v26.apps[appRef.id]; app != nil {
+				if app := v26.app(appRef); app != nil {
 					key = app.slug + ".revision"
 				}
 			}
@@ -74,36 +74,20 @@ func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
 		return envelope1("application_revision", s.revisionWire26(rev),
 			field{"retrieval_info", object{{"references", refs}, {"selector", object{{"key", key}}}}})
 	}
-	if revRef != nil && revRef.id == "" && revRef.slug == "" && revRef.version != "" && varRef.empty() && appRef.empty() {
-		return detailAnswer(http.StatusBadRequest, "application_revision_ref.version is a per-variant sequence number and requires a application_variant_ref or application_ref to scope it. Provide either, or identify the revision by application_revision_ref.id or application_revision_ref.slug (both are project-unique).")
+	if unscopedVersion26(revRef, varRef, appRef) {
+		return versionUnscoped26("application")
 	}
 	var rev *revision26
 	switch {
 	case revRef != nil && (revRef.id != "" || revRef.slug != ""):
-		if revRef.id != "" {
-			rev = v26.revisions[revRef.id]
-		} else {
-			rev = v26.revisionBySlug(revRef.slug)
-		}
+		rev = v26.revision(revRef)
 		if rev != nil && varRef != nil && varRef.id != "" && varRef.id != rev.variant.id {
 			return detailAnswer(http.StatusBadRequest, "workflow_variant_ref.id=UUID('"+varRef.id+"') does not match resolved revision's variant_id=UUID('"+rev.variant.id+"')")
 		}
 	case !varRef.empty() || !appRef.empty():
-		var v *variant26
-		if !varRef.empty() {
-			if varRef.id != "" {
-				v = v26.variants[varRef.id]
-			} else {
-				v = v26.variantBySlug(varRef.slug)
-			}
-		} else {
-			app := v26.apps[appRef.id]
-			if appRef.id == "" {
-				app = v26.appBySlug(appRef.slug)
-			}
-			if app != nil {
-				v = app.defaultVariant
-			}
+		v := v26.variant(varRef)
+		if app := v26.app(appRef); varRef.empty() && app != nil {
+			v = app.defaultVariant
 		}
 		if v != nil {
 			rev = v.latest()
@@ -147,26 +131,14 @@ func (s *Server) handleForkApplicationVariant(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v26 := s.v26
-	var source *variant26
-	if src != nil {
-		if src.id != "" {
-			source = v26.variants[src.id]
-		} else if src.slug != "" {
-			source = v26.variantBySlug(src.slug)
-		}
-	}
+	source := v26.variant(src)
 	if source == nil {
 		return detailAnswer(http.StatusBadRequest, "Fork source variant could not be resolved.")
 	}
 	upTo := source.latest()
 	if !at.empty() {
-		var r *revision26
-		switch {
-		case at.id != "":
-			r = v26.revisions[at.id]
-		case at.slug != "":
-			r = v26.revisionBySlug(at.slug)
-		default:
+		r := v26.revision(at)
+		if at.id == "" && at.slug == "" {
 			n, _ := strconv.Atoi(at.version)
 			r = source.at(n)
 		}
@@ -175,7 +147,7 @@ func (s *Server) handleForkApplicationVariant(c *call) answer {
 		}
 		upTo = r
 	}
-	if slug == "" || v26.variantBySlug(slug) != nil {
+	if slug == "" || v26.variant(&refIn{slug: slug}) != nil {
 		return count0()
 	}
 	if name == "" {
@@ -195,7 +167,7 @@ func (s *Server) handleForkApplicationVariant(c *call) answer {
 			copied.slug = copied.slug[:i]
 		}
 		copied.slug += "_" + suffix
-		copied.data = jsonCloneAny(r.data)
+		copied.data = jsonClone(r.data)
 		v.revisions = append(v.revisions, &copied)
 		v26.revisions[copied.id] = &copied
 	}
@@ -234,9 +206,9 @@ func (s *Server) handleCommitApplicationRevision(c *call) answer {
 	var next map[string]any
 	switch {
 	case data != nil:
-		next = jsonCloneAny(map[string]any(data))
+		next = jsonClone(data)
 	case delta != nil:
-		next = jsonCloneAny(latest.data)
+		next = jsonClone(latest.data)
 		if next == nil {
 			next = map[string]any{}
 		}
@@ -272,14 +244,7 @@ func (s *Server) handleDeployApplicationRevision(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.environments26()
-	var rev *revision26
-	if revRef != nil {
-		if revRef.id != "" {
-			rev = s.v26.revisions[revRef.id]
-		} else if revRef.slug != "" {
-			rev = s.v26.revisionBySlug(revRef.slug)
-		}
-	}
+	rev := s.v26.revision(revRef)
 	var env *env26
 	if envRef != nil {
 		env = s.v26.env(envRef.id, envRef.slug)
@@ -323,8 +288,8 @@ func (s *Server) handleRetrieveTestsetRevision(c *call) answer {
 		return refused
 	}
 	tsRef, varRef, revRef, ids, cases := in.Testset, in.Variant, in.Revision, in.IDs, in.Cases
-	if revRef != nil && revRef.id == "" && revRef.slug == "" && revRef.version != "" && varRef.empty() && tsRef.empty() {
-		return detailAnswer(http.StatusBadRequest, "testset_revision_ref.version is a per-variant sequence number and requires a testset_variant_ref or testset_ref to scope it. Provide either, or identify the revision by testset_revision_ref.id or testset_revision_ref.slug (both are project-unique).")
+	if unscopedVersion26(revRef, varRef, tsRef) {
+		return versionUnscoped26("testset")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -336,31 +301,28 @@ func (s *Server) handleRetrieveTestsetRevision(c *call) answer {
 		field{"retrieval_info", object{{"references", testsetReferences(rev)}}})
 }
 
+// unscopedVersion26 reports a revision asked by version alone, with no
+// variant or artifact to number it in.
+func unscopedVersion26(revRef, varRef, artifactRef *refIn) bool {
+	return revRef != nil && revRef.id == "" && revRef.slug == "" && revRef.version != "" && varRef.empty() && artifactRef.empty()
+}
+
+// versionUnscoped26 is v0.113's 400 for such a request; kind is
+// "application" or "testset".
+func versionUnscoped26(kind string) answer {
+	return detailAnswer(http.StatusBadRequest, kind+"_revision_ref.version is a per-variant sequence number and requires a "+
+		kind+"_variant_ref or "+kind+"_ref to scope it. Provide either, or identify the revision by "+
+		kind+"_revision_ref.id or "+kind+"_revision_ref.slug (both are project-unique).")
+}
+
 // testsetRevision resolves test-set references to a revision, or nil.
 func (v26 *state2026) testsetRevision(tsRef, varRef, revRef *refIn) *tsRevision26 {
-	switch {
-	case revRef != nil && revRef.id != "":
-		return v26.tsRevisions[revRef.id]
-	case revRef != nil && revRef.slug != "":
-		for _, r := range v26.tsRevisions {
-			if r.slug == revRef.slug {
-				return r
-			}
-		}
-		return nil
+	if revRef != nil && (revRef.id != "" || revRef.slug != "") {
+		return byRef(v26.tsRevisions, revRef, func(r *tsRevision26) string { return r.slug })
 	}
-	var ts *testset26
-	switch {
-	case varRef != nil && (varRef.id != "" || varRef.slug != ""):
-		for _, t := range v26.testsets {
-			if t.variantID == varRef.id || varRef.id == "" && t.variantSlug == varRef.slug {
-				ts = t
-			}
-		}
-	case tsRef != nil && tsRef.id != "":
-		ts = v26.testsets[tsRef.id]
-	case tsRef != nil && tsRef.slug != "":
-		ts = v26.testsetBySlug(tsRef.slug)
+	ts := v26.testset(tsRef)
+	if varRef != nil && (varRef.id != "" || varRef.slug != "") {
+		ts = byVariantRef(v26.testsets, varRef, func(t *testset26) (string, string) { return t.variantID, t.variantSlug })
 	}
 	if ts == nil {
 		return nil
@@ -392,28 +354,12 @@ func (s *Server) handleRetrieveEvaluatorRevision(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var rev *evRevision26
-	switch {
-	case revRef != nil && revRef.id != "":
-		rev = s.v26.evRevisions[revRef.id]
-	case revRef != nil && revRef.slug != "":
-		for _, r := range s.v26.evRevisions {
-			if r.slug == revRef.slug {
-				rev = r
-			}
-		}
-	default:
-		var ev *evaluator26
-		switch {
-		case varRef != nil && !varRef.empty():
-			for _, e := range s.v26.evaluators {
-				if e.variantID == varRef.id || varRef.id == "" && e.variantSlug == varRef.slug {
-					ev = e
-				}
-			}
-		case evRef != nil && evRef.id != "":
-			ev = s.v26.evaluators[evRef.id]
-		case evRef != nil:
-			ev = s.v26.evaluatorBySlug(evRef.slug)
+	if revRef != nil && (revRef.id != "" || revRef.slug != "") {
+		rev = byRef(s.v26.evRevisions, revRef, func(r *evRevision26) string { return r.slug })
+	} else {
+		ev := s.v26.evaluator(evRef)
+		if !varRef.empty() {
+			ev = byVariantRef(s.v26.evaluators, varRef, func(e *evaluator26) (string, string) { return e.variantID, e.variantSlug })
 		}
 		if ev != nil {
 			rev = ev.revisions[len(ev.revisions)-1]
@@ -534,7 +480,7 @@ func (s *Server) handleCreateSimpleApplication(c *call) answer {
 	if slug == "" {
 		return count0()
 	}
-	app, ok := s.createApplication26(slug, name, description, jsonCloneAny(map[string]any(data)))
+	app, ok := s.createApplication26(slug, name, description, jsonClone(data))
 	if !ok {
 		return conflict26(slug)
 	}
@@ -660,10 +606,10 @@ func (s *Server) handleCreateSimpleEvaluator(c *call) answer {
 	if slug == "" {
 		return count0()
 	}
-	if s.v26.evaluatorBySlug(slug) != nil {
+	if s.v26.evaluator(&refIn{slug: slug}) != nil {
 		return conflict26(slug)
 	}
-	ev, ok := s.createEvaluator26(slug, name, description, uri, jsonCloneAny(map[string]any(params)))
+	ev, ok := s.createEvaluator26(slug, name, description, uri, jsonClone(params))
 	if !ok {
 		return s.unexpected26("create_simple_evaluator")
 	}
@@ -684,14 +630,6 @@ type simpleSpec26 struct {
 	Name        string `body:"name"`
 	Description string `body:"description"`
 	Data        body26 `body:"data"`
-}
-
-// jsonCloneAny deep-copies a JSON-like map; nil stays nil.
-func jsonCloneAny(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	return jsonClone(m)
 }
 
 // deepMerge merges src into dst: objects merge, scalars and lists replace.

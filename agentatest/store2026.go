@@ -254,15 +254,14 @@ func slug26(id string) string {
 // hexUUID26 is a random-looking UUID derived from seed, as the service's
 // trace and hash ids look.
 func hexUUID26(seed string) string {
-	x := hex.EncodeToString(blake2b([]byte(seed), 16))
-	return x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+	return dashed(hex.EncodeToString(blake2b([]byte(seed), 16)))
 }
 
 // createApplication26 creates an application with its default variant and
 // revision "1". Callers hold s.mu.
 func (s *Server) createApplication26(slug, name, description string, data map[string]any) (*app26, bool) {
 	v26 := s.v26
-	if slug == "" || v26.appBySlug(slug) != nil {
+	if slug == "" || v26.app(&refIn{slug: slug}) != nil {
 		return nil, false
 	}
 	if name == "" {
@@ -286,7 +285,7 @@ func (s *Server) createApplication26(slug, name, description string, data map[st
 // giving each row its dedup column and content id. Callers hold s.mu.
 func (s *Server) createTestset26(slug, name, description string, rows [][]column) (*testset26, bool) {
 	v26 := s.v26
-	if slug == "" || v26.testsetBySlug(slug) != nil {
+	if slug == "" || v26.testset(&refIn{slug: slug}) != nil {
 		return nil, false
 	}
 	if name == "" {
@@ -322,7 +321,7 @@ func (s *Server) createTestset26(slug, name, description string, rows [][]column
 func (s *Server) createEvaluator26(slug, name, description, uri string, parameters map[string]any) (*evaluator26, bool) {
 	v26 := s.v26
 	key := builtinKey26(uri)
-	if slug == "" || v26.evaluatorBySlug(slug) != nil || evaluatorSchemas26[key].outputs == "" {
+	if slug == "" || v26.evaluator(&refIn{slug: slug}) != nil || evaluatorSchemas26[key].outputs == "" {
 		return nil, false
 	}
 	if name == "" {
@@ -387,34 +386,53 @@ func (v26 *state2026) env(id, slug string) *env26 {
 	return nil
 }
 
-// bySlug finds the object of m whose slug is slug, or nil.
-func bySlug[T any](m map[string]*T, slug string, slugOf func(*T) string) *T {
-	for _, v := range m {
-		if slugOf(v) == slug {
-			return v
+// byRef finds the object of m a reference names: by its id, else by its
+// slug; nil when it names neither or nothing matches.
+func byRef[T any](m map[string]*T, ref *refIn, slugOf func(*T) string) *T {
+	switch {
+	case ref == nil:
+	case ref.id != "":
+		return m[ref.id]
+	case ref.slug != "":
+		for _, v := range m {
+			if slugOf(v) == ref.slug {
+				return v
+			}
 		}
 	}
 	return nil
 }
 
-func (v26 *state2026) appBySlug(slug string) *app26 {
-	return bySlug(v26.apps, slug, func(a *app26) string { return a.slug })
+// byVariantRef finds the object of m whose variant a reference names, by
+// the variant's id, else by its slug; nil when none matches.
+func byVariantRef[T any](m map[string]*T, ref *refIn, variantOf func(*T) (id, slug string)) *T {
+	var found *T
+	for _, v := range m {
+		if id, slug := variantOf(v); id == ref.id || ref.id == "" && slug == ref.slug {
+			found = v
+		}
+	}
+	return found
 }
 
-func (v26 *state2026) variantBySlug(slug string) *variant26 {
-	return bySlug(v26.variants, slug, func(v *variant26) string { return v.slug })
+func (v26 *state2026) app(ref *refIn) *app26 {
+	return byRef(v26.apps, ref, func(a *app26) string { return a.slug })
 }
 
-func (v26 *state2026) revisionBySlug(slug string) *revision26 {
-	return bySlug(v26.revisions, slug, func(r *revision26) string { return r.slug })
+func (v26 *state2026) variant(ref *refIn) *variant26 {
+	return byRef(v26.variants, ref, func(v *variant26) string { return v.slug })
 }
 
-func (v26 *state2026) testsetBySlug(slug string) *testset26 {
-	return bySlug(v26.testsets, slug, func(t *testset26) string { return t.slug })
+func (v26 *state2026) revision(ref *refIn) *revision26 {
+	return byRef(v26.revisions, ref, func(r *revision26) string { return r.slug })
 }
 
-func (v26 *state2026) evaluatorBySlug(slug string) *evaluator26 {
-	return bySlug(v26.evaluators, slug, func(e *evaluator26) string { return e.slug })
+func (v26 *state2026) testset(ref *refIn) *testset26 {
+	return byRef(v26.testsets, ref, func(t *testset26) string { return t.slug })
+}
+
+func (v26 *state2026) evaluator(ref *refIn) *evaluator26 {
+	return byRef(v26.evaluators, ref, func(e *evaluator26) string { return e.slug })
 }
 
 // latest is a variant's last revision.

@@ -315,13 +315,8 @@ func decodeNumbers(data []byte, v any) error {
 // either case, and returns its 32 lower-case hex digits.
 func traceID26(id string) (string, bool) {
 	hex := strings.ToLower(strings.ReplaceAll(id, "-", ""))
-	if len(hex) != 32 || strings.Count(id, "-") != 0 && strings.Count(id, "-") != 4 {
+	if !isHex(hex, 32) || strings.Count(id, "-") != 0 && strings.Count(id, "-") != 4 {
 		return "", false
-	}
-	for _, c := range hex {
-		if !strings.ContainsRune("0123456789abcdef", c) {
-			return "", false
-		}
 	}
 	return hex, true
 }

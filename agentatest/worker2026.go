@@ -380,53 +380,64 @@ func traceFlags26(evaluator bool) object {
 		{"has_handler", false}, {"is_feedback", false}, {"is_evaluator", evaluator}, {"is_application", !evaluator}}
 }
 
-func testsetRefs26(run *run26, sc *scenario26) object {
-	ts := run.tsRev
-	return object{{"testset", object{{"id", ts.testset.id}}}, {"testcase", object{{"id", sc.testcaseID}}}}
+// workflowTrace26 is the trace of a row's workflow call: an application's
+// invocation, or an evaluator's annotation (kind "evaluator"). Its
+// references run from the row's test case to the workflow's revision;
+// workflow holds the workflow's artifact, variant and revision as id,
+// slug and version. Callers hold s.mu.
+func (s *Server) workflowTrace26(run *run26, sc *scenario26, seed, kind string, workflow [3][3]string,
+	data, costs object, failed bool, millis float64) *trace26 {
+	id, span := traceIDs26(seed)
+	ts, evaluator, traceType := run.tsRev, kind == "evaluator", "invocation"
+	if evaluator {
+		traceType = "annotation"
+	}
+	errorsMetric := object{}
+	if failed {
+		errorsMetric = object{{"cumulative", 1}, {"incremental", 1}}
+	}
+	kinds := [3]string{kind, kind + "_variant", kind + "_revision"}
+	withID := func(id string) object { return object{{"id", id}} }
+	refs := object{{"testset", withID(ts.testset.id)}, {"testcase", withID(sc.testcaseID)},
+		{kinds[0], object{{"id", workflow[0][0]}, {"slug", workflow[0][1]}}},
+		{"testset_variant", withID(ts.testset.variantID)}, {"testset_revision", withID(ts.id)},
+		{kinds[1], object{{"id", workflow[1][0]}, {"slug", workflow[1][1]}}},
+		{kinds[2], object{{"id", workflow[2][0]}, {"slug", workflow[2][1]}, {"version", workflow[2][2]}}}}
+	keyed := func(ref object, key string) object { return append(ref, field{"attributes", object{{"key", key}}}) }
+	references := []any{keyed(withID(sc.testcaseID), "testcase"), keyed(withID(ts.testset.id), "testset"),
+		keyed(withID(ts.testset.variantID), "testset_variant"), keyed(withID(ts.id), "testset_revision")}
+	for i, w := range workflow {
+		references = append(references, keyed(ref26(w[0], w[1], w[2]), kinds[i]))
+	}
+	return &trace26{id: id, spanID: span, traceType: traceType, created: s.now26(), millis: millis, failed: failed,
+		attributes: object{{"ag", object{{"data", data}, {"type", object{{"span", "workflow"}, {"trace", traceType}}},
+			{"flags", traceFlags26(evaluator)},
+			{"metrics", object{{"costs", costs}, {"errors", errorsMetric}, {"tokens", object{}}, {"duration", object{{"cumulative", millis}}}}},
+			{"references", refs}}}},
+		references: references,
+		hashes:     []any{object{{"id", hexUUID26("hash:" + id)}, {"attributes", object{{"key", "indirect"}}}}},
+	}
 }
 
 // invocationTrace26 writes the trace of an application call. Callers hold
 // s.mu.
 func (s *Server) invocationTrace26(run *run26, sc *scenario26, tc *testcase26, params map[string]any, inv *invocation26, repeat int) *trace26 {
-	id, span := traceIDs26(run.id + sc.id + "app" + strconv.Itoa(repeat))
-	app, rev, ts := run.appRev.variant.app, run.appRev, run.tsRev
-	name := app.slug
-	if app.application == nil {
-		name = "capitals" // the stand-in's function name, as the real kit's traces carry it
-	}
+	app, rev := run.appRev.variant.app, run.appRev
 	data := object{{"inputs", object{{"inputs", testcaseInputs26(sc, tc)}, {"parameters", params}}}}
 	if inv.output != nil {
 		data = append(data, field{"outputs", *inv.output})
 	}
 	data = append(data, field{"parameters", params})
-	errorsMetric := object{}
-	if inv.err != nil {
-		errorsMetric = object{{"cumulative", 1}, {"incremental", 1}}
-	}
 	costs := object{}
 	if inv.cost != nil {
 		costs = object{{"cumulative", object{{"total", *inv.cost}}}, {"incremental", object{{"total", *inv.cost}}}}
 	}
-	refs := append(testsetRefs26(run, sc), field{"application", object{{"id", app.id}, {"slug", app.slug}}},
-		field{"testset_variant", object{{"id", ts.testset.variantID}}}, field{"testset_revision", object{{"id", ts.id}}},
-		field{"application_variant", object{{"id", rev.variant.id}, {"slug", rev.variant.slug}}},
-		field{"application_revision", object{{"id", rev.id}, {"slug", rev.slug}, {"version", itoa26(rev.version)}}})
-	t := &trace26{id: id, spanID: span, name: name, traceType: "invocation", start: inv.started, end: inv.finished,
-		created: s.now26(), millis: inv.millis, failed: inv.err != nil,
-		attributes: object{{"ag", object{{"data", data}, {"type", object{{"span", "workflow"}, {"trace", "invocation"}}},
-			{"flags", traceFlags26(false)},
-			{"metrics", object{{"costs", costs}, {"errors", errorsMetric}, {"tokens", object{}}, {"duration", object{{"cumulative", inv.millis}}}}},
-			{"references", refs}}}},
-		references: []any{
-			object{{"id", sc.testcaseID}, {"attributes", object{{"key", "testcase"}}}},
-			object{{"id", ts.testset.id}, {"attributes", object{{"key", "testset"}}}},
-			object{{"id", ts.testset.variantID}, {"attributes", object{{"key", "testset_variant"}}}},
-			object{{"id", ts.id}, {"attributes", object{{"key", "testset_revision"}}}},
-			object{{"slug", app.slug}, {"id", app.id}, {"attributes", object{{"key", "application"}}}},
-			object{{"slug", rev.variant.slug}, {"id", rev.variant.id}, {"attributes", object{{"key", "application_variant"}}}},
-			object{{"version", itoa26(rev.version)}, {"slug", rev.slug}, {"id", rev.id}, {"attributes", object{{"key", "application_revision"}}}},
-		},
-		hashes: []any{object{{"id", hexUUID26("hash:" + id)}, {"attributes", object{{"key", "indirect"}}}}},
+	t := s.workflowTrace26(run, sc, run.id+sc.id+"app"+strconv.Itoa(repeat), "application",
+		[3][3]string{{app.id, app.slug}, {rev.variant.id, rev.variant.slug}, {rev.id, rev.slug, itoa26(rev.version)}},
+		data, costs, inv.err != nil, inv.millis)
+	t.name, t.start, t.end = app.slug, inv.started, inv.finished
+	if app.application == nil {
+		t.name = "capitals" // the stand-in's function name, as the real kit's traces carry it
 	}
 	if inv.err != nil {
 		message := inv.err.Error()
@@ -443,7 +454,6 @@ func (s *Server) invocationTrace26(run *run26, sc *scenario26, tc *testcase26, p
 // hold s.mu.
 func (s *Server) annotationTrace26(run *run26, sc *scenario26, tc *testcase26, ev *evRevision26, inv *invocation26,
 	verdict map[string]any, fail object, repeat, e int) *trace26 {
-	id, span := traceIDs26(run.id + sc.id + "ev" + strconv.Itoa(e) + ":" + strconv.Itoa(repeat))
 	inputs := object{{"inputs", testcaseInputs26(sc, tc)}}
 	if inv.output != nil {
 		inputs = append(inputs, field{"outputs", *inv.output})
@@ -468,35 +478,12 @@ func (s *Server) annotationTrace26(run *run26, sc *scenario26, tc *testcase26, e
 	if params != nil {
 		data = append(data, field{"parameters", params})
 	}
-	errorsMetric := object{}
-	if fail != nil {
-		errorsMetric = object{{"cumulative", 1}, {"incremental", 1}}
-	}
-	evaluator, ts := ev.evaluator, run.tsRev
-	refs := append(testsetRefs26(run, sc), field{"evaluator", object{{"id", evaluator.id}, {"slug", evaluator.slug}}},
-		field{"testset_variant", object{{"id", ts.testset.variantID}}}, field{"testset_revision", object{{"id", ts.id}}},
-		field{"evaluator_variant", object{{"id", evaluator.variantID}, {"slug", evaluator.variantSlug}}},
-		field{"evaluator_revision", object{{"id", ev.id}, {"slug", ev.slug}, {"version", itoa26(ev.version)}}})
-	millis := 0.3
-	start := inv.finished
-	t := &trace26{id: id, spanID: span, name: ev.key + "_v0", traceType: "annotation", start: start,
-		end: start.Add(300 * time.Microsecond), created: s.now26(), millis: millis, failed: fail != nil,
-		verdict: verdict, outputNames: names,
-		attributes: object{{"ag", object{{"data", data}, {"type", object{{"span", "workflow"}, {"trace", "annotation"}}},
-			{"flags", traceFlags26(true)},
-			{"metrics", object{{"costs", object{}}, {"errors", errorsMetric}, {"tokens", object{}}, {"duration", object{{"cumulative", millis}}}}},
-			{"references", refs}}}},
-		references: []any{
-			object{{"id", sc.testcaseID}, {"attributes", object{{"key", "testcase"}}}},
-			object{{"id", ts.testset.id}, {"attributes", object{{"key", "testset"}}}},
-			object{{"id", ts.testset.variantID}, {"attributes", object{{"key", "testset_variant"}}}},
-			object{{"id", ts.id}, {"attributes", object{{"key", "testset_revision"}}}},
-			object{{"slug", evaluator.slug}, {"id", evaluator.id}, {"attributes", object{{"key", "evaluator"}}}},
-			object{{"slug", evaluator.variantSlug}, {"id", evaluator.variantID}, {"attributes", object{{"key", "evaluator_variant"}}}},
-			object{{"version", itoa26(ev.version)}, {"slug", ev.slug}, {"id", ev.id}, {"attributes", object{{"key", "evaluator_revision"}}}},
-		},
-		hashes: []any{object{{"id", hexUUID26("hash:" + id)}, {"attributes", object{{"key", "indirect"}}}}},
-	}
+	evaluator := ev.evaluator
+	t := s.workflowTrace26(run, sc, run.id+sc.id+"ev"+strconv.Itoa(e)+":"+strconv.Itoa(repeat), "evaluator",
+		[3][3]string{{evaluator.id, evaluator.slug}, {evaluator.variantID, evaluator.variantSlug}, {ev.id, ev.slug, itoa26(ev.version)}},
+		data, object{}, fail != nil, 0.3)
+	t.name, t.start, t.end = ev.key+"_v0", inv.finished, inv.finished.Add(300*time.Microsecond)
+	t.verdict, t.outputNames = verdict, names
 	if inv.trace != nil {
 		t.links = []any{object{{"span_id", inv.trace.spanID}, {"trace_id", inv.trace.id}, {"attributes", object{{"key", "invocation"}}}}}
 	}
