@@ -270,8 +270,7 @@ func (s *Server) handleQueryEnvironments(c *call) answer {
 	defer s.mu.Unlock()
 	var items []any
 	for _, e := range s.environments26() {
-		items = append(items, object{{"name", e.name}, {"created_at", time26(e.created)},
-			{"created_by_id", s.user.ID}, {"slug", e.slug}, {"id", e.id}})
+		items = append(items, s.named26(nil, e.name, "", e.created, 0, e.slug, e.id))
 	}
 	return envelopeList("environments", items)
 }
@@ -485,12 +484,8 @@ func (s *Server) handleCreateSimpleApplication(c *call) answer {
 		return conflict26(slug)
 	}
 	rev := app.defaultVariant.revisions[0]
-	o := object{{"flags", appFlags26(true, false, false, data["url"] != nil)}, {"name", app.name}}
-	if app.description != "" {
-		o = append(o, field{"description", app.description})
-	}
-	o = append(o, field{"created_at", time26(app.created)}, field{"created_by_id", s.user.ID},
-		field{"slug", app.slug}, field{"id", app.id})
+	o := s.named26(object{{"flags", appFlags26(true, false, false, data["url"] != nil)}},
+		app.name, app.description, app.created, 0, app.slug, app.id)
 	if rev.data != nil {
 		o = append(o, field{"data", rev.data})
 	}
@@ -522,12 +517,7 @@ func (s *Server) handleCreateSimpleTestset(c *call) answer {
 		return conflict26(slug)
 	}
 	rev := ts.revisions[0]
-	o := object{{"name", ts.name}}
-	if ts.description != "" {
-		o = append(o, field{"description", ts.description})
-	}
-	o = append(o, field{"created_at", time26(ts.created)}, field{"created_by_id", s.user.ID},
-		field{"slug", ts.slug}, field{"id", ts.id})
+	o := s.named26(nil, ts.name, ts.description, ts.created, 0, ts.slug, ts.id)
 	if len(rev.testcaseIDs) > 0 {
 		o = append(o, field{"data", object{{"testcase_ids", rev.testcaseIDs}, {"testcases", s.testcasesWire26(rev.testcaseIDs, false)}}})
 	}
@@ -614,14 +604,10 @@ func (s *Server) handleCreateSimpleEvaluator(c *call) answer {
 		return s.unexpected26("create_simple_evaluator")
 	}
 	rev := ev.revisions[0]
-	o := object{{"flags", appFlags26(false, true, true, true)}, {"name", ev.name}}
-	if ev.description != "" {
-		o = append(o, field{"description", ev.description})
-	}
-	o = append(o, field{"created_at", time26(ev.created)}, field{"created_by_id", s.user.ID},
-		field{"slug", ev.slug}, field{"id", ev.id}, field{"data", evaluatorDataWire(rev)},
-		field{"variant_id", ev.variantID}, field{"revision_id", rev.id})
-	return envelope1("evaluator", o)
+	o := s.named26(object{{"flags", appFlags26(false, true, true, true)}},
+		ev.name, ev.description, ev.created, 0, ev.slug, ev.id)
+	return envelope1("evaluator", append(o, field{"data", evaluatorDataWire(rev)},
+		field{"variant_id", ev.variantID}, field{"revision_id", rev.id}))
 }
 
 // simpleSpec26 is the object a /simple/ create names its resource by.

@@ -109,6 +109,23 @@ func workflowIDs26(kind, variantSlug, slug, variantID, id string) object {
 	}
 }
 
+// named26 closes the object of one of the service's named entities: its
+// name and description where set, who created it and when, its version
+// where it has one (0: none), its slug and id. Callers hold s.mu.
+func (s *Server) named26(o object, name, description string, created time.Time, version int, slug, id string) object {
+	if name != "" {
+		o = append(o, field{"name", name})
+	}
+	if description != "" {
+		o = append(o, field{"description", description})
+	}
+	o = append(o, field{"created_at", time26(created)}, field{"created_by_id", s.user.ID})
+	if version > 0 {
+		o = append(o, field{"version", itoa26(version)})
+	}
+	return append(o, field{"slug", slug}, field{"id", id})
+}
+
 // revisionWire26 is an application revision. Callers hold s.mu.
 func (s *Server) revisionWire26(r *revision26) object {
 	v, app := r.variant, r.variant.app
@@ -118,16 +135,8 @@ func (s *Server) revisionWire26(r *revision26) object {
 		o = append(o, field{"message", r.message})
 	}
 	_, hasURL := r.data["url"]
-	o = append(o, field{"flags", appFlags26(true, false, false, hasURL)})
-	if r.name != "" {
-		o = append(o, field{"name", r.name})
-	}
-	if r.description != "" {
-		o = append(o, field{"description", r.description})
-	}
-	o = append(o,
-		field{"created_at", time26(r.created)}, field{"created_by_id", s.user.ID},
-		field{"version", itoa26(r.version)}, field{"slug", r.slug}, field{"id", r.id})
+	o = s.named26(append(o, field{"flags", appFlags26(true, false, false, hasURL)}),
+		r.name, r.description, r.created, r.version, r.slug, r.id)
 	if r.data != nil {
 		o = append(o, field{"data", r.data})
 	}
@@ -158,13 +167,8 @@ func (s *Server) variantWire26(v *variant26, full bool) object {
 		o = append(o, field{"artifact_slug", app.slug})
 	}
 	o = append(o, field{"artifact_id", app.id},
-		field{"flags", object{{"is_application", true}, {"is_evaluator", false}, {"is_snippet", false}}},
-		field{"name", v.name})
-	if v.description != "" {
-		o = append(o, field{"description", v.description})
-	}
-	return append(o, field{"created_at", time26(v.created)}, field{"created_by_id", s.user.ID},
-		field{"slug", v.slug}, field{"id", v.id})
+		field{"flags", object{{"is_application", true}, {"is_evaluator", false}, {"is_snippet", false}}})
+	return s.named26(o, v.name, v.description, v.created, 0, v.slug, v.id)
 }
 
 // testcaseWire26 is a test case; set adds set_id, as the testcase routes do.
@@ -195,13 +199,9 @@ func (s *Server) testsetRevisionWire26(r *tsRevision26, ids, cases bool) object 
 		{"testset_variant_slug", ts.variantSlug}, {"variant_slug", ts.variantSlug},
 		{"testset_slug", ts.slug}, {"artifact_slug", ts.slug},
 		{"testset_variant_id", ts.variantID}, {"testset_id", ts.id},
-		{"author", s.user.ID}, {"date", time26(r.date)}, {"name", ts.name},
+		{"author", s.user.ID}, {"date", time26(r.date)},
 	}
-	if ts.description != "" {
-		o = append(o, field{"description", ts.description})
-	}
-	o = append(o, field{"created_at", time26(r.created)}, field{"created_by_id", s.user.ID},
-		field{"version", itoa26(r.version)}, field{"slug", r.slug}, field{"id", r.id})
+	o = s.named26(o, ts.name, ts.description, r.created, r.version, r.slug, r.id)
 	if len(r.testcaseIDs) > 0 {
 		data := object{}
 		if ids {
@@ -239,13 +239,9 @@ func (s *Server) evaluatorRevisionWire26(r *evRevision26) object {
 	ev := r.evaluator
 	o := append(workflowIDs26("evaluator", ev.variantSlug, ev.slug, ev.variantID, ev.id),
 		field{"author", s.user.ID}, field{"date", time26(r.date)},
-		field{"flags", appFlags26(false, true, true, true)}, field{"name", ev.name})
-	if ev.description != "" {
-		o = append(o, field{"description", ev.description})
-	}
-	return append(o, field{"created_at", time26(r.created)}, field{"created_by_id", s.user.ID},
-		field{"version", itoa26(r.version)}, field{"slug", r.slug}, field{"id", r.id},
-		field{"data", evaluatorDataWire(r)})
+		field{"flags", appFlags26(false, true, true, true)})
+	o = s.named26(o, ev.name, ev.description, r.created, r.version, r.slug, r.id)
+	return append(o, field{"data", evaluatorDataWire(r)})
 }
 
 func evaluatorDataWire(r *evRevision26) object {
