@@ -21,12 +21,9 @@ var appEnvironments = []string{"development", "staging", "production"}
 func (s *Server) handleListEnvironments(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	app, ok := find(s, s.apps, c.id)
-	switch {
-	case !ok && !s.wellFormed(c.id):
-		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
-	case !ok:
-		return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'uuid'")
+	app, missing, ok := lookup(s, s.apps, c.id, http.StatusInternalServerError, "'NoneType' object has no attribute 'uuid'")
+	if !ok {
+		return missing
 	}
 	names := slices.Clone(appEnvironments)
 	var others []string

@@ -47,9 +47,9 @@ func (s *Server) readQuery(c *call, names ...string) (map[string]string, answer,
 func (s *Server) handleFetchScenarios(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	run, ok := find(s, s.evaluations, c.id)
+	run, missing, ok := lookup(s, s.evaluations, c.id, http.StatusNotFound, evaluationNotFound(c.id))
 	if !ok {
-		return s.evaluationNotFound(c.id)
+		return missing
 	}
 	list := []any{}
 	for _, sc := range run.scenarios {
@@ -163,14 +163,11 @@ func (s *Server) handleAddVariantFromBase(c *call) answer {
 func (s *Server) handleGetVariant(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := find(s, s.variants, c.id)
-	switch {
-	case !ok && !s.wellFormed(c.id):
-		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
-	case !ok:
-		// The service has no 404 here: reading base_id from the missing
-		// variant raises, and the router answers 500.
-		return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'base_id'")
+	// The service has no 404 here: reading base_id from the missing
+	// variant raises, and the router answers 500.
+	v, missing, ok := lookup(s, s.variants, c.id, http.StatusInternalServerError, "'NoneType' object has no attribute 'base_id'")
+	if !ok {
+		return missing
 	}
 	return jsonAnswer(http.StatusOK, s.variantWire(v))
 }
@@ -219,21 +216,16 @@ func (s *Server) handleListHumanEvaluations(c *call) answer {
 func (s *Server) handleFetchEvaluation(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	run, ok := find(s, s.evaluations, c.id)
+	run, missing, ok := lookup(s, s.evaluations, c.id, http.StatusNotFound, evaluationNotFound(c.id))
 	if !ok {
-		return s.evaluationNotFound(c.id)
+		return missing
 	}
 	return jsonAnswer(http.StatusOK, s.evaluationWire(run))
 }
 
-// evaluationNotFound is the service's answer for an evaluation it does not
-// hold: a 500 for an id that is not a UUID, else the re-raised 404.
-func (s *Server) evaluationNotFound(id string) answer {
-	if !s.wellFormed(id) {
-		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
-	}
-	return detailAnswer(http.StatusNotFound, fmt.Sprintf("404: Evaluation with id %s not found", id))
-}
+// evaluationNotFound is the service's re-raised 404 for an evaluation it
+// does not hold.
+func evaluationNotFound(id string) string { return "404: Evaluation with id " + id + " not found" }
 
 // handleFetchEvaluationStatus answers {"status": <Result>}. The service
 // turns every failure of this route into a 500, an unknown id included:
@@ -241,16 +233,13 @@ func (s *Server) evaluationNotFound(id string) answer {
 func (s *Server) handleFetchEvaluationStatus(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	run, ok := find(s, s.evaluations, c.id)
-	switch {
-	case ok:
-		// The route answers the stored jsonb value, not a model: its keys
-		// come in jsonb's order, "type", "error", "value".
-		return jsonAnswer(http.StatusOK, object{{"status", jsonb(s.statusResult(run).wire())}})
-	case !s.wellFormed(c.id):
-		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	run, missing, ok := lookup(s, s.evaluations, c.id, http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")
+	if !ok {
+		return missing
 	}
-	return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")
+	// The route answers the stored jsonb value, not a model: its keys come
+	// in jsonb's order, "type", "error", "value".
+	return jsonAnswer(http.StatusOK, object{{"status", jsonb(s.statusResult(run).wire())}})
 }
 
 // handleFetchEvaluationResults answers {"results": [...], "evaluation_id":

@@ -2,6 +2,7 @@ package agentatest
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -79,8 +80,7 @@ func (s *Server) key(id string) string {
 	if s.older || !wellFormedUUID(id) {
 		return id
 	}
-	hex := strings.ToLower(uuidDigits(id))
-	return hex[:8] + "-" + hex[8:12] + "-" + hex[12:16] + "-" + hex[16:20] + "-" + hex[20:]
+	return dashed(strings.ToLower(uuidDigits(id)))
 }
 
 // find looks id up in m: as sent, and else under its key, so that an id
@@ -91,6 +91,20 @@ func find[T any](s *Server, m map[string]T, id string) (T, bool) {
 	}
 	v, ok := m[s.key(id)]
 	return v, ok
+}
+
+// lookup is find for a route's path id, with the service's answer when it
+// holds nothing: a 500 for an id it cannot parse, else status and message.
+// Callers hold s.mu.
+func lookup[T any](s *Server, m map[string]T, id string, status int, message string) (T, answer, bool) {
+	v, ok := find(s, m, id)
+	switch {
+	case ok:
+		return v, answer{}, true
+	case !s.wellFormed(id):
+		return v, detailAnswer(http.StatusInternalServerError, badlyFormedUUID), false
+	}
+	return v, detailAnswer(status, message), false
 }
 
 // uuidDigits strips what Python's uuid.UUID strips before it reads the hex

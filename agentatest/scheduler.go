@@ -188,12 +188,18 @@ func (s *Server) WaitEvaluations(ctx context.Context) error {
 		pending = append(pending, run.done)
 	}
 	s.mu.Unlock()
+	return waitDone(ctx, pending, s.closing)
+}
+
+// waitDone waits until every channel of pending is closed, or ctx ends, or
+// closing (nil: never) closes.
+func waitDone(ctx context.Context, pending []chan struct{}, closing <-chan struct{}) error {
 	for _, done := range pending {
 		select {
 		case <-done:
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-s.closing:
+		case <-closing:
 			return errServerClosed
 		}
 	}

@@ -1,7 +1,6 @@
 package agentatest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -401,13 +400,8 @@ func copyParameters(m map[string]any) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	var out map[string]any
-	if err := dec.Decode(&out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, decodeNumbers(data, &out)
 }
 
 func orNow(t, now time.Time) time.Time {

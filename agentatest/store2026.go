@@ -1,6 +1,7 @@
 package agentatest
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -467,18 +468,14 @@ func columnText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// jsonClone deep-copies a JSON-like map through JSON, numbers as
-// json.Number, so that later changes to the caller's map change nothing.
+// jsonClone is copyParameters for a map known to encode: a deep copy,
+// numbers as json.Number, so that later changes to the caller's map change
+// nothing.
 func jsonClone(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	raw, err := json.Marshal(m)
+	out, err := copyParameters(m)
 	if err != nil {
 		panic(fmt.Sprintf("agentatest: %v", err))
 	}
-	var out map[string]any
-	_ = decodeNumbers(raw, &out)
 	return out
 }
 
@@ -492,19 +489,9 @@ func StandInApplication(_ map[string]any, inputs map[string]string) (string, err
 	if strings.HasPrefix(country, "ERR") {
 		return "", fmt.Errorf("stand-in app error for %s", country)
 	}
-	switch strings.ToLower(country) {
-	case "france":
-		return "Paris", nil
-	case "germany":
-		return "Berlin", nil
-	case "italy":
-		return "Rome", nil
-	case "spain":
-		return "Madrid", nil
-	case "japan":
-		return "Tokyo", nil
-	}
-	return "Unknown", nil
+	return cmp.Or(standInCapitals[strings.ToLower(country)], "Unknown"), nil
 }
+
+var standInCapitals = map[string]string{"france": "Paris", "germany": "Berlin", "italy": "Rome", "spain": "Madrid", "japan": "Tokyo"}
 
 func itoa26(n int) string { return strconv.Itoa(n) }

@@ -61,14 +61,7 @@ func (s *Server) WaitRuns2026(ctx context.Context) error {
 		}
 	}
 	s.mu.Unlock()
-	for _, done := range waits {
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
+	return waitDone(ctx, waits, nil)
 }
 
 // waitsOnHumans reports a run whose evaluators are all human or custom:
@@ -84,7 +77,7 @@ func (run *run26) waitsOnHumans() bool {
 
 func (s *Server) work26(run *run26) {
 	defer s.runners.Done()
-	if !s.sleep26(s.pickup) {
+	if !s.hold(nil, s.pickup) {
 		return
 	}
 	s.mu.Lock()
@@ -92,7 +85,7 @@ func (s *Server) work26(run *run26) {
 	n := len(run.scenarios)
 	s.mu.Unlock()
 	for i := 0; i < n; i++ {
-		if !s.sleep26(s.rowPace) {
+		if !s.hold(nil, s.rowPace) {
 			return
 		}
 		s.runRow26(run, i)
@@ -100,18 +93,6 @@ func (s *Server) work26(run *run26) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.finish26(run)
-}
-
-// sleep26 waits d, and reports false when the Server closes first.
-func (s *Server) sleep26(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-s.closing:
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // mint26 creates all of a run's scenarios at once. Callers hold s.mu.
