@@ -324,10 +324,7 @@ func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
 // runWire26 is a run as GET /evaluations/runs/{id} shows it. Callers hold
 // s.mu.
 func (s *Server) runWire26(run *run26) object {
-	o := runHead26(run)
-	o = append(o, field{"created_at", time26(run.created)}, field{"updated_at", time26(run.updated)},
-		field{"created_by_id", s.user.ID}, field{"updated_by_id", s.user.ID},
-		field{"id", run.id}, field{"version", "2025-07-14"}, field{"status", run.status})
+	o := append(append(runHead26(run), s.rowHead26(run.created, run.updated, run.id)...), field{"status", run.status})
 	ts := run.tsRev
 	origin := func(steps [][2]string, i int) string {
 		if i < len(steps) {
@@ -381,19 +378,11 @@ func (s *Server) handleFetchSimpleEvaluation(c *call) answer {
 // handleStopSimpleEvaluation marks a run inactive, and nothing more: as on
 // v0.113, the worker goes on and the run ends success or errors.
 func (s *Server) handleStopSimpleEvaluation(c *call) answer {
-	id, refused, ok := pathUUID26(c.id, "evaluation_id")
-	if !ok {
-		return refused
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run := s.v26.runs[id]
-	if run == nil {
-		return count0()
-	}
-	run.active = false
-	run.updated = s.now26()
-	return envelope1("evaluation", s.simpleEvaluationWire26(run, true))
+	return fetch26(s, c, "evaluation_id", func() map[string]*run26 { return s.v26.runs },
+		"evaluation", func(run *run26) object {
+			run.active, run.updated = false, s.now26()
+			return s.simpleEvaluationWire26(run, true)
+		})
 }
 
 // handleQueryRuns serves POST /evaluations/runs/query as v0.113 does for
@@ -685,15 +674,19 @@ func (s *Server) handleRefreshMetrics(c *call) answer {
 	return envelopeList("metrics", items)
 }
 
+// rowHead26 opens a run or one of its rows as v0.113 writes them: when and
+// by whom it was created and updated, its id and its model's version.
+func (s *Server) rowHead26(created, updated time.Time, id string) object {
+	return object{{"created_at", time26(created)}, {"updated_at", time26(updated)},
+		{"created_by_id", s.user.ID}, {"updated_by_id", s.user.ID}, {"id", id}, {"version", "2025-07-14"}}
+}
+
 func (s *Server) scenarioWire26(sc *scenario26) object {
-	return object{{"created_at", time26(sc.created)}, {"updated_at", time26(sc.updated)},
-		{"created_by_id", s.user.ID}, {"updated_by_id", s.user.ID}, {"id", sc.id},
-		{"version", "2025-07-14"}, {"status", sc.status}, {"run_id", sc.run.id}}
+	return append(s.rowHead26(sc.created, sc.updated, sc.id), field{"status", sc.status}, field{"run_id", sc.run.id})
 }
 
 func (s *Server) resultWire26(r *result26) object {
-	o := object{{"created_at", time26(r.created)}, {"updated_at", time26(r.updated)},
-		{"created_by_id", s.user.ID}, {"updated_by_id", s.user.ID}, {"id", r.id}, {"version", "2025-07-14"}}
+	o := s.rowHead26(r.created, r.updated, r.id)
 	if r.hashID != "" {
 		o = append(o, field{"hash_id", r.hashID})
 	}
@@ -711,9 +704,7 @@ func (s *Server) resultWire26(r *result26) object {
 }
 
 func (s *Server) metricsWire26(m *metrics26) object {
-	o := object{{"created_at", time26(m.created)}, {"updated_at", time26(m.updated)},
-		{"created_by_id", s.user.ID}, {"updated_by_id", s.user.ID}, {"id", m.id},
-		{"version", "2025-07-14"}, {"status", m.status}, {"data", m.data}}
+	o := append(s.rowHead26(m.created, m.updated, m.id), field{"status", m.status}, field{"data", m.data})
 	if m.scenarioID != "" {
 		o = append(o, field{"scenario_id", m.scenarioID})
 	}
