@@ -36,14 +36,7 @@ func (s *Server) dispatch26(run *run26) {
 
 // start2026 starts a run's worker. Callers hold s.mu.
 func (s *Server) start2026(run *run26) {
-	select {
-	case <-s.closing:
-		return
-	default:
-	}
-	run.dispatched = true
-	s.runners.Add(1)
-	go s.work26(run)
+	run.dispatched = s.goWork(func() { s.work26(run) })
 }
 
 // WaitRuns2026 waits until every 2026 run that a worker has picked up is
@@ -76,7 +69,6 @@ func (run *run26) waitsOnHumans() bool {
 }
 
 func (s *Server) work26(run *run26) {
-	defer s.runners.Done()
 	if !s.hold(nil, s.pickup) {
 		return
 	}
