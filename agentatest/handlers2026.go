@@ -38,26 +38,20 @@ func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
 	if envGiven {
 		const nothing = "Environment revision does not contain application references for the requested key."
 		if key == "" && !appRef.empty() {
-			switch {
-			case appRef.slug != "":
-				key = appRef.slug + ".revision"
-			default:
-				if app := v26.app(appRef); app != nil {
-					key = app.slug + ".revision"
-				}
+			slug := appRef.slug
+			if app := v26.app(appRef); slug == "" && app != nil {
+				slug = app.slug
 			}
-			if key == "" {
+			if slug == "" {
 				return detailAnswer(http.StatusNotFound, nothing)
 			}
+			key = slug + ".revision"
 		}
 		if key == "" {
 			return detailAnswer(http.StatusBadRequest, "Environment-backed application retrieve requires key.")
 		}
 		s.environments26()
-		env := (*env26)(nil)
-		if envRef != nil {
-			env = v26.env(envRef.id, envRef.slug)
-		}
+		env := v26.env(envRef)
 		if env == nil {
 			return detailAnswer(http.StatusNotFound, nothing)
 		}
@@ -192,17 +186,15 @@ func (s *Server) handleCommitApplicationRevision(c *call) answer {
 	spec := in.Revision
 	variantID, message, base, data, delta := cmp.Or(spec.VariantID, spec.OldVariantID), spec.Message, spec.Base, spec.Data, spec.Delta
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	v := s.v26.variants[variantID]
 	if v == nil {
-		s.mu.Unlock()
 		return count0()
 	}
 	latest := v.latest()
 	if base != "" && base != latest.id {
-		s.mu.Unlock()
 		return s.unexpected26("commit_application_revision")
 	}
-	defer s.mu.Unlock()
 	var next map[string]any
 	switch {
 	case data != nil:
@@ -245,10 +237,7 @@ func (s *Server) handleDeployApplicationRevision(c *call) answer {
 	defer s.mu.Unlock()
 	s.environments26()
 	rev := s.v26.revision(revRef)
-	var env *env26
-	if envRef != nil {
-		env = s.v26.env(envRef.id, envRef.slug)
-	}
+	env := s.v26.env(envRef)
 	switch {
 	case env == nil:
 		return detailAnswer(http.StatusNotFound, "Environment revision not found.")
@@ -398,13 +387,10 @@ func (s *Server) handleQueryTestcases(c *call) answer {
 	ids, testsetID, tsRef, varRef, revRef := in.IDs, in.TestsetID, in.Testset, in.Variant, in.Revision
 	limit, limited, next := 0, in.Windowing.Limit != nil, in.Windowing.Next
 	if limited {
-		limit = *in.Windowing.Limit
+		limit = max(*in.Windowing.Limit, 1)
 	}
 	if ids == nil && testsetID == "" && tsRef.empty() && varRef.empty() && revRef.empty() {
 		return detailAnswer(http.StatusBadRequest, "At least one filter is required: testcase_ids, testset_id, testset_ref/testset_variant_ref/testset_revision_ref.")
-	}
-	if limited && limit < 1 {
-		limit = 1
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

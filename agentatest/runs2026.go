@@ -132,13 +132,7 @@ func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
 	run := &run26{id: s.newID(), name: name, description: description, status: "pending", repeats: repeats,
 		split: flags.IsSplit, testsetSteps: steps["testset_steps"], appSteps: steps["application_steps"],
 		evaluatorSteps: steps["evaluator_steps"], tsRev: ts, appRev: apps[0], appRevs: apps, noDispatch: status != "",
-		done: make(chan struct{})}
-	if concurrency != nil {
-		run.concurrency = map[string]any(concurrency)
-	}
-	if tags != nil {
-		run.tags = map[string]any(tags)
-	}
+		concurrency: concurrency, tags: tags, done: make(chan struct{})}
 	for _, st := range steps["evaluator_steps"] {
 		ev := v26.evRevisions[st[0]]
 		if ev == nil {

@@ -157,7 +157,7 @@ type Evaluator2026IDs struct {
 func (s *Server) AddApplication2026(a Application2026) Application2026IDs {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v26 := s.must2026("AddApplication2026")
+	s.must2026("AddApplication2026")
 	data := map[string]any{}
 	if a.URL != "" {
 		data["url"] = a.URL
@@ -170,7 +170,6 @@ func (s *Server) AddApplication2026(a Application2026) Application2026IDs {
 		panic(fmt.Sprintf("agentatest: AddApplication2026: slug %q is empty or taken", a.Slug))
 	}
 	app.application = a.Application
-	_ = v26
 	rev := app.defaultVariant.revisions[0]
 	return Application2026IDs{ApplicationID: app.id, VariantID: app.defaultVariant.id, RevisionID: rev.id}
 }
@@ -233,7 +232,7 @@ func (s *Server) Deploy2026(revisionID, environment string) {
 	v26 := s.must2026("Deploy2026")
 	s.environments26() // created on first use
 	rev := v26.revisions[revisionID]
-	env := v26.env("", environment)
+	env := v26.env(&refIn{slug: environment})
 	if rev == nil || env == nil {
 		panic(fmt.Sprintf("agentatest: Deploy2026: no revision %q or environment %q", revisionID, environment))
 	}
@@ -378,9 +377,9 @@ func (s *Server) environments26() []*env26 {
 	return v26.envs
 }
 
-func (v26 *state2026) env(id, slug string) *env26 {
+func (v26 *state2026) env(ref *refIn) *env26 {
 	for _, e := range v26.envs {
-		if id != "" && e.id == id || id == "" && slug != "" && e.slug == slug {
+		if ref != nil && (ref.id != "" && e.id == ref.id || ref.id == "" && ref.slug != "" && e.slug == ref.slug) {
 			return e
 		}
 	}
@@ -494,4 +493,5 @@ func StandInApplication(_ map[string]any, inputs map[string]string) (string, err
 
 var standInCapitals = map[string]string{"france": "Paris", "germany": "Berlin", "italy": "Rome", "spain": "Madrid", "japan": "Tokyo"}
 
-func itoa26(n int) string { return strconv.Itoa(n) }
+// revisionString is a version number as the service writes it, a string.
+func revisionString(n int) string { return strconv.Itoa(n) }

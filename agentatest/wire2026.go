@@ -121,7 +121,7 @@ func (s *Server) named26(o object, name, description string, created time.Time, 
 	}
 	o = append(o, field{"created_at", time26(created)}, field{"created_by_id", s.user.ID})
 	if version > 0 {
-		o = append(o, field{"version", itoa26(version)})
+		o = append(o, field{"version", revisionString(version)})
 	}
 	return append(o, field{"slug", slug}, field{"id", id})
 }
@@ -150,7 +150,7 @@ func revisionReferences(r *revision26) object {
 	return object{
 		{"application", ref26(app.id, app.slug, "")},
 		{"application_variant", ref26(v.id, v.slug, "")},
-		{"application_revision", ref26(r.id, r.slug, itoa26(r.version))},
+		{"application_revision", ref26(r.id, r.slug, revisionString(r.version))},
 	}
 }
 
@@ -230,7 +230,7 @@ func testsetReferences(r *tsRevision26) object {
 	return object{
 		{"testset", ref26(ts.id, ts.slug, "")},
 		{"testset_variant", ref26(ts.variantID, ts.variantSlug, "")},
-		{"testset_revision", ref26(r.id, r.slug, itoa26(r.version))},
+		{"testset_revision", ref26(r.id, r.slug, revisionString(r.version))},
 	}
 }
 
@@ -262,7 +262,7 @@ func evaluatorReferences(r *evRevision26) object {
 	return object{
 		{"evaluator", ref26(ev.id, ev.slug, "")},
 		{"evaluator_variant", ref26(ev.variantID, ev.variantSlug, "")},
-		{"evaluator_revision", ref26(r.id, r.slug, itoa26(r.version))},
+		{"evaluator_revision", ref26(r.id, r.slug, revisionString(r.version))},
 	}
 }
 

@@ -406,7 +406,7 @@ func (s *Server) invocationTrace26(run *run26, sc *scenario26, tc *testcase26, p
 		costs = object{{"cumulative", object{{"total", *inv.cost}}}, {"incremental", object{{"total", *inv.cost}}}}
 	}
 	t := s.workflowTrace26(run, sc, run.id+sc.id+"app"+strconv.Itoa(repeat), "application",
-		[3][3]string{{app.id, app.slug}, {rev.variant.id, rev.variant.slug}, {rev.id, rev.slug, itoa26(rev.version)}},
+		[3][3]string{{app.id, app.slug}, {rev.variant.id, rev.variant.slug}, {rev.id, rev.slug, revisionString(rev.version)}},
 		data, costs, inv.err != nil, inv.millis)
 	t.name, t.start, t.end = app.slug, inv.started, inv.finished
 	if app.application == nil {
@@ -453,7 +453,7 @@ func (s *Server) annotationTrace26(run *run26, sc *scenario26, tc *testcase26, e
 	}
 	evaluator := ev.evaluator
 	t := s.workflowTrace26(run, sc, run.id+sc.id+"ev"+strconv.Itoa(e)+":"+strconv.Itoa(repeat), "evaluator",
-		[3][3]string{{evaluator.id, evaluator.slug}, {evaluator.variantID, evaluator.variantSlug}, {ev.id, ev.slug, itoa26(ev.version)}},
+		[3][3]string{{evaluator.id, evaluator.slug}, {evaluator.variantID, evaluator.variantSlug}, {ev.id, ev.slug, revisionString(ev.version)}},
 		data, object{}, fail != nil, 0.3)
 	t.name, t.start, t.end = ev.key+"_v0", inv.finished, inv.finished.Add(300*time.Microsecond)
 	t.verdict, t.outputNames = verdict, names
@@ -535,6 +535,9 @@ func evaluate26(ev *evRevision26, output *string, tc *testcase26) (map[string]an
 		}
 		return columnText(raw), nil
 	}
+	if output == nil && ev.key != exactMatch26 {
+		return nil, invalidOutputs
+	}
 	switch ev.key {
 	case exactMatch26:
 		want, fail := expected()
@@ -543,9 +546,6 @@ func evaluate26(ev *evRevision26, output *string, tc *testcase26) (map[string]an
 		}
 		return map[string]any{"success": output != nil && *output == want}, nil
 	case levenshtein26:
-		if output == nil {
-			return nil, invalidOutputs
-		}
 		want, fail := expected()
 		if fail != nil {
 			return nil, fail
@@ -561,9 +561,6 @@ func evaluate26(ev *evRevision26, output *string, tc *testcase26) (map[string]an
 		}
 		return map[string]any{"score": score, "success": score >= threshold}, nil
 	case regexTest26:
-		if output == nil {
-			return nil, invalidOutputs
-		}
 		pattern, _ := ev.parameters["regex_pattern"].(string)
 		shouldMatch := true
 		if v, ok := ev.parameters["regex_should_match"].(bool); ok {
@@ -576,9 +573,6 @@ func evaluate26(ev *evRevision26, output *string, tc *testcase26) (map[string]an
 		}
 		return map[string]any{"success": re.MatchString(*output) == shouldMatch}, nil
 	case startsWith26:
-		if output == nil {
-			return nil, invalidOutputs
-		}
 		prefix, _ := ev.parameters["prefix"].(string)
 		out := *output
 		if v, ok := ev.parameters["case_sensitive"].(bool); ok && !v {
@@ -650,15 +644,13 @@ func sortedPaths26(paths []string) []string {
 func stats26(values []any) object {
 	if len(values) > 0 {
 		if _, ok := values[0].(bool); ok {
-			t, f := 0, 0
+			t := 0
 			for _, v := range values {
 				if b, _ := v.(bool); b {
 					t++
-				} else {
-					f++
 				}
 			}
-			n := float64(len(values))
+			f, n := len(values)-t, float64(len(values))
 			return object{{"type", "binary"}, {"count", len(values)},
 				{"freq", []any{object{{"value", true}, {"count", t}, {"density", round5(float64(t) / n)}},
 					object{{"value", false}, {"count", f}, {"density", round5(float64(f) / n)}}}},
