@@ -182,10 +182,7 @@ func (s *Server) runRow26(run *run26, i int) {
 				status, errObj, failed = "failure", appError26(inv.err), true
 			}
 			s.cell26(run, sc, run.appKey, r, status, inv.trace.id, errObj, now)
-			rowMetrics[run.appKey] = rowMetrics[run.appKey].add("attributes.ag.metrics.duration.cumulative", inv.millis)
-			if inv.err != nil {
-				rowMetrics[run.appKey] = rowMetrics[run.appKey].add("attributes.ag.metrics.errors.cumulative", 1)
-			}
+			rowMetrics[run.appKey] = rowMetrics[run.appKey].addCall(inv.trace)
 		}
 		for e, ev := range run.evRevs {
 			key := run.evalKeys[e]
@@ -205,15 +202,7 @@ func (s *Server) runRow26(run *run26, i int) {
 					status, errObj, failed = "failure", fail, true
 				}
 				s.cell26(run, sc, key, r, status, t.id, errObj, now)
-				rowMetrics[key] = rowMetrics[key].add("attributes.ag.metrics.duration.cumulative", t.millis)
-				if fail != nil {
-					rowMetrics[key] = rowMetrics[key].add("attributes.ag.metrics.errors.cumulative", 1)
-				}
-				for _, name := range outputNames26(ev.key) {
-					if v, ok := verdict[name]; ok {
-						rowMetrics[key] = rowMetrics[key].addValue("attributes.ag.data.outputs."+name, v)
-					}
-				}
+				rowMetrics[key] = rowMetrics[key].addCall(t)
 			}
 		}
 	}
@@ -282,13 +271,7 @@ func (s *Server) refreshGlobal26(run *run26) *metrics26 {
 		if t == nil {
 			continue
 		}
-		all[r.stepKey] = all[r.stepKey].add("attributes.ag.metrics.duration.cumulative", t.millis)
-		if t.failed {
-			all[r.stepKey] = all[r.stepKey].add("attributes.ag.metrics.errors.cumulative", 1)
-		}
-		for _, name := range t.outputNames {
-			all[r.stepKey] = all[r.stepKey].addValue("attributes.ag.data.outputs."+name, t.verdict[name])
-		}
+		all[r.stepKey] = all[r.stepKey].addCall(t)
 	}
 	if len(all) == 0 {
 		return nil
@@ -591,9 +574,20 @@ type stepValues struct {
 	values map[string][]any
 }
 
-func (v *stepValues) add(path string, x float64) *stepValues { return v.addValue(path, x) }
+// addCall adds what a step's call wrote to its trace: its duration, an
+// error when it failed, and its outputs.
+func (v *stepValues) addCall(t *trace26) *stepValues {
+	v = v.add("attributes.ag.metrics.duration.cumulative", t.millis)
+	if t.failed {
+		v = v.add("attributes.ag.metrics.errors.cumulative", 1.0)
+	}
+	for _, name := range t.outputNames {
+		v = v.add("attributes.ag.data.outputs."+name, t.verdict[name])
+	}
+	return v
+}
 
-func (v *stepValues) addValue(path string, x any) *stepValues {
+func (v *stepValues) add(path string, x any) *stepValues {
 	if v == nil {
 		v = &stepValues{values: map[string][]any{}}
 	}
