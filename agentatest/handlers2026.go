@@ -64,7 +64,7 @@ func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
 			{"environment_variant", ref26(env.variantID, env.variantSlug, "")},
 			{"environment_revision", ref26(env.revisionID, env.revisionSlug, strconv.Itoa(env.version))},
 		}
-		refs = append(refs, revisionReferences(rev)...)
+		refs = append(refs, rev.lineage().references("application")...)
 		return envelope1("application_revision", s.revisionWire26(rev),
 			field{"retrieval_info", object{{"references", refs}, {"selector", object{{"key", key}}}}})
 	}
@@ -95,7 +95,7 @@ func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
 		return count0()
 	}
 	return envelope1("application_revision", s.revisionWire26(rev),
-		field{"retrieval_info", object{{"references", revisionReferences(rev)}}})
+		field{"retrieval_info", object{{"references", rev.lineage().references("application")}}})
 }
 
 func (s *Server) handleFetchApplicationRevision(c *call) answer {
@@ -286,7 +286,7 @@ func (s *Server) handleRetrieveTestsetRevision(c *call) answer {
 		return count0()
 	}
 	return envelope1("testset_revision", s.testsetRevisionWire26(rev, ids, cases),
-		field{"retrieval_info", object{{"references", testsetReferences(rev)}}})
+		field{"retrieval_info", object{{"references", rev.lineage().references("testset")}}})
 }
 
 // unscopedVersion26 reports a revision asked by version alone, with no
@@ -357,7 +357,7 @@ func (s *Server) handleRetrieveEvaluatorRevision(c *call) answer {
 		return count0()
 	}
 	return envelope1("evaluator_revision", s.evaluatorRevisionWire26(rev),
-		field{"retrieval_info", object{{"references", evaluatorReferences(rev)}}})
+		field{"retrieval_info", object{{"references", rev.lineage().references("evaluator")}}})
 }
 
 func (s *Server) handleFetchTestcase(c *call) answer {

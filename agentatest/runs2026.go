@@ -327,14 +327,14 @@ func (s *Server) runWire26(run *run26) object {
 		return "auto"
 	}
 	steps := []any{object{{"key", run.inputKey}, {"type", "input"}, {"origin", origin(run.testsetSteps, 0)},
-		{"references", testsetReferences(ts)}}}
+		{"references", ts.lineage().references("testset")}}}
 	for i, app := range run.appRevs {
 		steps = append(steps, object{{"key", "application-" + app.slug}, {"type", "invocation"}, {"origin", origin(run.appSteps, i)},
-			{"references", revisionReferences(app)}, {"inputs", []any{object{{"key", "__all_inputs__"}}}}})
+			{"references", app.lineage().references("application")}, {"inputs", []any{object{{"key", "__all_inputs__"}}}}})
 	}
 	for i, ev := range run.evRevs {
 		steps = append(steps, object{{"key", run.evalKeys[i]}, {"type", "annotation"}, {"origin", run.evOrigins[i]},
-			{"references", evaluatorReferences(ev)},
+			{"references", ev.lineage().references("evaluator")},
 			{"inputs", []any{object{{"key", "__all_invocations__"}}, object{{"key", "__all_inputs__"}}}}})
 	}
 	var mappings []any

@@ -143,15 +143,33 @@ func (s *Server) revisionWire26(r *revision26) object {
 	return o
 }
 
-// revisionReferences are a revision's application, variant and revision
-// references, as retrieval_info lists them.
-func revisionReferences(r *revision26) object {
-	v, app := r.variant, r.variant.app
-	return object{
-		{"application", ref26(app.id, app.slug, "")},
-		{"application_variant", ref26(v.id, v.slug, "")},
-		{"application_revision", ref26(r.id, r.slug, revisionString(r.version))},
+// lineage26 is a revision with its artifact and variant: each one's id,
+// slug and, the revision's alone, version.
+type lineage26 [3][3]string
+
+// references are the lineage's references under kind's names (application,
+// testset, evaluator), as retrieval_info and a run's steps list them.
+func (l lineage26) references(kind string) object {
+	o := object{}
+	for i, name := range [3]string{kind, kind + "_variant", kind + "_revision"} {
+		o = append(o, field{name, ref26(l[i][0], l[i][1], l[i][2])})
 	}
+	return o
+}
+
+func (r *revision26) lineage() lineage26 {
+	v, app := r.variant, r.variant.app
+	return lineage26{{app.id, app.slug}, {v.id, v.slug}, {r.id, r.slug, revisionString(r.version)}}
+}
+
+func (r *tsRevision26) lineage() lineage26 {
+	ts := r.testset
+	return lineage26{{ts.id, ts.slug}, {ts.variantID, ts.variantSlug}, {r.id, r.slug, revisionString(r.version)}}
+}
+
+func (r *evRevision26) lineage() lineage26 {
+	ev := r.evaluator
+	return lineage26{{ev.id, ev.slug}, {ev.variantID, ev.variantSlug}, {r.id, r.slug, revisionString(r.version)}}
 }
 
 // variantWire26 is an application variant; full adds the slugs the read
@@ -225,15 +243,6 @@ func (s *Server) testcasesWire26(ids []string, set bool) []any {
 	return out
 }
 
-func testsetReferences(r *tsRevision26) object {
-	ts := r.testset
-	return object{
-		{"testset", ref26(ts.id, ts.slug, "")},
-		{"testset_variant", ref26(ts.variantID, ts.variantSlug, "")},
-		{"testset_revision", ref26(r.id, r.slug, revisionString(r.version))},
-	}
-}
-
 // evaluatorRevisionWire26 is an evaluator revision. Callers hold s.mu.
 func (s *Server) evaluatorRevisionWire26(r *evRevision26) object {
 	ev := r.evaluator
@@ -254,15 +263,6 @@ func evaluatorDataWire(r *evRevision26) object {
 		{"uri", r.uri}, {"url", r.url},
 		{"schemas", object{{"parameters", json.RawMessage(schemas.parameters)}, {"outputs", json.RawMessage(schemas.outputs)}}},
 		{"parameters", params},
-	}
-}
-
-func evaluatorReferences(r *evRevision26) object {
-	ev := r.evaluator
-	return object{
-		{"evaluator", ref26(ev.id, ev.slug, "")},
-		{"evaluator_variant", ref26(ev.variantID, ev.variantSlug, "")},
-		{"evaluator_revision", ref26(r.id, r.slug, revisionString(r.version))},
 	}
 }
 

@@ -341,7 +341,7 @@ func traceFlags26(evaluator bool) object {
 // references run from the row's test case to the workflow's revision;
 // workflow holds the workflow's artifact, variant and revision as id,
 // slug and version. Callers hold s.mu.
-func (s *Server) workflowTrace26(run *run26, sc *scenario26, seed, kind string, workflow [3][3]string,
+func (s *Server) workflowTrace26(run *run26, sc *scenario26, seed, kind string, workflow lineage26,
 	data, costs object, failed bool, millis float64) *trace26 {
 	id, span := traceIDs26(seed)
 	ts, evaluator, traceType := run.tsRev, kind == "evaluator", "invocation"
@@ -389,8 +389,7 @@ func (s *Server) invocationTrace26(run *run26, sc *scenario26, tc *testcase26, p
 		costs = object{{"cumulative", object{{"total", *inv.cost}}}, {"incremental", object{{"total", *inv.cost}}}}
 	}
 	t := s.workflowTrace26(run, sc, run.id+sc.id+"app"+strconv.Itoa(repeat), "application",
-		[3][3]string{{app.id, app.slug}, {rev.variant.id, rev.variant.slug}, {rev.id, rev.slug, revisionString(rev.version)}},
-		data, costs, inv.err != nil, inv.millis)
+		rev.lineage(), data, costs, inv.err != nil, inv.millis)
 	t.name, t.start, t.end = app.slug, inv.started, inv.finished
 	if app.application == nil {
 		t.name = "capitals" // the stand-in's function name, as the real kit's traces carry it
@@ -434,10 +433,8 @@ func (s *Server) annotationTrace26(run *run26, sc *scenario26, tc *testcase26, e
 	if params != nil {
 		data = append(data, field{"parameters", params})
 	}
-	evaluator := ev.evaluator
 	t := s.workflowTrace26(run, sc, run.id+sc.id+"ev"+strconv.Itoa(e)+":"+strconv.Itoa(repeat), "evaluator",
-		[3][3]string{{evaluator.id, evaluator.slug}, {evaluator.variantID, evaluator.variantSlug}, {ev.id, ev.slug, revisionString(ev.version)}},
-		data, object{}, fail != nil, 0.3)
+		ev.lineage(), data, object{}, fail != nil, 0.3)
 	t.name, t.start, t.end = ev.key+"_v0", inv.finished, inv.finished.Add(300*time.Microsecond)
 	t.verdict, t.outputNames = verdict, names
 	if inv.trace != nil {
