@@ -59,12 +59,7 @@ func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
 		if rev == nil {
 			return detailAnswer(http.StatusNotFound, nothing)
 		}
-		refs := object{
-			{"environment", ref26(env.id, env.slug, "")},
-			{"environment_variant", ref26(env.variantID, env.variantSlug, "")},
-			{"environment_revision", ref26(env.revisionID, env.revisionSlug, strconv.Itoa(env.version))},
-		}
-		refs = append(refs, rev.lineage().references("application")...)
+		refs := append(env.lineage().references("environment"), rev.lineage().references("application")...)
 		return envelope1("application_revision", s.revisionWire26(rev),
 			field{"retrieval_info", object{{"references", refs}, {"selector", object{{"key", key}}}}})
 	}

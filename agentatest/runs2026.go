@@ -193,12 +193,7 @@ func stepSet26(v any, loc []any, fails *[]fail26) [][2]string {
 		return nil
 	case []any:
 		out := make([][2]string, 0, len(x))
-		for i, item := range x {
-			id, f := uuid26(item, at(loc, "list[uuid]", i))
-			if f != nil {
-				*fails = append(*fails, *f)
-				continue
-			}
+		for _, id := range uuidItems26(x, at(loc, "list[uuid]"), fails) {
 			out = append(out, [2]string{id, "custom"})
 		}
 		return out
@@ -722,25 +717,22 @@ func (s *Server) handleFetchTrace(c *call) answer {
 // handleFetchTraces is GET /traces/?trace_ids=a,b (or trace_id=a&trace_id=b):
 // the traces known, unknown ones left out.
 func (s *Server) handleFetchTraces(c *call) answer {
-	var ids []string
+	var hexes []string
 	q := c.r.URL.Query()
 	for _, v := range append(q["trace_ids"], q["trace_id"]...) {
 		for _, id := range strings.Split(v, ",") {
-			if id = strings.TrimSpace(id); id != "" {
-				ids = append(ids, id)
+			if id = strings.TrimSpace(id); id == "" {
+				continue
 			}
+			hex, ok := traceID26(id)
+			if !ok {
+				return detailAnswer(http.StatusBadRequest, "Invalid trace_id.")
+			}
+			hexes = append(hexes, hex)
 		}
 	}
-	if len(ids) == 0 {
+	if len(hexes) == 0 {
 		return detailAnswer(http.StatusBadRequest, "At least one trace_id query parameter is required.")
-	}
-	hexes := make([]string, len(ids))
-	for i, id := range ids {
-		hex, ok := traceID26(id)
-		if !ok {
-			return detailAnswer(http.StatusBadRequest, "Invalid trace_id.")
-		}
-		hexes[i] = hex
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -172,6 +172,10 @@ func (r *evRevision26) lineage() lineage26 {
 	return lineage26{{ev.id, ev.slug}, {ev.variantID, ev.variantSlug}, {r.id, r.slug, revisionString(r.version)}}
 }
 
+func (e *env26) lineage() lineage26 {
+	return lineage26{{e.id, e.slug}, {e.variantID, e.variantSlug}, {e.revisionID, e.revisionSlug, revisionString(e.version)}}
+}
+
 // variantWire26 is an application variant; full adds the slugs the read
 // sends and the fork answer leaves out. Callers hold s.mu.
 func (s *Server) variantWire26(v *variant26, full bool) object {
