@@ -45,17 +45,13 @@ func (s *Server) readQuery(c *call, names ...string) (map[string]string, answer,
 }
 
 func (s *Server) handleFetchScenarios(c *call) answer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run, missing, ok := lookup(s, s.evaluations, c.id, http.StatusNotFound, evaluationNotFound(c.id))
-	if !ok {
-		return missing
-	}
-	list := []any{}
-	for _, sc := range run.scenarios {
-		list = append(list, s.scenarioWire(run, sc))
-	}
-	return jsonAnswer(http.StatusOK, list)
+	return answerRecord(s, s.evaluations, c, http.StatusNotFound, evaluationNotFound(c.id), func(run *evaluationRun) answer {
+		list := []any{}
+		for _, sc := range run.scenarios {
+			list = append(list, s.scenarioWire(run, sc))
+		}
+		return jsonAnswer(http.StatusOK, list)
+	})
 }
 
 func (s *Server) handleCreateEvaluation(c *call) answer {
@@ -161,15 +157,10 @@ func (s *Server) handleAddVariantFromBase(c *call) answer {
 }
 
 func (s *Server) handleGetVariant(c *call) answer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	// The service has no 404 here: reading base_id from the missing
 	// variant raises, and the router answers 500.
-	v, missing, ok := lookup(s, s.variants, c.id, http.StatusInternalServerError, "'NoneType' object has no attribute 'base_id'")
-	if !ok {
-		return missing
-	}
-	return jsonAnswer(http.StatusOK, s.variantWire(v))
+	return answerRecord(s, s.variants, c, http.StatusInternalServerError, "'NoneType' object has no attribute 'base_id'",
+		func(v *variantRecord) answer { return jsonAnswer(http.StatusOK, s.variantWire(v)) })
 }
 
 func (s *Server) handleGetSpan(c *call) answer {
@@ -214,13 +205,8 @@ func (s *Server) handleListHumanEvaluations(c *call) answer {
 // handleFetchEvaluation answers the evaluation with its aggregated results,
 // or the service's re-raised 404 for an id it does not hold.
 func (s *Server) handleFetchEvaluation(c *call) answer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run, missing, ok := lookup(s, s.evaluations, c.id, http.StatusNotFound, evaluationNotFound(c.id))
-	if !ok {
-		return missing
-	}
-	return jsonAnswer(http.StatusOK, s.evaluationWire(run))
+	return answerRecord(s, s.evaluations, c, http.StatusNotFound, evaluationNotFound(c.id),
+		func(run *evaluationRun) answer { return jsonAnswer(http.StatusOK, s.evaluationWire(run)) })
 }
 
 // evaluationNotFound is the service's re-raised 404 for an evaluation it
@@ -231,15 +217,12 @@ func evaluationNotFound(id string) string { return "404: Evaluation with id " + 
 // turns every failure of this route into a 500, an unknown id included:
 // its lookup returns None and reading .status from it raises.
 func (s *Server) handleFetchEvaluationStatus(c *call) answer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run, missing, ok := lookup(s, s.evaluations, c.id, http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")
-	if !ok {
-		return missing
-	}
 	// The route answers the stored jsonb value, not a model: its keys come
 	// in jsonb's order, "type", "error", "value".
-	return jsonAnswer(http.StatusOK, object{{"status", jsonb(s.statusResult(run).wire())}})
+	return answerRecord(s, s.evaluations, c, http.StatusInternalServerError, "'NoneType' object has no attribute 'status'",
+		func(run *evaluationRun) answer {
+			return jsonAnswer(http.StatusOK, object{{"status", jsonb(s.statusResult(run).wire())}})
+		})
 }
 
 // handleFetchEvaluationResults answers {"results": [...], "evaluation_id":
@@ -252,15 +235,11 @@ func (s *Server) handleFetchEvaluationResults(c *call) answer {
 	if !s.wellFormed(c.id) {
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run, ok := find(s, s.evaluations, c.id)
-	if !ok {
-		return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'id'")
-	}
-	results := []any{}
-	for _, a := range run.aggregated {
-		results = append(results, object{{"evaluator_config", s.evaluatorWire(a.evaluator)}, {"result", jsonb(a.result.wire())}})
-	}
-	return jsonAnswer(http.StatusOK, object{{"results", results}, {"evaluation_id", c.id}})
+	return answerRecord(s, s.evaluations, c, http.StatusInternalServerError, "'NoneType' object has no attribute 'id'", func(run *evaluationRun) answer {
+		results := []any{}
+		for _, a := range run.aggregated {
+			results = append(results, object{{"evaluator_config", s.evaluatorWire(a.evaluator)}, {"result", jsonb(a.result.wire())}})
+		}
+		return jsonAnswer(http.StatusOK, object{{"results", results}, {"evaluation_id", c.id}})
+	})
 }

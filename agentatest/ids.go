@@ -93,18 +93,19 @@ func find[T any](s *Server, m map[string]T, id string) (T, bool) {
 	return v, ok
 }
 
-// lookup is find for a route's path id, with the service's answer when it
-// holds nothing: a 500 for an id it cannot parse, else status and message.
-// Callers hold s.mu.
-func lookup[T any](s *Server, m map[string]T, id string, status int, message string) (T, answer, bool) {
-	v, ok := find(s, m, id)
-	switch {
+// answerRecord answers a read of the record of m that the path's id
+// names: wire's answer, built under s.mu, or when the Server holds none the
+// service's: a 500 for an id it cannot parse, else status and message.
+func answerRecord[T any](s *Server, m map[string]T, c *call, status int, message string, wire func(T) answer) answer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch v, ok := find(s, m, c.id); {
 	case ok:
-		return v, answer{}, true
-	case !s.wellFormed(id):
-		return v, detailAnswer(http.StatusInternalServerError, badlyFormedUUID), false
+		return wire(v)
+	case !s.wellFormed(c.id):
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
-	return v, detailAnswer(status, message), false
+	return detailAnswer(status, message)
 }
 
 // uuidDigits strips what Python's uuid.UUID strips before it reads the hex

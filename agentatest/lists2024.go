@@ -29,18 +29,14 @@ func (s *Server) handleGetTestset(c *call) answer {
 	if !s.wellFormed(c.id) {
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, ok := find(s, s.testsets, c.id)
-	if !ok {
-		return detailAnswer(http.StatusNotFound, "404: testset not found")
-	}
-	rows := make([]any, len(t.Rows))
-	for i, row := range t.Rows {
-		rows[i] = row
-	}
-	now := s.pythonTime(s.clock())
-	return jsonAnswer(http.StatusOK, object{{"id", t.ID}, {"name", t.Name}, {"csvdata", rows}, {"created_at", now}, {"updated_at", now}})
+	return answerRecord(s, s.testsets, c, http.StatusNotFound, "404: testset not found", func(t *testsetRecord) answer {
+		rows := make([]any, len(t.Rows))
+		for i, row := range t.Rows {
+			rows[i] = row
+		}
+		now := s.pythonTime(s.clock())
+		return jsonAnswer(http.StatusOK, object{{"id", t.ID}, {"name", t.Name}, {"csvdata", rows}, {"created_at", now}, {"updated_at", now}})
+	})
 }
 
 func (s *Server) handleListAppVariants(c *call) answer {
