@@ -96,15 +96,12 @@ func (s *Server) handleGetVariantByEnv(c *call) answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	app, ok := find(s, s.apps, appID)
-	if !ok {
-		return detailAnswer(http.StatusInternalServerError, "App Variant not found")
+	if app, ok := find(s, s.apps, appID); ok {
+		if variant, ok := s.variants[app.environments[environment]]; ok {
+			return jsonAnswer(http.StatusOK, s.variantWire(variant))
+		}
 	}
-	variant, ok := s.variants[app.environments[environment]]
-	if !ok {
-		return detailAnswer(http.StatusInternalServerError, "App Variant not found")
-	}
-	return jsonAnswer(http.StatusOK, s.variantWire(variant))
+	return detailAnswer(http.StatusInternalServerError, "App Variant not found")
 }
 
 func (s *Server) handleAddVariantFromBase(c *call) answer {
