@@ -2,6 +2,7 @@ package agentatest
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -32,11 +33,7 @@ func TemplateApplication(parameters map[string]any, inputs map[string]string) (s
 	if tmpl, ok := promptTemplate(parameters); ok {
 		return renderTemplate(tmpl, inputs), nil
 	}
-	names := make([]string, 0, len(inputs))
-	for name := range inputs {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(inputs))
 	values := make([]string, len(names))
 	for i, name := range names {
 		values[i] = inputs[name]

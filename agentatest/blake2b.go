@@ -118,8 +118,7 @@ func blobID(data []column, setID string) string {
 	sum := blake2b(msg, 16)
 	sum[6] = sum[6]&0x0f | 0x50
 	sum[8] = sum[8]&0x3f | 0x80
-	x := hex.EncodeToString(sum)
-	return x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+	return dashed(hex.EncodeToString(sum))
 }
 
 // dedupID is the testcase_dedup_id the service gives the row at index i of

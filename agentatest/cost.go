@@ -9,22 +9,14 @@ import (
 // The cost model: a deterministic stand-in for what a call to a model costs
 // and how long it takes, so that variants differ in cost and latency.
 
-// modelPrices are USD per million prompt and completion tokens.
-var modelPrices = map[string][2]float64{
-	"gpt-3.5-turbo": {0.5, 1.5},
-	"gpt-4":         {30, 60},
-	"gpt-4-turbo":   {10, 30},
-	"gpt-4o":        {2.5, 10},
-	"gpt-4o-mini":   {0.15, 0.6},
-}
-
-// modelLatency is a model's fixed latency in seconds.
-var modelLatency = map[string]float64{
-	"gpt-3.5-turbo": 0.45,
-	"gpt-4":         1.6,
-	"gpt-4-turbo":   0.9,
-	"gpt-4o":        0.8,
-	"gpt-4o-mini":   0.35,
+// modelRates are a model's prices, in USD per million prompt and
+// completion tokens, and its fixed latency in seconds.
+var modelRates = map[string]struct{ prompt, completion, latency float64 }{
+	"gpt-3.5-turbo": {0.5, 1.5, 0.45},
+	"gpt-4":         {30, 60, 1.6},
+	"gpt-4-turbo":   {10, 30, 0.9},
+	"gpt-4o":        {2.5, 10, 0.8},
+	"gpt-4o-mini":   {0.15, 0.6, 0.35},
 }
 
 // usage estimates what a call would cost and how long it would take, from
@@ -37,18 +29,14 @@ func usage(parameters map[string]any, inputs map[string]string, output string) (
 		prompt += " " + renderTemplate(tmpl, inputs)
 	}
 	pt, ct := tokens(prompt), tokens(output)
-	price, ok := modelPrices[model]
+	rate, ok := modelRates[model]
 	if !ok {
-		price = [2]float64{1, 2}
-	}
-	base, ok := modelLatency[model]
-	if !ok {
-		base = 0.5
+		rate.prompt, rate.completion, rate.latency = 1, 2, 0.5
 	}
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(output))
-	cost = (float64(pt)*price[0] + float64(ct)*price[1]) / 1e6
-	latency = base + 0.012*float64(ct) + 0.002*float64(pt) + float64(h.Sum32()%50)/1000
+	cost = (float64(pt)*rate.prompt + float64(ct)*rate.completion) / 1e6
+	latency = rate.latency + 0.012*float64(ct) + 0.002*float64(pt) + float64(h.Sum32()%50)/1000
 	return round(cost, 10), round(latency, 4)
 }
 

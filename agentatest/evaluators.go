@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agenta-go/agenta/models"
@@ -20,16 +21,12 @@ func SupportedEvaluators() []string {
 	}
 }
 
-// knownEvaluators are the service's evaluator keys; the ones the fake cannot
-// run (they call an LLM, a webhook or user code) fail with an explanation.
-var knownEvaluators = map[string]bool{
-	"auto_exact_match": true, "auto_contains_json": true, "auto_similarity_match": true,
-	"auto_regex_test": true, "field_match_test": true, "auto_ai_critique": true,
-	"auto_custom_code_run": true, "auto_webhook_test": true, "human_a_b_testing": true,
-	"human_single_model_test": true, "auto_starts_with": true, "auto_ends_with": true,
-	"auto_contains": true, "auto_contains_any": true, "auto_contains_all": true,
-	"auto_levenshtein_distance": true, "auto_json_diff": true, "auto_semantic_similarity": true,
-	"rag_faithfulness": true, "rag_context_relevancy": true,
+// unrunEvaluators are the service's evaluator keys that the fake cannot
+// run (they call an LLM, a webhook or user code, or ask a person): they
+// fail with an explanation. The service's other keys are SupportedEvaluators.
+var unrunEvaluators = []string{
+	"auto_ai_critique", "auto_custom_code_run", "auto_webhook_test", "human_a_b_testing", "human_single_model_test",
+	"auto_json_diff", "auto_semantic_similarity", "rag_faithfulness", "rag_context_relevancy",
 }
 
 // evaluate runs one evaluator on one output, reading settings_values as the
@@ -154,7 +151,7 @@ func evaluate(key string, settings map[string]any, output string, row map[string
 		ok := start >= 0 && end > start && json.Valid([]byte(output[start:end+1]))
 		return result{Type: "bool", Value: ok}
 	}
-	if knownEvaluators[key] {
+	if slices.Contains(unrunEvaluators, key) {
 		return errorResult(fmt.Sprintf("Error during %s evaluation", key),
 			"agentatest does not run "+key+"; it runs "+strings.Join(SupportedEvaluators(), ", "))
 	}

@@ -86,12 +86,7 @@ func (s *Server) InjectFault(op Operation, n int, f Fault) {
 	if n == 0 || n < Always {
 		return
 	}
-	if f.Header != nil {
-		f.Header = f.Header.Clone()
-	}
-	s.mu.Lock()
-	s.faults = append(s.faults, &faultEntry{op: op, remaining: n, fault: f})
-	s.mu.Unlock()
+	s.addFault(&faultEntry{op: op, remaining: n, fault: f})
 }
 
 // InjectFaultFor makes every request to op meet f for the next d, as a
@@ -104,11 +99,14 @@ func (s *Server) InjectFaultFor(op Operation, d time.Duration, f Fault) {
 	if d <= 0 {
 		return
 	}
-	if f.Header != nil {
-		f.Header = f.Header.Clone()
-	}
+	s.addFault(&faultEntry{op: op, remaining: Always, until: time.Now().Add(d), fault: f})
+}
+
+// addFault queues e, with its own copy of the fault's header.
+func (s *Server) addFault(e *faultEntry) {
+	e.fault.Header = e.fault.Header.Clone()
 	s.mu.Lock()
-	s.faults = append(s.faults, &faultEntry{op: op, remaining: Always, until: time.Now().Add(d), fault: f})
+	s.faults = append(s.faults, e)
 	s.mu.Unlock()
 }
 
@@ -151,20 +149,8 @@ func (s *Server) takeFault(op Operation, isOperation bool) *Fault {
 // answered (or abandoned); when it reports false the request is served
 // normally.
 func (s *Server) applyFault(w http.ResponseWriter, r *http.Request, f *Fault, serve func(http.ResponseWriter)) bool {
-	if f.Stall > 0 {
-		var timeout <-chan time.Time
-		if f.Stall != StallForever {
-			t := time.NewTimer(f.Stall)
-			defer t.Stop()
-			timeout = t.C
-		}
-		select {
-		case <-timeout:
-		case <-r.Context().Done():
-			return true
-		case <-s.closing:
-			return true
-		}
+	if f.Stall > 0 && !s.hold(r.Context().Done(), f.Stall) {
+		return true
 	}
 	var handled *httptest.ResponseRecorder
 	if f.AfterHandling {
@@ -243,7 +229,7 @@ func (w *shapedWriter) Write(b []byte) (int, error) {
 				piece = 1 << 10
 			}
 			n = min(n, piece)
-			if w.written > 0 && !w.hold(w.f.Trickle) {
+			if w.written > 0 && !w.s.hold(w.r.Context().Done(), w.f.Trickle) {
 				w.ended = true
 				continue
 			}
@@ -267,16 +253,17 @@ func (w *shapedWriter) Write(b []byte) (int, error) {
 			dropConnection(w.ResponseWriter)
 			w.ended = true
 		case w.f.StallAfter > 0 && w.written >= w.f.StallAfter:
-			w.hold(StallForever)
+			w.s.hold(w.r.Context().Done(), StallForever)
 			w.ended = true
 		}
 	}
 	return total, nil
 }
 
-// hold waits d, or until the client gives up or the Server closes; it
-// reports whether the whole of d passed.
-func (w *shapedWriter) hold(d time.Duration) bool {
+// hold waits d (StallForever: for ever), or until gone closes (the client
+// gave up; nil: never) or the Server closes; it reports whether the whole
+// of d passed.
+func (s *Server) hold(gone <-chan struct{}, d time.Duration) bool {
 	var timeout <-chan time.Time
 	if d != StallForever {
 		t := time.NewTimer(d)
@@ -286,8 +273,8 @@ func (w *shapedWriter) hold(d time.Duration) bool {
 	select {
 	case <-timeout:
 		return true
-	case <-w.r.Context().Done():
-	case <-w.s.closing:
+	case <-gone:
+	case <-s.closing:
 	}
 	return false
 }

@@ -161,27 +161,21 @@ func (s *Server) handleHealth2026(*call) answer {
 // worker-queues process is down: a run created then stays running with
 // no scenario, for ever, until StartWorker. Runs already executing go on.
 func (s *Server) StopWorker() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.v26 != nil {
-		s.v26.workerDown = true
-	}
+	s.with26(func(v26 *state2026) { v26.workerDown = true })
 }
 
 // StartWorker starts the 2026 worker again: the runs queued meanwhile run,
 // as a restarted worker consumes the service's durable queue.
 func (s *Server) StartWorker() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.v26 == nil || !s.v26.workerDown {
-		return
-	}
-	s.v26.workerDown = false
-	queued := s.v26.queue
-	s.v26.queue = nil
-	for _, run := range queued {
-		s.start2026(run)
-	}
+	s.with26(func(v26 *state2026) {
+		if v26.workerDown {
+			v26.workerDown = false
+			for _, run := range v26.queue {
+				s.start2026(run)
+			}
+			v26.queue = nil
+		}
+	})
 }
 
 // StopTracing makes the 2026 traces go missing, as when the service's
@@ -190,27 +184,30 @@ func (s *Server) StartWorker() {
 // no metrics rows are written. StartTracing makes the traces written
 // meanwhile appear.
 func (s *Server) StopTracing() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.v26 != nil {
-		s.v26.tracingDown = true
-	}
+	s.with26(func(v26 *state2026) { v26.tracingDown = true })
 }
 
 // StartTracing ingests the traces written while tracing was down. Their
 // metrics stay missing until POST /evaluations/metrics/refresh, as on the
 // service.
 func (s *Server) StartTracing() {
+	s.with26(func(v26 *state2026) {
+		v26.tracingDown = false
+		for _, t := range v26.backlog {
+			v26.traces[t.id] = t
+		}
+		v26.backlog = nil
+	})
+}
+
+// with26 runs f on the 2026 state, under s.mu, when the Server serves the
+// 2026 generation.
+func (s *Server) with26(f func(*state2026)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.v26 == nil {
-		return
+	if s.v26 != nil {
+		f(s.v26)
 	}
-	s.v26.tracingDown = false
-	for _, t := range s.v26.backlog {
-		s.v26.traces[t.id] = t
-	}
-	s.v26.backlog = nil
 }
 
 // now26 is the time of a 2026 write.

@@ -45,17 +45,13 @@ func (s *Server) readQuery(c *call, names ...string) (map[string]string, answer,
 }
 
 func (s *Server) handleFetchScenarios(c *call) answer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run, ok := find(s, s.evaluations, c.id)
-	if !ok {
-		return s.evaluationNotFound(c.id)
-	}
-	list := []any{}
-	for _, sc := range run.scenarios {
-		list = append(list, s.scenarioWire(run, sc))
-	}
-	return jsonAnswer(http.StatusOK, list)
+	return answerRecord(s, s.evaluations, c, http.StatusNotFound, evaluationNotFound(c.id), func(run *evaluationRun) answer {
+		list := []any{}
+		for _, sc := range run.scenarios {
+			list = append(list, s.scenarioWire(run, sc))
+		}
+		return jsonAnswer(http.StatusOK, list)
+	})
 }
 
 func (s *Server) handleCreateEvaluation(c *call) answer {
@@ -100,15 +96,12 @@ func (s *Server) handleGetVariantByEnv(c *call) answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	app, ok := find(s, s.apps, appID)
-	if !ok {
-		return detailAnswer(http.StatusInternalServerError, "App Variant not found")
+	if app, ok := find(s, s.apps, appID); ok {
+		if variant, ok := s.variants[app.environments[environment]]; ok {
+			return jsonAnswer(http.StatusOK, s.variantWire(variant))
+		}
 	}
-	variant, ok := s.variants[app.environments[environment]]
-	if !ok {
-		return detailAnswer(http.StatusInternalServerError, "App Variant not found")
-	}
-	return jsonAnswer(http.StatusOK, s.variantWire(variant))
+	return detailAnswer(http.StatusInternalServerError, "App Variant not found")
 }
 
 func (s *Server) handleAddVariantFromBase(c *call) answer {
@@ -161,18 +154,10 @@ func (s *Server) handleAddVariantFromBase(c *call) answer {
 }
 
 func (s *Server) handleGetVariant(c *call) answer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v, ok := find(s, s.variants, c.id)
-	switch {
-	case !ok && !s.wellFormed(c.id):
-		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
-	case !ok:
-		// The service has no 404 here: reading base_id from the missing
-		// variant raises, and the router answers 500.
-		return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'base_id'")
-	}
-	return jsonAnswer(http.StatusOK, s.variantWire(v))
+	// The service has no 404 here: reading base_id from the missing
+	// variant raises, and the router answers 500.
+	return answerRecord(s, s.variants, c, http.StatusInternalServerError, "'NoneType' object has no attribute 'base_id'",
+		func(v *variantRecord) answer { return jsonAnswer(http.StatusOK, s.variantWire(v)) })
 }
 
 func (s *Server) handleGetSpan(c *call) answer {
@@ -217,40 +202,24 @@ func (s *Server) handleListHumanEvaluations(c *call) answer {
 // handleFetchEvaluation answers the evaluation with its aggregated results,
 // or the service's re-raised 404 for an id it does not hold.
 func (s *Server) handleFetchEvaluation(c *call) answer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run, ok := find(s, s.evaluations, c.id)
-	if !ok {
-		return s.evaluationNotFound(c.id)
-	}
-	return jsonAnswer(http.StatusOK, s.evaluationWire(run))
+	return answerRecord(s, s.evaluations, c, http.StatusNotFound, evaluationNotFound(c.id),
+		func(run *evaluationRun) answer { return jsonAnswer(http.StatusOK, s.evaluationWire(run)) })
 }
 
-// evaluationNotFound is the service's answer for an evaluation it does not
-// hold: a 500 for an id that is not a UUID, else the re-raised 404.
-func (s *Server) evaluationNotFound(id string) answer {
-	if !s.wellFormed(id) {
-		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
-	}
-	return detailAnswer(http.StatusNotFound, fmt.Sprintf("404: Evaluation with id %s not found", id))
-}
+// evaluationNotFound is the service's re-raised 404 for an evaluation it
+// does not hold.
+func evaluationNotFound(id string) string { return "404: Evaluation with id " + id + " not found" }
 
 // handleFetchEvaluationStatus answers {"status": <Result>}. The service
 // turns every failure of this route into a 500, an unknown id included:
 // its lookup returns None and reading .status from it raises.
 func (s *Server) handleFetchEvaluationStatus(c *call) answer {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run, ok := find(s, s.evaluations, c.id)
-	switch {
-	case ok:
-		// The route answers the stored jsonb value, not a model: its keys
-		// come in jsonb's order, "type", "error", "value".
-		return jsonAnswer(http.StatusOK, object{{"status", jsonb(s.statusResult(run).wire())}})
-	case !s.wellFormed(c.id):
-		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
-	}
-	return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'status'")
+	// The route answers the stored jsonb value, not a model: its keys come
+	// in jsonb's order, "type", "error", "value".
+	return answerRecord(s, s.evaluations, c, http.StatusInternalServerError, "'NoneType' object has no attribute 'status'",
+		func(run *evaluationRun) answer {
+			return jsonAnswer(http.StatusOK, object{{"status", jsonb(s.statusResult(run).wire())}})
+		})
 }
 
 // handleFetchEvaluationResults answers {"results": [...], "evaluation_id":
@@ -263,15 +232,11 @@ func (s *Server) handleFetchEvaluationResults(c *call) answer {
 	if !s.wellFormed(c.id) {
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run, ok := find(s, s.evaluations, c.id)
-	if !ok {
-		return detailAnswer(http.StatusInternalServerError, "'NoneType' object has no attribute 'id'")
-	}
-	results := []any{}
-	for _, a := range run.aggregated {
-		results = append(results, object{{"evaluator_config", s.evaluatorWire(a.evaluator)}, {"result", jsonb(a.result.wire())}})
-	}
-	return jsonAnswer(http.StatusOK, object{{"results", results}, {"evaluation_id", c.id}})
+	return answerRecord(s, s.evaluations, c, http.StatusInternalServerError, "'NoneType' object has no attribute 'id'", func(run *evaluationRun) answer {
+		results := []any{}
+		for _, a := range run.aggregated {
+			results = append(results, object{{"evaluator_config", s.evaluatorWire(a.evaluator)}, {"result", jsonb(a.result.wire())}})
+		}
+		return jsonAnswer(http.StatusOK, object{{"results", results}, {"evaluation_id", c.id}})
+	})
 }

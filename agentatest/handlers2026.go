@@ -38,26 +38,20 @@ func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
 	if envGiven {
 		const nothing = "Environment revision does not contain application references for the requested key."
 		if key == "" && !appRef.empty() {
-			switch {
-			case appRef.slug != "":
-				key = appRef.slug + ".revision"
-			default:
-				if app := v26.apps[appRef.id]; app != nil {
-					key = app.slug + ".revision"
-				}
+			slug := appRef.slug
+			if app := v26.app(appRef); slug == "" && app != nil {
+				slug = app.slug
 			}
-			if key == "" {
+			if slug == "" {
 				return detailAnswer(http.StatusNotFound, nothing)
 			}
+			key = slug + ".revision"
 		}
 		if key == "" {
 			return detailAnswer(http.StatusBadRequest, "Environment-backed application retrieve requires key.")
 		}
 		s.environments26()
-		env := (*env26)(nil)
-		if envRef != nil {
-			env = v26.env(envRef.id, envRef.slug)
-		}
+		env := v26.env(envRef)
 		if env == nil {
 			return detailAnswer(http.StatusNotFound, nothing)
 		}
@@ -65,45 +59,24 @@ func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
 		if rev == nil {
 			return detailAnswer(http.StatusNotFound, nothing)
 		}
-		refs := object{
-			{"environment", ref26(env.id, env.slug, "")},
-			{"environment_variant", ref26(env.variantID, env.variantSlug, "")},
-			{"environment_revision", ref26(env.revisionID, env.revisionSlug, strconv.Itoa(env.version))},
-		}
-		refs = append(refs, revisionReferences(rev)...)
+		refs := append(env.lineage().references("environment"), rev.lineage().references("application")...)
 		return envelope1("application_revision", s.revisionWire26(rev),
 			field{"retrieval_info", object{{"references", refs}, {"selector", object{{"key", key}}}}})
 	}
-	if revRef != nil && revRef.id == "" && revRef.slug == "" && revRef.version != "" && varRef.empty() && appRef.empty() {
-		return detailAnswer(http.StatusBadRequest, "application_revision_ref.version is a per-variant sequence number and requires a application_variant_ref or application_ref to scope it. Provide either, or identify the revision by application_revision_ref.id or application_revision_ref.slug (both are project-unique).")
+	if unscopedVersion26(revRef, varRef, appRef) {
+		return versionUnscoped26("application")
 	}
 	var rev *revision26
 	switch {
 	case revRef != nil && (revRef.id != "" || revRef.slug != ""):
-		if revRef.id != "" {
-			rev = v26.revisions[revRef.id]
-		} else {
-			rev = v26.revisionBySlug(revRef.slug)
-		}
+		rev = v26.revision(revRef)
 		if rev != nil && varRef != nil && varRef.id != "" && varRef.id != rev.variant.id {
 			return detailAnswer(http.StatusBadRequest, "workflow_variant_ref.id=UUID('"+varRef.id+"') does not match resolved revision's variant_id=UUID('"+rev.variant.id+"')")
 		}
 	case !varRef.empty() || !appRef.empty():
-		var v *variant26
-		if !varRef.empty() {
-			if varRef.id != "" {
-				v = v26.variants[varRef.id]
-			} else {
-				v = v26.variantBySlug(varRef.slug)
-			}
-		} else {
-			app := v26.apps[appRef.id]
-			if appRef.id == "" {
-				app = v26.appBySlug(appRef.slug)
-			}
-			if app != nil {
-				v = app.defaultVariant
-			}
+		v := v26.variant(varRef)
+		if app := v26.app(appRef); varRef.empty() && app != nil {
+			v = app.defaultVariant
 		}
 		if v != nil {
 			rev = v.latest()
@@ -117,7 +90,7 @@ func (s *Server) handleRetrieveApplicationRevision(c *call) answer {
 		return count0()
 	}
 	return envelope1("application_revision", s.revisionWire26(rev),
-		field{"retrieval_info", object{{"references", revisionReferences(rev)}}})
+		field{"retrieval_info", object{{"references", rev.lineage().references("application")}}})
 }
 
 func (s *Server) handleFetchApplicationRevision(c *call) answer {
@@ -147,26 +120,14 @@ func (s *Server) handleForkApplicationVariant(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v26 := s.v26
-	var source *variant26
-	if src != nil {
-		if src.id != "" {
-			source = v26.variants[src.id]
-		} else if src.slug != "" {
-			source = v26.variantBySlug(src.slug)
-		}
-	}
+	source := v26.variant(src)
 	if source == nil {
 		return detailAnswer(http.StatusBadRequest, "Fork source variant could not be resolved.")
 	}
 	upTo := source.latest()
 	if !at.empty() {
-		var r *revision26
-		switch {
-		case at.id != "":
-			r = v26.revisions[at.id]
-		case at.slug != "":
-			r = v26.revisionBySlug(at.slug)
-		default:
+		r := v26.revision(at)
+		if at.id == "" && at.slug == "" {
 			n, _ := strconv.Atoi(at.version)
 			r = source.at(n)
 		}
@@ -175,7 +136,7 @@ func (s *Server) handleForkApplicationVariant(c *call) answer {
 		}
 		upTo = r
 	}
-	if slug == "" || v26.variantBySlug(slug) != nil {
+	if slug == "" || v26.variant(&refIn{slug: slug}) != nil {
 		return count0()
 	}
 	if name == "" {
@@ -195,7 +156,7 @@ func (s *Server) handleForkApplicationVariant(c *call) answer {
 			copied.slug = copied.slug[:i]
 		}
 		copied.slug += "_" + suffix
-		copied.data = jsonCloneAny(r.data)
+		copied.data = jsonClone(r.data)
 		v.revisions = append(v.revisions, &copied)
 		v26.revisions[copied.id] = &copied
 	}
@@ -220,23 +181,21 @@ func (s *Server) handleCommitApplicationRevision(c *call) answer {
 	spec := in.Revision
 	variantID, message, base, data, delta := cmp.Or(spec.VariantID, spec.OldVariantID), spec.Message, spec.Base, spec.Data, spec.Delta
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	v := s.v26.variants[variantID]
 	if v == nil {
-		s.mu.Unlock()
 		return count0()
 	}
 	latest := v.latest()
 	if base != "" && base != latest.id {
-		s.mu.Unlock()
 		return s.unexpected26("commit_application_revision")
 	}
-	defer s.mu.Unlock()
 	var next map[string]any
 	switch {
 	case data != nil:
-		next = jsonCloneAny(map[string]any(data))
+		next = jsonClone(data)
 	case delta != nil:
-		next = jsonCloneAny(latest.data)
+		next = jsonClone(latest.data)
 		if next == nil {
 			next = map[string]any{}
 		}
@@ -272,18 +231,8 @@ func (s *Server) handleDeployApplicationRevision(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.environments26()
-	var rev *revision26
-	if revRef != nil {
-		if revRef.id != "" {
-			rev = s.v26.revisions[revRef.id]
-		} else if revRef.slug != "" {
-			rev = s.v26.revisionBySlug(revRef.slug)
-		}
-	}
-	var env *env26
-	if envRef != nil {
-		env = s.v26.env(envRef.id, envRef.slug)
-	}
+	rev := s.v26.revision(revRef)
+	env := s.v26.env(envRef)
 	switch {
 	case env == nil:
 		return detailAnswer(http.StatusNotFound, "Environment revision not found.")
@@ -305,8 +254,7 @@ func (s *Server) handleQueryEnvironments(c *call) answer {
 	defer s.mu.Unlock()
 	var items []any
 	for _, e := range s.environments26() {
-		items = append(items, object{{"name", e.name}, {"created_at", time26(e.created)},
-			{"created_by_id", s.user.ID}, {"slug", e.slug}, {"id", e.id}})
+		items = append(items, s.named26(nil, e.name, "", e.created, 0, e.slug, e.id))
 	}
 	return envelopeList("environments", items)
 }
@@ -323,8 +271,8 @@ func (s *Server) handleRetrieveTestsetRevision(c *call) answer {
 		return refused
 	}
 	tsRef, varRef, revRef, ids, cases := in.Testset, in.Variant, in.Revision, in.IDs, in.Cases
-	if revRef != nil && revRef.id == "" && revRef.slug == "" && revRef.version != "" && varRef.empty() && tsRef.empty() {
-		return detailAnswer(http.StatusBadRequest, "testset_revision_ref.version is a per-variant sequence number and requires a testset_variant_ref or testset_ref to scope it. Provide either, or identify the revision by testset_revision_ref.id or testset_revision_ref.slug (both are project-unique).")
+	if unscopedVersion26(revRef, varRef, tsRef) {
+		return versionUnscoped26("testset")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -333,34 +281,31 @@ func (s *Server) handleRetrieveTestsetRevision(c *call) answer {
 		return count0()
 	}
 	return envelope1("testset_revision", s.testsetRevisionWire26(rev, ids, cases),
-		field{"retrieval_info", object{{"references", testsetReferences(rev)}}})
+		field{"retrieval_info", object{{"references", rev.lineage().references("testset")}}})
+}
+
+// unscopedVersion26 reports a revision asked by version alone, with no
+// variant or artifact to number it in.
+func unscopedVersion26(revRef, varRef, artifactRef *refIn) bool {
+	return revRef != nil && revRef.id == "" && revRef.slug == "" && revRef.version != "" && varRef.empty() && artifactRef.empty()
+}
+
+// versionUnscoped26 is v0.113's 400 for such a request; kind is
+// "application" or "testset".
+func versionUnscoped26(kind string) answer {
+	return detailAnswer(http.StatusBadRequest, kind+"_revision_ref.version is a per-variant sequence number and requires a "+
+		kind+"_variant_ref or "+kind+"_ref to scope it. Provide either, or identify the revision by "+
+		kind+"_revision_ref.id or "+kind+"_revision_ref.slug (both are project-unique).")
 }
 
 // testsetRevision resolves test-set references to a revision, or nil.
 func (v26 *state2026) testsetRevision(tsRef, varRef, revRef *refIn) *tsRevision26 {
-	switch {
-	case revRef != nil && revRef.id != "":
-		return v26.tsRevisions[revRef.id]
-	case revRef != nil && revRef.slug != "":
-		for _, r := range v26.tsRevisions {
-			if r.slug == revRef.slug {
-				return r
-			}
-		}
-		return nil
+	if revRef != nil && (revRef.id != "" || revRef.slug != "") {
+		return byRef(v26.tsRevisions, revRef, func(r *tsRevision26) string { return r.slug })
 	}
-	var ts *testset26
-	switch {
-	case varRef != nil && (varRef.id != "" || varRef.slug != ""):
-		for _, t := range v26.testsets {
-			if t.variantID == varRef.id || varRef.id == "" && t.variantSlug == varRef.slug {
-				ts = t
-			}
-		}
-	case tsRef != nil && tsRef.id != "":
-		ts = v26.testsets[tsRef.id]
-	case tsRef != nil && tsRef.slug != "":
-		ts = v26.testsetBySlug(tsRef.slug)
+	ts := v26.testset(tsRef)
+	if varRef != nil && (varRef.id != "" || varRef.slug != "") {
+		ts = byVariantRef(v26.testsets, varRef, func(t *testset26) (string, string) { return t.variantID, t.variantSlug })
 	}
 	if ts == nil {
 		return nil
@@ -392,28 +337,12 @@ func (s *Server) handleRetrieveEvaluatorRevision(c *call) answer {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var rev *evRevision26
-	switch {
-	case revRef != nil && revRef.id != "":
-		rev = s.v26.evRevisions[revRef.id]
-	case revRef != nil && revRef.slug != "":
-		for _, r := range s.v26.evRevisions {
-			if r.slug == revRef.slug {
-				rev = r
-			}
-		}
-	default:
-		var ev *evaluator26
-		switch {
-		case varRef != nil && !varRef.empty():
-			for _, e := range s.v26.evaluators {
-				if e.variantID == varRef.id || varRef.id == "" && e.variantSlug == varRef.slug {
-					ev = e
-				}
-			}
-		case evRef != nil && evRef.id != "":
-			ev = s.v26.evaluators[evRef.id]
-		case evRef != nil:
-			ev = s.v26.evaluatorBySlug(evRef.slug)
+	if revRef != nil && (revRef.id != "" || revRef.slug != "") {
+		rev = byRef(s.v26.evRevisions, revRef, func(r *evRevision26) string { return r.slug })
+	} else {
+		ev := s.v26.evaluator(evRef)
+		if !varRef.empty() {
+			ev = byVariantRef(s.v26.evaluators, varRef, func(e *evaluator26) (string, string) { return e.variantID, e.variantSlug })
 		}
 		if ev != nil {
 			rev = ev.revisions[len(ev.revisions)-1]
@@ -423,7 +352,7 @@ func (s *Server) handleRetrieveEvaluatorRevision(c *call) answer {
 		return count0()
 	}
 	return envelope1("evaluator_revision", s.evaluatorRevisionWire26(rev),
-		field{"retrieval_info", object{{"references", evaluatorReferences(rev)}}})
+		field{"retrieval_info", object{{"references", rev.lineage().references("evaluator")}}})
 }
 
 func (s *Server) handleFetchTestcase(c *call) answer {
@@ -453,13 +382,10 @@ func (s *Server) handleQueryTestcases(c *call) answer {
 	ids, testsetID, tsRef, varRef, revRef := in.IDs, in.TestsetID, in.Testset, in.Variant, in.Revision
 	limit, limited, next := 0, in.Windowing.Limit != nil, in.Windowing.Next
 	if limited {
-		limit = *in.Windowing.Limit
+		limit = max(*in.Windowing.Limit, 1)
 	}
 	if ids == nil && testsetID == "" && tsRef.empty() && varRef.empty() && revRef.empty() {
 		return detailAnswer(http.StatusBadRequest, "At least one filter is required: testcase_ids, testset_id, testset_ref/testset_variant_ref/testset_revision_ref.")
-	}
-	if limited && limit < 1 {
-		limit = 1
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -534,17 +460,13 @@ func (s *Server) handleCreateSimpleApplication(c *call) answer {
 	if slug == "" {
 		return count0()
 	}
-	app, ok := s.createApplication26(slug, name, description, jsonCloneAny(map[string]any(data)))
+	app, ok := s.createApplication26(slug, name, description, jsonClone(data))
 	if !ok {
 		return conflict26(slug)
 	}
 	rev := app.defaultVariant.revisions[0]
-	o := object{{"flags", appFlags26(true, false, false, data["url"] != nil)}, {"name", app.name}}
-	if app.description != "" {
-		o = append(o, field{"description", app.description})
-	}
-	o = append(o, field{"created_at", time26(app.created)}, field{"created_by_id", s.user.ID},
-		field{"slug", app.slug}, field{"id", app.id})
+	o := s.named26(object{{"flags", appFlags26(true, false, false, data["url"] != nil)}},
+		app.name, app.description, app.created, 0, app.slug, app.id)
 	if rev.data != nil {
 		o = append(o, field{"data", rev.data})
 	}
@@ -576,12 +498,7 @@ func (s *Server) handleCreateSimpleTestset(c *call) answer {
 		return conflict26(slug)
 	}
 	rev := ts.revisions[0]
-	o := object{{"name", ts.name}}
-	if ts.description != "" {
-		o = append(o, field{"description", ts.description})
-	}
-	o = append(o, field{"created_at", time26(ts.created)}, field{"created_by_id", s.user.ID},
-		field{"slug", ts.slug}, field{"id", ts.id})
+	o := s.named26(nil, ts.name, ts.description, ts.created, 0, ts.slug, ts.id)
 	if len(rev.testcaseIDs) > 0 {
 		o = append(o, field{"data", object{{"testcase_ids", rev.testcaseIDs}, {"testcases", s.testcasesWire26(rev.testcaseIDs, false)}}})
 	}
@@ -660,22 +577,18 @@ func (s *Server) handleCreateSimpleEvaluator(c *call) answer {
 	if slug == "" {
 		return count0()
 	}
-	if s.v26.evaluatorBySlug(slug) != nil {
+	if s.v26.evaluator(&refIn{slug: slug}) != nil {
 		return conflict26(slug)
 	}
-	ev, ok := s.createEvaluator26(slug, name, description, uri, jsonCloneAny(map[string]any(params)))
+	ev, ok := s.createEvaluator26(slug, name, description, uri, jsonClone(params))
 	if !ok {
 		return s.unexpected26("create_simple_evaluator")
 	}
 	rev := ev.revisions[0]
-	o := object{{"flags", appFlags26(false, true, true, true)}, {"name", ev.name}}
-	if ev.description != "" {
-		o = append(o, field{"description", ev.description})
-	}
-	o = append(o, field{"created_at", time26(ev.created)}, field{"created_by_id", s.user.ID},
-		field{"slug", ev.slug}, field{"id", ev.id}, field{"data", evaluatorDataWire(rev)},
-		field{"variant_id", ev.variantID}, field{"revision_id", rev.id})
-	return envelope1("evaluator", o)
+	o := s.named26(object{{"flags", appFlags26(false, true, true, true)}},
+		ev.name, ev.description, ev.created, 0, ev.slug, ev.id)
+	return envelope1("evaluator", append(o, field{"data", evaluatorDataWire(rev)},
+		field{"variant_id", ev.variantID}, field{"revision_id", rev.id}))
 }
 
 // simpleSpec26 is the object a /simple/ create names its resource by.
@@ -684,14 +597,6 @@ type simpleSpec26 struct {
 	Name        string `body:"name"`
 	Description string `body:"description"`
 	Data        body26 `body:"data"`
-}
-
-// jsonCloneAny deep-copies a JSON-like map; nil stays nil.
-func jsonCloneAny(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	return jsonClone(m)
 }
 
 // deepMerge merges src into dst: objects merge, scalars and lists replace.

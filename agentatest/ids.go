@@ -2,6 +2,7 @@ package agentatest
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 )
@@ -79,8 +80,7 @@ func (s *Server) key(id string) string {
 	if s.older || !wellFormedUUID(id) {
 		return id
 	}
-	hex := strings.ToLower(uuidDigits(id))
-	return hex[:8] + "-" + hex[8:12] + "-" + hex[12:16] + "-" + hex[16:20] + "-" + hex[20:]
+	return dashed(strings.ToLower(uuidDigits(id)))
 }
 
 // find looks id up in m: as sent, and else under its key, so that an id
@@ -91,6 +91,21 @@ func find[T any](s *Server, m map[string]T, id string) (T, bool) {
 	}
 	v, ok := m[s.key(id)]
 	return v, ok
+}
+
+// answerRecord answers a read of the record of m that the path's id
+// names: wire's answer, built under s.mu, or when the Server holds none the
+// service's: a 500 for an id it cannot parse, else status and message.
+func answerRecord[T any](s *Server, m map[string]T, c *call, status int, message string, wire func(T) answer) answer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch v, ok := find(s, m, c.id); {
+	case ok:
+		return wire(v)
+	case !s.wellFormed(c.id):
+		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
+	}
+	return detailAnswer(status, message)
 }
 
 // uuidDigits strips what Python's uuid.UUID strips before it reads the hex

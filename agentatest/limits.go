@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"reflect"
 	"sync/atomic"
 	"time"
 )
@@ -103,26 +104,13 @@ func WithLimits(l Limits) Option {
 // withDefaults returns l with each zero or negative field set to its
 // default.
 func (l Limits) withDefaults() Limits {
-	d := DefaultLimits()
-	pick := func(v, def int64) int64 {
-		if v <= 0 {
-			return def
+	// Every field is an integer or a duration.
+	v, def := reflect.ValueOf(&l).Elem(), reflect.ValueOf(DefaultLimits())
+	for i := range v.NumField() {
+		if v.Field(i).Int() <= 0 {
+			v.Field(i).Set(def.Field(i))
 		}
-		return v
 	}
-	l.BodyBytes = pick(l.BodyBytes, d.BodyBytes)
-	l.BodyBudget = pick(l.BodyBudget, d.BodyBudget)
-	l.HeaderBytes = int(pick(int64(l.HeaderBytes), int64(d.HeaderBytes)))
-	l.InFlight = int(pick(int64(l.InFlight), int64(d.InFlight)))
-	l.Evaluations = int(pick(int64(l.Evaluations), int64(d.Evaluations)))
-	l.Variants = int(pick(int64(l.Variants), int64(d.Variants)))
-	l.EvaluatorConfigs = int(pick(int64(l.EvaluatorConfigs), int64(d.EvaluatorConfigs)))
-	l.StoredBytes = pick(l.StoredBytes, d.StoredBytes)
-	l.LoggedRequests = int(pick(int64(l.LoggedRequests), int64(d.LoggedRequests)))
-	l.LoggedBytes = pick(l.LoggedBytes, d.LoggedBytes)
-	l.ReadHeaderTimeout = time.Duration(pick(int64(l.ReadHeaderTimeout), int64(d.ReadHeaderTimeout)))
-	l.ReadTimeout = time.Duration(pick(int64(l.ReadTimeout), int64(d.ReadTimeout)))
-	l.IdleTimeout = time.Duration(pick(int64(l.IdleTimeout), int64(d.IdleTimeout)))
 	return l
 }
 

@@ -2,6 +2,7 @@ package agentatest
 
 import (
 	"cmp"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -28,18 +29,14 @@ func (s *Server) handleGetTestset(c *call) answer {
 	if !s.wellFormed(c.id) {
 		return detailAnswer(http.StatusInternalServerError, badlyFormedUUID)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, ok := find(s, s.testsets, c.id)
-	if !ok {
-		return detailAnswer(http.StatusNotFound, "404: testset not found")
-	}
-	rows := make([]any, len(t.Rows))
-	for i, row := range t.Rows {
-		rows[i] = row
-	}
-	now := s.pythonTime(s.clock())
-	return jsonAnswer(http.StatusOK, object{{"id", t.ID}, {"name", t.Name}, {"csvdata", rows}, {"created_at", now}, {"updated_at", now}})
+	return answerRecord(s, s.testsets, c, http.StatusNotFound, "404: testset not found", func(t *testsetRecord) answer {
+		rows := make([]any, len(t.Rows))
+		for i, row := range t.Rows {
+			rows[i] = row
+		}
+		now := s.pythonTime(s.clock())
+		return jsonAnswer(http.StatusOK, object{{"id", t.ID}, {"name", t.Name}, {"csvdata", rows}, {"created_at", now}, {"updated_at", now}})
+	})
 }
 
 func (s *Server) handleListAppVariants(c *call) answer {
@@ -48,10 +45,9 @@ func (s *Server) handleListAppVariants(c *call) answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	list := []any{}
 	app, ok := find(s, s.apps, c.id)
 	if !ok {
-		return jsonAnswer(http.StatusOK, list)
+		return jsonAnswer(http.StatusOK, []any{})
 	}
 	var variants []*variantRecord
 	for _, v := range s.variants {
@@ -59,11 +55,17 @@ func (s *Server) handleListAppVariants(c *call) answer {
 			variants = append(variants, v)
 		}
 	}
-	slices.SortFunc(variants, func(a, b *variantRecord) int { return cmp.Compare(a.order, b.order) })
-	for _, v := range variants {
-		list = append(list, s.variantWire(v))
+	return jsonAnswer(http.StatusOK, inOrder(variants, func(v *variantRecord) int { return v.order }, s.variantWire))
+}
+
+// inOrder wires records in their creation order, as the service lists them.
+func inOrder[T any](records []T, order func(T) int, wire func(T) object) []any {
+	slices.SortFunc(records, func(a, b T) int { return cmp.Compare(order(a), order(b)) })
+	list := []any{}
+	for _, r := range records {
+		list = append(list, wire(r))
 	}
-	return jsonAnswer(http.StatusOK, list)
+	return list
 }
 
 // handleListEvaluatorConfigs answers every config for a known app: the
@@ -78,17 +80,9 @@ func (s *Server) handleListEvaluatorConfigs(c *call) answer {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	list := []any{}
 	if _, ok := find(s, s.apps, q["app_id"]); !ok {
-		return jsonAnswer(http.StatusOK, list)
+		return jsonAnswer(http.StatusOK, []any{})
 	}
-	var configs []*evaluatorRecord
-	for _, e := range s.evaluators {
-		configs = append(configs, e)
-	}
-	slices.SortFunc(configs, func(a, b *evaluatorRecord) int { return cmp.Compare(a.order, b.order) })
-	for _, e := range configs {
-		list = append(list, s.evaluatorWire(e))
-	}
-	return jsonAnswer(http.StatusOK, list)
+	configs := slices.Collect(maps.Values(s.evaluators))
+	return jsonAnswer(http.StatusOK, inOrder(configs, func(e *evaluatorRecord) int { return e.order }, s.evaluatorWire))
 }

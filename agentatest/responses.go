@@ -241,9 +241,6 @@ func nullableInt(n int) any {
 	return n
 }
 
-// revisionString is how evaluations list revisions: as strings.
-func revisionString(n int) string { return strconv.Itoa(n) }
-
 func (e validationError) wire(v pydanticVersion) object {
 	if v == pydanticV1 {
 		o := object{{"loc", e.Loc}, {"msg", e.Msg}, {"type", e.Type}}

@@ -132,13 +132,7 @@ func (s *Server) handleCreateSimpleEvaluation(c *call) answer {
 	run := &run26{id: s.newID(), name: name, description: description, status: "pending", repeats: repeats,
 		split: flags.IsSplit, testsetSteps: steps["testset_steps"], appSteps: steps["application_steps"],
 		evaluatorSteps: steps["evaluator_steps"], tsRev: ts, appRev: apps[0], appRevs: apps, noDispatch: status != "",
-		done: make(chan struct{})}
-	if concurrency != nil {
-		run.concurrency = map[string]any(concurrency)
-	}
-	if tags != nil {
-		run.tags = map[string]any(tags)
-	}
+		concurrency: concurrency, tags: tags, done: make(chan struct{})}
 	for _, st := range steps["evaluator_steps"] {
 		ev := v26.evRevisions[st[0]]
 		if ev == nil {
@@ -199,12 +193,7 @@ func stepSet26(v any, loc []any, fails *[]fail26) [][2]string {
 		return nil
 	case []any:
 		out := make([][2]string, 0, len(x))
-		for i, item := range x {
-			id, f := uuid26(item, at(loc, "list[uuid]", i))
-			if f != nil {
-				*fails = append(*fails, *f)
-				continue
-			}
+		for _, id := range uuidItems26(x, at(loc, "list[uuid]"), fails) {
 			out = append(out, [2]string{id, "custom"})
 		}
 		return out
@@ -324,10 +313,7 @@ func (s *Server) simpleEvaluationWire26(run *run26, updated bool) object {
 // runWire26 is a run as GET /evaluations/runs/{id} shows it. Callers hold
 // s.mu.
 func (s *Server) runWire26(run *run26) object {
-	o := runHead26(run)
-	o = append(o, field{"created_at", time26(run.created)}, field{"updated_at", time26(run.updated)},
-		field{"created_by_id", s.user.ID}, field{"updated_by_id", s.user.ID},
-		field{"id", run.id}, field{"version", "2025-07-14"}, field{"status", run.status})
+	o := append(append(runHead26(run), s.rowHead26(run.created, run.updated, run.id)...), field{"status", run.status})
 	ts := run.tsRev
 	origin := func(steps [][2]string, i int) string {
 		if i < len(steps) {
@@ -336,14 +322,14 @@ func (s *Server) runWire26(run *run26) object {
 		return "auto"
 	}
 	steps := []any{object{{"key", run.inputKey}, {"type", "input"}, {"origin", origin(run.testsetSteps, 0)},
-		{"references", testsetReferences(ts)}}}
+		{"references", ts.lineage().references("testset")}}}
 	for i, app := range run.appRevs {
 		steps = append(steps, object{{"key", "application-" + app.slug}, {"type", "invocation"}, {"origin", origin(run.appSteps, i)},
-			{"references", revisionReferences(app)}, {"inputs", []any{object{{"key", "__all_inputs__"}}}}})
+			{"references", app.lineage().references("application")}, {"inputs", []any{object{{"key", "__all_inputs__"}}}}})
 	}
 	for i, ev := range run.evRevs {
 		steps = append(steps, object{{"key", run.evalKeys[i]}, {"type", "annotation"}, {"origin", run.evOrigins[i]},
-			{"references", evaluatorReferences(ev)},
+			{"references", ev.lineage().references("evaluator")},
 			{"inputs", []any{object{{"key", "__all_invocations__"}}, object{{"key", "__all_inputs__"}}}}})
 	}
 	var mappings []any
@@ -381,19 +367,11 @@ func (s *Server) handleFetchSimpleEvaluation(c *call) answer {
 // handleStopSimpleEvaluation marks a run inactive, and nothing more: as on
 // v0.113, the worker goes on and the run ends success or errors.
 func (s *Server) handleStopSimpleEvaluation(c *call) answer {
-	id, refused, ok := pathUUID26(c.id, "evaluation_id")
-	if !ok {
-		return refused
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	run := s.v26.runs[id]
-	if run == nil {
-		return count0()
-	}
-	run.active = false
-	run.updated = s.now26()
-	return envelope1("evaluation", s.simpleEvaluationWire26(run, true))
+	return fetch26(s, c, "evaluation_id", func() map[string]*run26 { return s.v26.runs },
+		"evaluation", func(run *run26) object {
+			run.active, run.updated = false, s.now26()
+			return s.simpleEvaluationWire26(run, true)
+		})
 }
 
 // handleQueryRuns serves POST /evaluations/runs/query as v0.113 does for
@@ -685,15 +663,19 @@ func (s *Server) handleRefreshMetrics(c *call) answer {
 	return envelopeList("metrics", items)
 }
 
+// rowHead26 opens a run or one of its rows as v0.113 writes them: when and
+// by whom it was created and updated, its id and its model's version.
+func (s *Server) rowHead26(created, updated time.Time, id string) object {
+	return object{{"created_at", time26(created)}, {"updated_at", time26(updated)},
+		{"created_by_id", s.user.ID}, {"updated_by_id", s.user.ID}, {"id", id}, {"version", "2025-07-14"}}
+}
+
 func (s *Server) scenarioWire26(sc *scenario26) object {
-	return object{{"created_at", time26(sc.created)}, {"updated_at", time26(sc.updated)},
-		{"created_by_id", s.user.ID}, {"updated_by_id", s.user.ID}, {"id", sc.id},
-		{"version", "2025-07-14"}, {"status", sc.status}, {"run_id", sc.run.id}}
+	return append(s.rowHead26(sc.created, sc.updated, sc.id), field{"status", sc.status}, field{"run_id", sc.run.id})
 }
 
 func (s *Server) resultWire26(r *result26) object {
-	o := object{{"created_at", time26(r.created)}, {"updated_at", time26(r.updated)},
-		{"created_by_id", s.user.ID}, {"updated_by_id", s.user.ID}, {"id", r.id}, {"version", "2025-07-14"}}
+	o := s.rowHead26(r.created, r.updated, r.id)
 	if r.hashID != "" {
 		o = append(o, field{"hash_id", r.hashID})
 	}
@@ -711,9 +693,7 @@ func (s *Server) resultWire26(r *result26) object {
 }
 
 func (s *Server) metricsWire26(m *metrics26) object {
-	o := object{{"created_at", time26(m.created)}, {"updated_at", time26(m.updated)},
-		{"created_by_id", s.user.ID}, {"updated_by_id", s.user.ID}, {"id", m.id},
-		{"version", "2025-07-14"}, {"status", m.status}, {"data", m.data}}
+	o := append(s.rowHead26(m.created, m.updated, m.id), field{"status", m.status}, field{"data", m.data})
 	if m.scenarioID != "" {
 		o = append(o, field{"scenario_id", m.scenarioID})
 	}
@@ -737,25 +717,22 @@ func (s *Server) handleFetchTrace(c *call) answer {
 // handleFetchTraces is GET /traces/?trace_ids=a,b (or trace_id=a&trace_id=b):
 // the traces known, unknown ones left out.
 func (s *Server) handleFetchTraces(c *call) answer {
-	var ids []string
+	var hexes []string
 	q := c.r.URL.Query()
 	for _, v := range append(q["trace_ids"], q["trace_id"]...) {
 		for _, id := range strings.Split(v, ",") {
-			if id = strings.TrimSpace(id); id != "" {
-				ids = append(ids, id)
+			if id = strings.TrimSpace(id); id == "" {
+				continue
 			}
+			hex, ok := traceID26(id)
+			if !ok {
+				return detailAnswer(http.StatusBadRequest, "Invalid trace_id.")
+			}
+			hexes = append(hexes, hex)
 		}
 	}
-	if len(ids) == 0 {
+	if len(hexes) == 0 {
 		return detailAnswer(http.StatusBadRequest, "At least one trace_id query parameter is required.")
-	}
-	hexes := make([]string, len(ids))
-	for i, id := range ids {
-		hex, ok := traceID26(id)
-		if !ok {
-			return detailAnswer(http.StatusBadRequest, "Invalid trace_id.")
-		}
-		hexes[i] = hex
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -31,36 +31,38 @@ const (
 
 // schedule hands a new run to the worker. Callers hold s.mu.
 func (s *Server) schedule(run *evaluationRun) {
-	if s.manual {
-		return
+	if !s.manual {
+		s.goWork(func() { s.work(run) })
 	}
+}
+
+// goWork runs work in the background, unless the Server has closed (a
+// closed Server starts nothing), and reports whether it did. Close waits
+// for it.
+func (s *Server) goWork(work func()) bool {
 	select {
 	case <-s.closing:
-		return // a closed Server starts nothing
+		return false
 	default:
 	}
 	s.runners.Add(1)
-	go s.work(run)
+	go func() {
+		defer s.runners.Done()
+		work()
+	}()
+	return true
 }
 
 // work is the background worker of one run.
 func (s *Server) work(run *evaluationRun) {
-	defer s.runners.Done()
-	t := time.NewTimer(s.pickup)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.closing:
-			return
-		case <-t.C:
-		}
+	for wait := s.pickup; s.hold(nil, wait); {
 		pause, progress := s.step(run)
 		if progress == runOver {
 			return
 		}
 		// A step that found another caller's app call in flight
 		// (AdvanceEvaluations running ahead) waits one pace and looks again.
-		t.Reset(s.rowPace + pause)
+		wait = s.rowPace + pause
 	}
 }
 
@@ -188,12 +190,18 @@ func (s *Server) WaitEvaluations(ctx context.Context) error {
 		pending = append(pending, run.done)
 	}
 	s.mu.Unlock()
+	return waitDone(ctx, pending, s.closing)
+}
+
+// waitDone waits until every channel of pending is closed, or ctx ends, or
+// closing (nil: never) closes.
+func waitDone(ctx context.Context, pending []chan struct{}, closing <-chan struct{}) error {
 	for _, done := range pending {
 		select {
 		case <-done:
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-s.closing:
+		case <-closing:
 			return errServerClosed
 		}
 	}

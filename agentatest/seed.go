@@ -1,7 +1,6 @@
 package agentatest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -129,10 +128,7 @@ func (s *Server) AddApp(a App) string {
 func (s *Server) AddBase(b Base) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	app, ok := s.apps[b.AppID]
-	if !ok {
-		panic(fmt.Sprintf("agentatest: AddBase: unknown app %q", b.AppID))
-	}
+	app := seeded(s.apps, b.AppID, "AddBase: unknown app")
 	seedID(s, &b.ID, s.bases, "AddBase: base")
 	if b.Name == "" {
 		b.Name = app.Name
@@ -148,10 +144,7 @@ func (s *Server) AddBase(b Base) string {
 func (s *Server) AddVariant(v Variant) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	base, ok := s.bases[v.BaseID]
-	if !ok {
-		panic(fmt.Sprintf("agentatest: AddVariant: unknown base %q", v.BaseID))
-	}
+	base := seeded(s.bases, v.BaseID, "AddVariant: unknown base")
 	if v.ConfigName == "" {
 		v.ConfigName = "default"
 	}
@@ -184,10 +177,7 @@ func (s *Server) AddVariant(v Variant) string {
 func (s *Server) UpdateVariantParameters(variantID string, parameters map[string]any) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.variants[variantID]
-	if !ok {
-		panic(fmt.Sprintf("agentatest: UpdateVariantParameters: unknown variant %q", variantID))
-	}
+	v := seeded(s.variants, variantID, "UpdateVariantParameters: unknown variant")
 	params, err := copyParameters(parameters)
 	if err != nil {
 		panic(fmt.Sprintf("agentatest: UpdateVariantParameters: %v", err))
@@ -203,10 +193,7 @@ func (s *Server) UpdateVariantParameters(variantID string, parameters map[string
 func (s *Server) DeployToEnvironment(variantID, environment string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.variants[variantID]
-	if !ok {
-		panic(fmt.Sprintf("agentatest: DeployToEnvironment: unknown variant %q", variantID))
-	}
+	v := seeded(s.variants, variantID, "DeployToEnvironment: unknown variant")
 	s.apps[v.appID].environments[environment] = variantID
 }
 
@@ -215,9 +202,7 @@ func (s *Server) AddTestset(t Testset) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t.AppID != "" {
-		if _, ok := s.apps[t.AppID]; !ok {
-			panic(fmt.Sprintf("agentatest: AddTestset: unknown app %q", t.AppID))
-		}
+		seeded(s.apps, t.AppID, "AddTestset: unknown app")
 	}
 	seedID(s, &t.ID, s.testsets, "AddTestset: test set")
 	rows := make([]map[string]string, len(t.Rows))
@@ -379,6 +364,16 @@ func seedID[T any](s *Server, id *string, held map[string]T, what string) {
 	}
 }
 
+// seeded returns the object of held that id names; an unknown id is the
+// test's mistake and panics, naming what (its Add method and kind).
+func seeded[T any](held map[string]T, id, what string) T {
+	v, ok := held[id]
+	if !ok {
+		panic(fmt.Sprintf("agentatest: %s %q", what, id))
+	}
+	return v
+}
+
 // variantNamed finds a variant of an app by its full name. Callers hold s.mu.
 func (s *Server) variantNamed(appID, name string) *variantRecord {
 	for _, v := range s.variants {
@@ -401,13 +396,8 @@ func copyParameters(m map[string]any) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
 	var out map[string]any
-	if err := dec.Decode(&out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, decodeNumbers(data, &out)
 }
 
 func orNow(t, now time.Time) time.Time {

@@ -1,6 +1,7 @@
 package agentatest
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -156,7 +157,7 @@ type Evaluator2026IDs struct {
 func (s *Server) AddApplication2026(a Application2026) Application2026IDs {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v26 := s.must2026("AddApplication2026")
+	s.must2026("AddApplication2026")
 	data := map[string]any{}
 	if a.URL != "" {
 		data["url"] = a.URL
@@ -169,7 +170,6 @@ func (s *Server) AddApplication2026(a Application2026) Application2026IDs {
 		panic(fmt.Sprintf("agentatest: AddApplication2026: slug %q is empty or taken", a.Slug))
 	}
 	app.application = a.Application
-	_ = v26
 	rev := app.defaultVariant.revisions[0]
 	return Application2026IDs{ApplicationID: app.id, VariantID: app.defaultVariant.id, RevisionID: rev.id}
 }
@@ -232,7 +232,7 @@ func (s *Server) Deploy2026(revisionID, environment string) {
 	v26 := s.must2026("Deploy2026")
 	s.environments26() // created on first use
 	rev := v26.revisions[revisionID]
-	env := v26.env("", environment)
+	env := v26.env(&refIn{slug: environment})
 	if rev == nil || env == nil {
 		panic(fmt.Sprintf("agentatest: Deploy2026: no revision %q or environment %q", revisionID, environment))
 	}
@@ -254,15 +254,14 @@ func slug26(id string) string {
 // hexUUID26 is a random-looking UUID derived from seed, as the service's
 // trace and hash ids look.
 func hexUUID26(seed string) string {
-	x := hex.EncodeToString(blake2b([]byte(seed), 16))
-	return x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
+	return dashed(hex.EncodeToString(blake2b([]byte(seed), 16)))
 }
 
 // createApplication26 creates an application with its default variant and
 // revision "1". Callers hold s.mu.
 func (s *Server) createApplication26(slug, name, description string, data map[string]any) (*app26, bool) {
 	v26 := s.v26
-	if slug == "" || v26.appBySlug(slug) != nil {
+	if slug == "" || v26.app(&refIn{slug: slug}) != nil {
 		return nil, false
 	}
 	if name == "" {
@@ -286,7 +285,7 @@ func (s *Server) createApplication26(slug, name, description string, data map[st
 // giving each row its dedup column and content id. Callers hold s.mu.
 func (s *Server) createTestset26(slug, name, description string, rows [][]column) (*testset26, bool) {
 	v26 := s.v26
-	if slug == "" || v26.testsetBySlug(slug) != nil {
+	if slug == "" || v26.testset(&refIn{slug: slug}) != nil {
 		return nil, false
 	}
 	if name == "" {
@@ -322,7 +321,7 @@ func (s *Server) createTestset26(slug, name, description string, rows [][]column
 func (s *Server) createEvaluator26(slug, name, description, uri string, parameters map[string]any) (*evaluator26, bool) {
 	v26 := s.v26
 	key := builtinKey26(uri)
-	if slug == "" || v26.evaluatorBySlug(slug) != nil || evaluatorSchemas26[key].outputs == "" {
+	if slug == "" || v26.evaluator(&refIn{slug: slug}) != nil || evaluatorSchemas26[key].outputs == "" {
 		return nil, false
 	}
 	if name == "" {
@@ -378,43 +377,62 @@ func (s *Server) environments26() []*env26 {
 	return v26.envs
 }
 
-func (v26 *state2026) env(id, slug string) *env26 {
+func (v26 *state2026) env(ref *refIn) *env26 {
 	for _, e := range v26.envs {
-		if id != "" && e.id == id || id == "" && slug != "" && e.slug == slug {
+		if ref != nil && (ref.id != "" && e.id == ref.id || ref.id == "" && ref.slug != "" && e.slug == ref.slug) {
 			return e
 		}
 	}
 	return nil
 }
 
-// bySlug finds the object of m whose slug is slug, or nil.
-func bySlug[T any](m map[string]*T, slug string, slugOf func(*T) string) *T {
-	for _, v := range m {
-		if slugOf(v) == slug {
-			return v
+// byRef finds the object of m a reference names: by its id, else by its
+// slug; nil when it names neither or nothing matches.
+func byRef[T any](m map[string]*T, ref *refIn, slugOf func(*T) string) *T {
+	switch {
+	case ref == nil:
+	case ref.id != "":
+		return m[ref.id]
+	case ref.slug != "":
+		for _, v := range m {
+			if slugOf(v) == ref.slug {
+				return v
+			}
 		}
 	}
 	return nil
 }
 
-func (v26 *state2026) appBySlug(slug string) *app26 {
-	return bySlug(v26.apps, slug, func(a *app26) string { return a.slug })
+// byVariantRef finds the object of m whose variant a reference names, by
+// the variant's id, else by its slug; nil when none matches.
+func byVariantRef[T any](m map[string]*T, ref *refIn, variantOf func(*T) (id, slug string)) *T {
+	var found *T
+	for _, v := range m {
+		if id, slug := variantOf(v); id == ref.id || ref.id == "" && slug == ref.slug {
+			found = v
+		}
+	}
+	return found
 }
 
-func (v26 *state2026) variantBySlug(slug string) *variant26 {
-	return bySlug(v26.variants, slug, func(v *variant26) string { return v.slug })
+func (v26 *state2026) app(ref *refIn) *app26 {
+	return byRef(v26.apps, ref, func(a *app26) string { return a.slug })
 }
 
-func (v26 *state2026) revisionBySlug(slug string) *revision26 {
-	return bySlug(v26.revisions, slug, func(r *revision26) string { return r.slug })
+func (v26 *state2026) variant(ref *refIn) *variant26 {
+	return byRef(v26.variants, ref, func(v *variant26) string { return v.slug })
 }
 
-func (v26 *state2026) testsetBySlug(slug string) *testset26 {
-	return bySlug(v26.testsets, slug, func(t *testset26) string { return t.slug })
+func (v26 *state2026) revision(ref *refIn) *revision26 {
+	return byRef(v26.revisions, ref, func(r *revision26) string { return r.slug })
 }
 
-func (v26 *state2026) evaluatorBySlug(slug string) *evaluator26 {
-	return bySlug(v26.evaluators, slug, func(e *evaluator26) string { return e.slug })
+func (v26 *state2026) testset(ref *refIn) *testset26 {
+	return byRef(v26.testsets, ref, func(t *testset26) string { return t.slug })
+}
+
+func (v26 *state2026) evaluator(ref *refIn) *evaluator26 {
+	return byRef(v26.evaluators, ref, func(e *evaluator26) string { return e.slug })
 }
 
 // latest is a variant's last revision.
@@ -449,18 +467,14 @@ func columnText(raw json.RawMessage) string {
 	return string(raw)
 }
 
-// jsonClone deep-copies a JSON-like map through JSON, numbers as
-// json.Number, so that later changes to the caller's map change nothing.
+// jsonClone is copyParameters for a map known to encode: a deep copy,
+// numbers as json.Number, so that later changes to the caller's map change
+// nothing.
 func jsonClone(m map[string]any) map[string]any {
-	if m == nil {
-		return nil
-	}
-	raw, err := json.Marshal(m)
+	out, err := copyParameters(m)
 	if err != nil {
 		panic(fmt.Sprintf("agentatest: %v", err))
 	}
-	var out map[string]any
-	_ = decodeNumbers(raw, &out)
 	return out
 }
 
@@ -474,19 +488,10 @@ func StandInApplication(_ map[string]any, inputs map[string]string) (string, err
 	if strings.HasPrefix(country, "ERR") {
 		return "", fmt.Errorf("stand-in app error for %s", country)
 	}
-	switch strings.ToLower(country) {
-	case "france":
-		return "Paris", nil
-	case "germany":
-		return "Berlin", nil
-	case "italy":
-		return "Rome", nil
-	case "spain":
-		return "Madrid", nil
-	case "japan":
-		return "Tokyo", nil
-	}
-	return "Unknown", nil
+	return cmp.Or(standInCapitals[strings.ToLower(country)], "Unknown"), nil
 }
 
-func itoa26(n int) string { return strconv.Itoa(n) }
+var standInCapitals = map[string]string{"france": "Paris", "germany": "Berlin", "italy": "Rome", "spain": "Madrid", "japan": "Tokyo"}
+
+// revisionString is a version number as the service writes it, a string.
+func revisionString(n int) string { return strconv.Itoa(n) }

@@ -16,7 +16,7 @@ func TestDeploy2026BeforeAnyRequest(t *testing.T) {
 	assert.NotPanics(t, func() { s.Deploy2026(demo.RevisionID, "production") })
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	env := s.v26.env("", "production")
+	env := s.v26.env(&refIn{slug: "production"})
 	if assert.NotNil(t, env) {
 		assert.Equal(t, demo.RevisionID, env.deployed["capitals.revision"])
 	}

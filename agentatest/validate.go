@@ -363,63 +363,55 @@ func pythonConstant(s string) (pyFloat, bool) {
 // for an integer, which stays a json.Number: Python reads an integer
 // exactly whatever its size (9007199254740993 included), and anything
 // else as a float.
-func plain(v any) any {
-	switch t := v.(type) {
-	case *jsonObject:
-		m := make(map[string]any, len(t.keys))
-		for _, k := range t.keys {
-			m[k] = plain(t.values[k])
-		}
-		return m
-	case []any:
-		out := make([]any, len(t))
-		for i, item := range t {
-			out[i] = plain(item)
-		}
-		return out
-	case json.Number:
-		if !strings.ContainsAny(string(t), ".eE") {
-			return t
-		}
-		f, err := strconv.ParseFloat(string(t), 64)
-		if err == nil || math.IsInf(f, 0) {
-			return f // 1e400 is Python's inf
-		}
-		return string(t)
-	case pyFloat:
-		return float64(t)
-	default:
-		return v
-	}
-}
+func plain(v any) any { return decoded(v, false) }
 
 // echo renders a refused value as Pydantic echoes it in a 422 item's
 // input: what Python's json module made of it, an object's keys in the
 // order the client sent them (create_missing_rate_limit on the real
 // server), an integer as written and a float as Python writes it.
-func echo(v any) any {
+func echo(v any) any { return decoded(v, true) }
+
+// decoded is plain's value, or with echo echo's.
+func decoded(v any, echo bool) any {
 	switch t := v.(type) {
 	case *jsonObject:
-		o := make(object, 0, len(t.keys))
-		for _, k := range t.keys {
-			o = append(o, field{k, echo(t.values[k])})
+		if echo {
+			o := make(object, 0, len(t.keys))
+			for _, k := range t.keys {
+				o = append(o, field{k, decoded(t.values[k], echo)})
+			}
+			return o
 		}
-		return o
+		m := make(map[string]any, len(t.keys))
+		for _, k := range t.keys {
+			m[k] = decoded(t.values[k], echo)
+		}
+		return m
 	case []any:
 		out := make([]any, len(t))
 		for i, item := range t {
-			out[i] = echo(item)
+			out[i] = decoded(item, echo)
 		}
 		return out
 	case json.Number:
 		if !strings.ContainsAny(string(t), ".eE") {
-			return json.Number(pythonNumber(t))
+			if echo {
+				return json.Number(pythonNumber(t))
+			}
+			return t
 		}
-		if f, err := strconv.ParseFloat(string(t), 64); err == nil {
+		f, err := strconv.ParseFloat(string(t), 64)
+		switch {
+		case err == nil && echo:
 			return pythonFloatValue(f)
+		case err == nil || math.IsInf(f, 0):
+			return f // 1e400 is Python's inf
 		}
+		return string(t)
+	case pyFloat:
+		return float64(t)
 	}
-	return plain(v)
+	return v
 }
 
 // fieldKind is the Python type of a model field.

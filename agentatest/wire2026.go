@@ -109,6 +109,23 @@ func workflowIDs26(kind, variantSlug, slug, variantID, id string) object {
 	}
 }
 
+// named26 closes the object of one of the service's named entities: its
+// name and description where set, who created it and when, its version
+// where it has one (0: none), its slug and id. Callers hold s.mu.
+func (s *Server) named26(o object, name, description string, created time.Time, version int, slug, id string) object {
+	if name != "" {
+		o = append(o, field{"name", name})
+	}
+	if description != "" {
+		o = append(o, field{"description", description})
+	}
+	o = append(o, field{"created_at", time26(created)}, field{"created_by_id", s.user.ID})
+	if version > 0 {
+		o = append(o, field{"version", revisionString(version)})
+	}
+	return append(o, field{"slug", slug}, field{"id", id})
+}
+
 // revisionWire26 is an application revision. Callers hold s.mu.
 func (s *Server) revisionWire26(r *revision26) object {
 	v, app := r.variant, r.variant.app
@@ -118,31 +135,45 @@ func (s *Server) revisionWire26(r *revision26) object {
 		o = append(o, field{"message", r.message})
 	}
 	_, hasURL := r.data["url"]
-	o = append(o, field{"flags", appFlags26(true, false, false, hasURL)})
-	if r.name != "" {
-		o = append(o, field{"name", r.name})
-	}
-	if r.description != "" {
-		o = append(o, field{"description", r.description})
-	}
-	o = append(o,
-		field{"created_at", time26(r.created)}, field{"created_by_id", s.user.ID},
-		field{"version", itoa26(r.version)}, field{"slug", r.slug}, field{"id", r.id})
+	o = s.named26(append(o, field{"flags", appFlags26(true, false, false, hasURL)}),
+		r.name, r.description, r.created, r.version, r.slug, r.id)
 	if r.data != nil {
 		o = append(o, field{"data", r.data})
 	}
 	return o
 }
 
-// revisionReferences are a revision's application, variant and revision
-// references, as retrieval_info lists them.
-func revisionReferences(r *revision26) object {
-	v, app := r.variant, r.variant.app
-	return object{
-		{"application", ref26(app.id, app.slug, "")},
-		{"application_variant", ref26(v.id, v.slug, "")},
-		{"application_revision", ref26(r.id, r.slug, itoa26(r.version))},
+// lineage26 is a revision with its artifact and variant: each one's id,
+// slug and, the revision's alone, version.
+type lineage26 [3][3]string
+
+// references are the lineage's references under kind's names (application,
+// testset, evaluator), as retrieval_info and a run's steps list them.
+func (l lineage26) references(kind string) object {
+	o := object{}
+	for i, name := range [3]string{kind, kind + "_variant", kind + "_revision"} {
+		o = append(o, field{name, ref26(l[i][0], l[i][1], l[i][2])})
 	}
+	return o
+}
+
+func (r *revision26) lineage() lineage26 {
+	v, app := r.variant, r.variant.app
+	return lineage26{{app.id, app.slug}, {v.id, v.slug}, {r.id, r.slug, revisionString(r.version)}}
+}
+
+func (r *tsRevision26) lineage() lineage26 {
+	ts := r.testset
+	return lineage26{{ts.id, ts.slug}, {ts.variantID, ts.variantSlug}, {r.id, r.slug, revisionString(r.version)}}
+}
+
+func (r *evRevision26) lineage() lineage26 {
+	ev := r.evaluator
+	return lineage26{{ev.id, ev.slug}, {ev.variantID, ev.variantSlug}, {r.id, r.slug, revisionString(r.version)}}
+}
+
+func (e *env26) lineage() lineage26 {
+	return lineage26{{e.id, e.slug}, {e.variantID, e.variantSlug}, {e.revisionID, e.revisionSlug, revisionString(e.version)}}
 }
 
 // variantWire26 is an application variant; full adds the slugs the read
@@ -158,13 +189,8 @@ func (s *Server) variantWire26(v *variant26, full bool) object {
 		o = append(o, field{"artifact_slug", app.slug})
 	}
 	o = append(o, field{"artifact_id", app.id},
-		field{"flags", object{{"is_application", true}, {"is_evaluator", false}, {"is_snippet", false}}},
-		field{"name", v.name})
-	if v.description != "" {
-		o = append(o, field{"description", v.description})
-	}
-	return append(o, field{"created_at", time26(v.created)}, field{"created_by_id", s.user.ID},
-		field{"slug", v.slug}, field{"id", v.id})
+		field{"flags", object{{"is_application", true}, {"is_evaluator", false}, {"is_snippet", false}}})
+	return s.named26(o, v.name, v.description, v.created, 0, v.slug, v.id)
 }
 
 // testcaseWire26 is a test case; set adds set_id, as the testcase routes do.
@@ -195,13 +221,9 @@ func (s *Server) testsetRevisionWire26(r *tsRevision26, ids, cases bool) object 
 		{"testset_variant_slug", ts.variantSlug}, {"variant_slug", ts.variantSlug},
 		{"testset_slug", ts.slug}, {"artifact_slug", ts.slug},
 		{"testset_variant_id", ts.variantID}, {"testset_id", ts.id},
-		{"author", s.user.ID}, {"date", time26(r.date)}, {"name", ts.name},
+		{"author", s.user.ID}, {"date", time26(r.date)},
 	}
-	if ts.description != "" {
-		o = append(o, field{"description", ts.description})
-	}
-	o = append(o, field{"created_at", time26(r.created)}, field{"created_by_id", s.user.ID},
-		field{"version", itoa26(r.version)}, field{"slug", r.slug}, field{"id", r.id})
+	o = s.named26(o, ts.name, ts.description, r.created, r.version, r.slug, r.id)
 	if len(r.testcaseIDs) > 0 {
 		data := object{}
 		if ids {
@@ -225,27 +247,14 @@ func (s *Server) testcasesWire26(ids []string, set bool) []any {
 	return out
 }
 
-func testsetReferences(r *tsRevision26) object {
-	ts := r.testset
-	return object{
-		{"testset", ref26(ts.id, ts.slug, "")},
-		{"testset_variant", ref26(ts.variantID, ts.variantSlug, "")},
-		{"testset_revision", ref26(r.id, r.slug, itoa26(r.version))},
-	}
-}
-
 // evaluatorRevisionWire26 is an evaluator revision. Callers hold s.mu.
 func (s *Server) evaluatorRevisionWire26(r *evRevision26) object {
 	ev := r.evaluator
 	o := append(workflowIDs26("evaluator", ev.variantSlug, ev.slug, ev.variantID, ev.id),
 		field{"author", s.user.ID}, field{"date", time26(r.date)},
-		field{"flags", appFlags26(false, true, true, true)}, field{"name", ev.name})
-	if ev.description != "" {
-		o = append(o, field{"description", ev.description})
-	}
-	return append(o, field{"created_at", time26(r.created)}, field{"created_by_id", s.user.ID},
-		field{"version", itoa26(r.version)}, field{"slug", r.slug}, field{"id", r.id},
-		field{"data", evaluatorDataWire(r)})
+		field{"flags", appFlags26(false, true, true, true)})
+	o = s.named26(o, ev.name, ev.description, r.created, r.version, r.slug, r.id)
+	return append(o, field{"data", evaluatorDataWire(r)})
 }
 
 func evaluatorDataWire(r *evRevision26) object {
@@ -258,15 +267,6 @@ func evaluatorDataWire(r *evRevision26) object {
 		{"uri", r.uri}, {"url", r.url},
 		{"schemas", object{{"parameters", json.RawMessage(schemas.parameters)}, {"outputs", json.RawMessage(schemas.outputs)}}},
 		{"parameters", params},
-	}
-}
-
-func evaluatorReferences(r *evRevision26) object {
-	ev := r.evaluator
-	return object{
-		{"evaluator", ref26(ev.id, ev.slug, "")},
-		{"evaluator_variant", ref26(ev.variantID, ev.variantSlug, "")},
-		{"evaluator_revision", ref26(r.id, r.slug, itoa26(r.version))},
 	}
 }
 
@@ -315,13 +315,8 @@ func decodeNumbers(data []byte, v any) error {
 // either case, and returns its 32 lower-case hex digits.
 func traceID26(id string) (string, bool) {
 	hex := strings.ToLower(strings.ReplaceAll(id, "-", ""))
-	if len(hex) != 32 || strings.Count(id, "-") != 0 && strings.Count(id, "-") != 4 {
+	if !isHex(hex, 32) || strings.Count(id, "-") != 0 && strings.Count(id, "-") != 4 {
 		return "", false
-	}
-	for _, c := range hex {
-		if !strings.ContainsRune("0123456789abcdef", c) {
-			return "", false
-		}
 	}
 	return hex, true
 }

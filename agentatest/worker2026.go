@@ -36,14 +36,7 @@ func (s *Server) dispatch26(run *run26) {
 
 // start2026 starts a run's worker. Callers hold s.mu.
 func (s *Server) start2026(run *run26) {
-	select {
-	case <-s.closing:
-		return
-	default:
-	}
-	run.dispatched = true
-	s.runners.Add(1)
-	go s.work26(run)
+	run.dispatched = s.goWork(func() { s.work26(run) })
 }
 
 // WaitRuns2026 waits until every 2026 run that a worker has picked up is
@@ -61,14 +54,7 @@ func (s *Server) WaitRuns2026(ctx context.Context) error {
 		}
 	}
 	s.mu.Unlock()
-	for _, done := range waits {
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
+	return waitDone(ctx, waits, nil)
 }
 
 // waitsOnHumans reports a run whose evaluators are all human or custom:
@@ -83,8 +69,7 @@ func (run *run26) waitsOnHumans() bool {
 }
 
 func (s *Server) work26(run *run26) {
-	defer s.runners.Done()
-	if !s.sleep26(s.pickup) {
+	if !s.hold(nil, s.pickup) {
 		return
 	}
 	s.mu.Lock()
@@ -92,7 +77,7 @@ func (s *Server) work26(run *run26) {
 	n := len(run.scenarios)
 	s.mu.Unlock()
 	for i := 0; i < n; i++ {
-		if !s.sleep26(s.rowPace) {
+		if !s.hold(nil, s.rowPace) {
 			return
 		}
 		s.runRow26(run, i)
@@ -100,18 +85,6 @@ func (s *Server) work26(run *run26) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.finish26(run)
-}
-
-// sleep26 waits d, and reports false when the Server closes first.
-func (s *Server) sleep26(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-s.closing:
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // mint26 creates all of a run's scenarios at once. Callers hold s.mu.
@@ -209,10 +182,7 @@ func (s *Server) runRow26(run *run26, i int) {
 				status, errObj, failed = "failure", appError26(inv.err), true
 			}
 			s.cell26(run, sc, run.appKey, r, status, inv.trace.id, errObj, now)
-			rowMetrics[run.appKey] = rowMetrics[run.appKey].add("attributes.ag.metrics.duration.cumulative", inv.millis)
-			if inv.err != nil {
-				rowMetrics[run.appKey] = rowMetrics[run.appKey].add("attributes.ag.metrics.errors.cumulative", 1)
-			}
+			rowMetrics[run.appKey] = rowMetrics[run.appKey].addCall(inv.trace)
 		}
 		for e, ev := range run.evRevs {
 			key := run.evalKeys[e]
@@ -232,15 +202,7 @@ func (s *Server) runRow26(run *run26, i int) {
 					status, errObj, failed = "failure", fail, true
 				}
 				s.cell26(run, sc, key, r, status, t.id, errObj, now)
-				rowMetrics[key] = rowMetrics[key].add("attributes.ag.metrics.duration.cumulative", t.millis)
-				if fail != nil {
-					rowMetrics[key] = rowMetrics[key].add("attributes.ag.metrics.errors.cumulative", 1)
-				}
-				for _, name := range outputNames26(ev.key) {
-					if v, ok := verdict[name]; ok {
-						rowMetrics[key] = rowMetrics[key].addValue("attributes.ag.data.outputs."+name, v)
-					}
-				}
+				rowMetrics[key] = rowMetrics[key].addCall(t)
 			}
 		}
 	}
@@ -309,13 +271,7 @@ func (s *Server) refreshGlobal26(run *run26) *metrics26 {
 		if t == nil {
 			continue
 		}
-		all[r.stepKey] = all[r.stepKey].add("attributes.ag.metrics.duration.cumulative", t.millis)
-		if t.failed {
-			all[r.stepKey] = all[r.stepKey].add("attributes.ag.metrics.errors.cumulative", 1)
-		}
-		for _, name := range t.outputNames {
-			all[r.stepKey] = all[r.stepKey].addValue("attributes.ag.data.outputs."+name, t.verdict[name])
-		}
+		all[r.stepKey] = all[r.stepKey].addCall(t)
 	}
 	if len(all) == 0 {
 		return nil
@@ -380,53 +336,63 @@ func traceFlags26(evaluator bool) object {
 		{"has_handler", false}, {"is_feedback", false}, {"is_evaluator", evaluator}, {"is_application", !evaluator}}
 }
 
-func testsetRefs26(run *run26, sc *scenario26) object {
-	ts := run.tsRev
-	return object{{"testset", object{{"id", ts.testset.id}}}, {"testcase", object{{"id", sc.testcaseID}}}}
+// workflowTrace26 is the trace of a row's workflow call: an application's
+// invocation, or an evaluator's annotation (kind "evaluator"). Its
+// references run from the row's test case to the workflow's revision;
+// workflow holds the workflow's artifact, variant and revision as id,
+// slug and version. Callers hold s.mu.
+func (s *Server) workflowTrace26(run *run26, sc *scenario26, seed, kind string, workflow lineage26,
+	data, costs object, failed bool, millis float64) *trace26 {
+	id, span := traceIDs26(seed)
+	ts, evaluator, traceType := run.tsRev, kind == "evaluator", "invocation"
+	if evaluator {
+		traceType = "annotation"
+	}
+	errorsMetric := object{}
+	if failed {
+		errorsMetric = object{{"cumulative", 1}, {"incremental", 1}}
+	}
+	kinds := [3]string{kind, kind + "_variant", kind + "_revision"}
+	withID := func(id string) object { return object{{"id", id}} }
+	refs := object{{"testset", withID(ts.testset.id)}, {"testcase", withID(sc.testcaseID)},
+		{kinds[0], object{{"id", workflow[0][0]}, {"slug", workflow[0][1]}}},
+		{"testset_variant", withID(ts.testset.variantID)}, {"testset_revision", withID(ts.id)},
+		{kinds[1], object{{"id", workflow[1][0]}, {"slug", workflow[1][1]}}},
+		{kinds[2], object{{"id", workflow[2][0]}, {"slug", workflow[2][1]}, {"version", workflow[2][2]}}}}
+	keyed := func(ref object, key string) object { return append(ref, field{"attributes", object{{"key", key}}}) }
+	references := []any{keyed(withID(sc.testcaseID), "testcase"), keyed(withID(ts.testset.id), "testset"),
+		keyed(withID(ts.testset.variantID), "testset_variant"), keyed(withID(ts.id), "testset_revision")}
+	for i, w := range workflow {
+		references = append(references, keyed(ref26(w[0], w[1], w[2]), kinds[i]))
+	}
+	return &trace26{id: id, spanID: span, traceType: traceType, created: s.now26(), millis: millis, failed: failed,
+		attributes: object{{"ag", object{{"data", data}, {"type", object{{"span", "workflow"}, {"trace", traceType}}},
+			{"flags", traceFlags26(evaluator)},
+			{"metrics", object{{"costs", costs}, {"errors", errorsMetric}, {"tokens", object{}}, {"duration", object{{"cumulative", millis}}}}},
+			{"references", refs}}}},
+		references: references,
+		hashes:     []any{object{{"id", hexUUID26("hash:" + id)}, {"attributes", object{{"key", "indirect"}}}}},
+	}
 }
 
 // invocationTrace26 writes the trace of an application call. Callers hold
 // s.mu.
 func (s *Server) invocationTrace26(run *run26, sc *scenario26, tc *testcase26, params map[string]any, inv *invocation26, repeat int) *trace26 {
-	id, span := traceIDs26(run.id + sc.id + "app" + strconv.Itoa(repeat))
-	app, rev, ts := run.appRev.variant.app, run.appRev, run.tsRev
-	name := app.slug
-	if app.application == nil {
-		name = "capitals" // the stand-in's function name, as the real kit's traces carry it
-	}
+	app, rev := run.appRev.variant.app, run.appRev
 	data := object{{"inputs", object{{"inputs", testcaseInputs26(sc, tc)}, {"parameters", params}}}}
 	if inv.output != nil {
 		data = append(data, field{"outputs", *inv.output})
 	}
 	data = append(data, field{"parameters", params})
-	errorsMetric := object{}
-	if inv.err != nil {
-		errorsMetric = object{{"cumulative", 1}, {"incremental", 1}}
-	}
 	costs := object{}
 	if inv.cost != nil {
 		costs = object{{"cumulative", object{{"total", *inv.cost}}}, {"incremental", object{{"total", *inv.cost}}}}
 	}
-	refs := append(testsetRefs26(run, sc), field{"application", object{{"id", app.id}, {"slug", app.slug}}},
-		field{"testset_variant", object{{"id", ts.testset.variantID}}}, field{"testset_revision", object{{"id", ts.id}}},
-		field{"application_variant", object{{"id", rev.variant.id}, {"slug", rev.variant.slug}}},
-		field{"application_revision", object{{"id", rev.id}, {"slug", rev.slug}, {"version", itoa26(rev.version)}}})
-	t := &trace26{id: id, spanID: span, name: name, traceType: "invocation", start: inv.started, end: inv.finished,
-		created: s.now26(), millis: inv.millis, failed: inv.err != nil,
-		attributes: object{{"ag", object{{"data", data}, {"type", object{{"span", "workflow"}, {"trace", "invocation"}}},
-			{"flags", traceFlags26(false)},
-			{"metrics", object{{"costs", costs}, {"errors", errorsMetric}, {"tokens", object{}}, {"duration", object{{"cumulative", inv.millis}}}}},
-			{"references", refs}}}},
-		references: []any{
-			object{{"id", sc.testcaseID}, {"attributes", object{{"key", "testcase"}}}},
-			object{{"id", ts.testset.id}, {"attributes", object{{"key", "testset"}}}},
-			object{{"id", ts.testset.variantID}, {"attributes", object{{"key", "testset_variant"}}}},
-			object{{"id", ts.id}, {"attributes", object{{"key", "testset_revision"}}}},
-			object{{"slug", app.slug}, {"id", app.id}, {"attributes", object{{"key", "application"}}}},
-			object{{"slug", rev.variant.slug}, {"id", rev.variant.id}, {"attributes", object{{"key", "application_variant"}}}},
-			object{{"version", itoa26(rev.version)}, {"slug", rev.slug}, {"id", rev.id}, {"attributes", object{{"key", "application_revision"}}}},
-		},
-		hashes: []any{object{{"id", hexUUID26("hash:" + id)}, {"attributes", object{{"key", "indirect"}}}}},
+	t := s.workflowTrace26(run, sc, run.id+sc.id+"app"+strconv.Itoa(repeat), "application",
+		rev.lineage(), data, costs, inv.err != nil, inv.millis)
+	t.name, t.start, t.end = app.slug, inv.started, inv.finished
+	if app.application == nil {
+		t.name = "capitals" // the stand-in's function name, as the real kit's traces carry it
 	}
 	if inv.err != nil {
 		message := inv.err.Error()
@@ -443,7 +409,6 @@ func (s *Server) invocationTrace26(run *run26, sc *scenario26, tc *testcase26, p
 // hold s.mu.
 func (s *Server) annotationTrace26(run *run26, sc *scenario26, tc *testcase26, ev *evRevision26, inv *invocation26,
 	verdict map[string]any, fail object, repeat, e int) *trace26 {
-	id, span := traceIDs26(run.id + sc.id + "ev" + strconv.Itoa(e) + ":" + strconv.Itoa(repeat))
 	inputs := object{{"inputs", testcaseInputs26(sc, tc)}}
 	if inv.output != nil {
 		inputs = append(inputs, field{"outputs", *inv.output})
@@ -468,35 +433,10 @@ func (s *Server) annotationTrace26(run *run26, sc *scenario26, tc *testcase26, e
 	if params != nil {
 		data = append(data, field{"parameters", params})
 	}
-	errorsMetric := object{}
-	if fail != nil {
-		errorsMetric = object{{"cumulative", 1}, {"incremental", 1}}
-	}
-	evaluator, ts := ev.evaluator, run.tsRev
-	refs := append(testsetRefs26(run, sc), field{"evaluator", object{{"id", evaluator.id}, {"slug", evaluator.slug}}},
-		field{"testset_variant", object{{"id", ts.testset.variantID}}}, field{"testset_revision", object{{"id", ts.id}}},
-		field{"evaluator_variant", object{{"id", evaluator.variantID}, {"slug", evaluator.variantSlug}}},
-		field{"evaluator_revision", object{{"id", ev.id}, {"slug", ev.slug}, {"version", itoa26(ev.version)}}})
-	millis := 0.3
-	start := inv.finished
-	t := &trace26{id: id, spanID: span, name: ev.key + "_v0", traceType: "annotation", start: start,
-		end: start.Add(300 * time.Microsecond), created: s.now26(), millis: millis, failed: fail != nil,
-		verdict: verdict, outputNames: names,
-		attributes: object{{"ag", object{{"data", data}, {"type", object{{"span", "workflow"}, {"trace", "annotation"}}},
-			{"flags", traceFlags26(true)},
-			{"metrics", object{{"costs", object{}}, {"errors", errorsMetric}, {"tokens", object{}}, {"duration", object{{"cumulative", millis}}}}},
-			{"references", refs}}}},
-		references: []any{
-			object{{"id", sc.testcaseID}, {"attributes", object{{"key", "testcase"}}}},
-			object{{"id", ts.testset.id}, {"attributes", object{{"key", "testset"}}}},
-			object{{"id", ts.testset.variantID}, {"attributes", object{{"key", "testset_variant"}}}},
-			object{{"id", ts.id}, {"attributes", object{{"key", "testset_revision"}}}},
-			object{{"slug", evaluator.slug}, {"id", evaluator.id}, {"attributes", object{{"key", "evaluator"}}}},
-			object{{"slug", evaluator.variantSlug}, {"id", evaluator.variantID}, {"attributes", object{{"key", "evaluator_variant"}}}},
-			object{{"version", itoa26(ev.version)}, {"slug", ev.slug}, {"id", ev.id}, {"attributes", object{{"key", "evaluator_revision"}}}},
-		},
-		hashes: []any{object{{"id", hexUUID26("hash:" + id)}, {"attributes", object{{"key", "indirect"}}}}},
-	}
+	t := s.workflowTrace26(run, sc, run.id+sc.id+"ev"+strconv.Itoa(e)+":"+strconv.Itoa(repeat), "evaluator",
+		ev.lineage(), data, object{}, fail != nil, 0.3)
+	t.name, t.start, t.end = ev.key+"_v0", inv.finished, inv.finished.Add(300*time.Microsecond)
+	t.verdict, t.outputNames = verdict, names
 	if inv.trace != nil {
 		t.links = []any{object{{"span_id", inv.trace.spanID}, {"trace_id", inv.trace.id}, {"attributes", object{{"key", "invocation"}}}}}
 	}
@@ -575,6 +515,9 @@ func evaluate26(ev *evRevision26, output *string, tc *testcase26) (map[string]an
 		}
 		return columnText(raw), nil
 	}
+	if output == nil && ev.key != exactMatch26 {
+		return nil, invalidOutputs
+	}
 	switch ev.key {
 	case exactMatch26:
 		want, fail := expected()
@@ -583,9 +526,6 @@ func evaluate26(ev *evRevision26, output *string, tc *testcase26) (map[string]an
 		}
 		return map[string]any{"success": output != nil && *output == want}, nil
 	case levenshtein26:
-		if output == nil {
-			return nil, invalidOutputs
-		}
 		want, fail := expected()
 		if fail != nil {
 			return nil, fail
@@ -601,9 +541,6 @@ func evaluate26(ev *evRevision26, output *string, tc *testcase26) (map[string]an
 		}
 		return map[string]any{"score": score, "success": score >= threshold}, nil
 	case regexTest26:
-		if output == nil {
-			return nil, invalidOutputs
-		}
 		pattern, _ := ev.parameters["regex_pattern"].(string)
 		shouldMatch := true
 		if v, ok := ev.parameters["regex_should_match"].(bool); ok {
@@ -616,9 +553,6 @@ func evaluate26(ev *evRevision26, output *string, tc *testcase26) (map[string]an
 		}
 		return map[string]any{"success": re.MatchString(*output) == shouldMatch}, nil
 	case startsWith26:
-		if output == nil {
-			return nil, invalidOutputs
-		}
 		prefix, _ := ev.parameters["prefix"].(string)
 		out := *output
 		if v, ok := ev.parameters["case_sensitive"].(bool); ok && !v {
@@ -637,9 +571,20 @@ type stepValues struct {
 	values map[string][]any
 }
 
-func (v *stepValues) add(path string, x float64) *stepValues { return v.addValue(path, x) }
+// addCall adds what a step's call wrote to its trace: its duration, an
+// error when it failed, and its outputs.
+func (v *stepValues) addCall(t *trace26) *stepValues {
+	v = v.add("attributes.ag.metrics.duration.cumulative", t.millis)
+	if t.failed {
+		v = v.add("attributes.ag.metrics.errors.cumulative", 1.0)
+	}
+	for _, name := range t.outputNames {
+		v = v.add("attributes.ag.data.outputs."+name, t.verdict[name])
+	}
+	return v
+}
 
-func (v *stepValues) addValue(path string, x any) *stepValues {
+func (v *stepValues) add(path string, x any) *stepValues {
 	if v == nil {
 		v = &stepValues{values: map[string][]any{}}
 	}
@@ -690,15 +635,13 @@ func sortedPaths26(paths []string) []string {
 func stats26(values []any) object {
 	if len(values) > 0 {
 		if _, ok := values[0].(bool); ok {
-			t, f := 0, 0
+			t := 0
 			for _, v := range values {
 				if b, _ := v.(bool); b {
 					t++
-				} else {
-					f++
 				}
 			}
-			n := float64(len(values))
+			f, n := len(values)-t, float64(len(values))
 			return object{{"type", "binary"}, {"count", len(values)},
 				{"freq", []any{object{{"value", true}, {"count", t}, {"density", round5(float64(t) / n)}},
 					object{{"value", false}, {"count", f}, {"density", round5(float64(f) / n)}}}},
