@@ -13,6 +13,28 @@ import (
 type checkOptions struct {
 	cases      *CaseSummary
 	confidence float64
+	repeats    int // asked for of each test case, 0 or 1 for none
+}
+
+// short says why a run whose listing has test cases with fewer rows than
+// the repeats asked for is no evidence, or "" when none is short: the one
+// repeat that came back of a case would read as the case, so a case that
+// passed once in three would count as passing all three. The baseline is
+// read for a gate that compares with it; a baseline cut short can only
+// lower the limit of app_errors <= baseline, which still judges.
+func (o checkOptions) short(g Gate, candidate Summary, c *Comparison) string {
+	side, n := "candidate", o.candidateCases(candidate, c).Short
+	if n == 0 && c != nil && g.comparesWithBaseline() && !g.RelativeToBaseline {
+		side, n = "baseline", c.BaselineCases.Short
+	}
+	if n == 0 {
+		return ""
+	}
+	k := o.repeats
+	if c != nil && c.Repeats > k {
+		k = c.Repeats
+	}
+	return fmt.Sprintf("the %s run lists %s with fewer rows than the %d repeats asked for: a listing cut short is no evidence", side, plural(n, "test case"), k)
 }
 
 // level returns the confidence of a bound gate, or why there is none.

@@ -389,3 +389,55 @@ func TestBoundGatesFailWithoutEvidence(t *testing.T) {
 		}
 	}
 }
+
+// A case whose listing came back with fewer rows than the repeats asked
+// for is a listing cut short: its one passing repeat must not read as a
+// case that passed all three. Every gate on a candidate cut short fails,
+// and every comparison on a baseline cut short, saying why, where the
+// whole listing passes them all.
+func TestGatesFailOnCasesShortOfRepeats(t *testing.T) {
+	var gates []Gate
+	for _, text := range []string{"low(Exact match) >= 0.5", "pass_all(Exact match) >= 0.5", "flaky(Exact match) <= 0",
+		"diff_low(Exact match) >= -0.05", "worse(Exact match) <= 0", "mean(Exact match) >= 0.5", "app_errors <= 0"} {
+		g, err := ParseGate(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gates = append(gates, g)
+	}
+	pass := func(i, j int) bool { return true }
+	base, cand := casesRuns(300, 3, pass, pass)
+	if r := NewReport(base, cand); r.Check(gates...) != nil {
+		t.Fatalf("the whole listing fails: %+v", r.Gates)
+	}
+	// One repeat of every tenth case left: 30 cases short of two.
+	shorten := func(run Run) Run {
+		out := run
+		out.Scenarios = nil
+		for k, s := range run.Scenarios {
+			if (k/3)%10 != 0 || k%3 == 0 {
+				out.Scenarios = append(out.Scenarios, s)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		side       string
+		base, cand Run
+	}{{"candidate", base, shorten(cand)}, {"baseline", shorten(base), cand}} {
+		r := NewReport(tc.base, tc.cand)
+		_ = r.Check(gates...)
+		for _, g := range r.Gates {
+			if tc.side == "baseline" && !g.Gate.comparesWithBaseline() {
+				if !g.Passed {
+					t.Errorf("baseline short: %s reads the candidate alone, yet failed (%s)", g.Gate, g.Reason)
+				}
+				continue
+			}
+			want := "the " + tc.side + " run lists 30 test cases with fewer rows than the 3 repeats asked for"
+			if g.Passed || !strings.Contains(g.Reason, want) {
+				t.Errorf("%s short: %s passed=%v (%s), want it failed with %q", tc.side, g.Gate, g.Passed, g.Reason, want)
+			}
+		}
+	}
+}

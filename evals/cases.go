@@ -172,7 +172,8 @@ func (s CaseStats) rateBounds(missing int, lackAsPass, without bool, confidence 
 type CaseSummary struct {
 	Cases int // test cases (rows, without repeats)
 	// Short counts the cases with fewer rows than the repeats asked for:
-	// a repeat that never came back, counted as what is there.
+	// a repeat that never came back. A gate on such a run fails (see
+	// Check): the listing was cut short.
 	Short      int
 	Evaluators map[string]CaseStats // by evaluator config id
 }

@@ -326,7 +326,7 @@ type Comparer struct {
 	// sides have K rows, so a listing in test-set order keeps memory
 	// flat. A case with more than K rows on a side is a broken listing
 	// (Comparison.BaselineRepeats, CandidateRepeats); one with fewer is
-	// counted as it is (CaseSummary.Short). Set it before
+	// a listing cut short (CaseSummary.Short), on which gates fail. Set it before
 	// the first row.
 	Repeats int
 

@@ -755,6 +755,9 @@ func measureGate(g Gate, candidate Summary, comparison *Comparison, cat catalog,
 	if candidate.Rows == 0 {
 		return fail("the candidate run has no rows")
 	}
+	if reason := opts.short(g, candidate, comparison); reason != "" {
+		return fail("%s", reason)
+	}
 	if g.comparesWithBaseline() {
 		switch {
 		case comparison == nil:

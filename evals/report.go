@@ -216,7 +216,7 @@ func (r *Report) SetDirection(evaluator string, d Direction) error {
 // when any gate failed (see the package function Check).
 func (r *Report) Check(gates ...Gate) error {
 	results, err := checkGates(r.CandidateSummary, r.Comparison, r.catalog(), gates, r.failure(),
-		checkOptions{cases: r.CandidateCases, confidence: r.Confidence})
+		checkOptions{cases: r.CandidateCases, confidence: r.Confidence, repeats: r.repeats()})
 	r.Gates = results
 	return err
 }
