@@ -13,11 +13,13 @@ import (
 // caseGroup is one test case's rows so far, on each side.
 type caseGroup struct {
 	seq      int
-	inputs   int     // the length of the key's inputs part
-	wild     bool    // keyed by inputs alone: rows without expected answers
-	testcase bool    // keyed by test case id
-	text     []byte  // the start of the first row's InputsText, for its label
-	keys     caseKey // its key's hashes, for the reports' flaky rows
+	inputs   int        // the length of the key's inputs part
+	wild     bool       // keyed by inputs alone: rows without expected answers
+	testcase bool       // keyed by test case id
+	text     []byte     // the start of the first row's InputsText, for its label
+	key      []byte     // its pairing key (inputs, a length prefix of it)
+	hash     uint64     // keyHash(key)
+	next     *caseGroup // another case of the same hash in caseIndex
 	rows     [2]int
 	fed      [2]bool // the side's values went into Comparer.sides
 	failed   [2]int  // rows whose app call failed
@@ -160,7 +162,7 @@ func (g *caseGroup) merge(o *caseGroup, side int) {
 
 // addRepeat adds a row to its case; the case is compared once both sides
 // have Repeats rows.
-func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool) {
+func (c *Comparer) addRepeat(s *models.EvaluationScenario, side int, failed bool) {
 	answered := true
 	testcase := s.TestcaseID != ""
 	var inputs int
@@ -168,16 +170,16 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 	// The row's case is most often the last of its side's (the repeat
 	// before it) or of the other side's (the same case, run by the other).
 	var last *lastCase
+	key := c.key
 	switch {
 	case testcase:
 		c.key = append(append(c.key[:0], testcaseKey...), s.TestcaseID...)
-		inputs = len(c.key)
-		g = c.groups[string(c.key)]
+		key, inputs = c.key, len(c.key)
 	case repeatCacheOff:
 		c.key = pairingKey(c.key[:0], s.Inputs)
 		inputs = len(c.key)
 		c.key, answered = appendAnswersKey(c.key, s)
-		g = c.groups[string(c.key)]
+		key = c.key
 	case c.last[side].same(s):
 		last = &c.last[side]
 	case c.last[1-side].same(s):
@@ -187,43 +189,37 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 		inputs = len(c.key)
 		c.key, answered = appendAnswersKey(c.key, s)
 		c.last[side].remember(s, c.key, inputs, answered)
-	}
-	if last != nil {
-		c.key = append(c.key[:0], last.key...)
-		inputs, answered, g = last.inputs, last.answered, last.group
-	} else if !testcase && !repeatCacheOff {
 		last = &c.last[side]
 	}
-	if g == nil && !testcase && !repeatCacheOff {
-		g = c.groups[string(c.key)]
-	}
-	if g == nil {
-		if c.settled.has(c.key) {
-			// A row of a case already settled with K rows on both
-			// sides: a broken listing.
-			c.repeats[side]++
-			if c.repeatedCase[side] == "" {
-				c.repeatedCase[side] = bound(s.InputsText(), 120)
-			}
-			return
-		}
-	}
-	if g == nil {
-		if c.groups == nil {
-			c.groups = map[string]*caseGroup{}
-		}
-		g = c.newGroup()
-		g.seq, g.inputs, g.wild, g.testcase = c.seq, inputs, !answered, testcase
-		g.keys = newCaseKey(c.key, inputs, testcase)
-		if repeatCacheOff {
-			g.text = []byte(s.InputsText())
-		} else {
-			g.text = appendLabel(g.text[:0], s.Inputs)
-		}
-		c.groups[string(c.key)] = g
-	}
 	if last != nil {
-		last.group = g
+		key, inputs, answered, g = last.key, last.inputs, last.answered, last.group
+	}
+	if g == nil {
+		// The case's first row on this side, or a case settled.
+		h := keyHash(key)
+		if g = c.groups.find(h, key); g == nil {
+			if c.settled.has(h) {
+				// A row of a case already settled with K rows on both
+				// sides: a broken listing.
+				c.repeats[side]++
+				if c.repeatedCase[side] == "" {
+					c.repeatedCase[side] = bound(s.InputsText(), 120)
+				}
+				return
+			}
+			g = c.newGroup()
+			g.seq, g.inputs, g.wild, g.testcase = c.seq, inputs, !answered, testcase
+			g.key, g.hash = append(g.key[:0], key...), h
+			if repeatCacheOff {
+				g.text = []byte(s.InputsText())
+			} else {
+				g.text = appendLabel(g.text[:0], s.Inputs)
+			}
+			c.groups.add(g)
+		}
+		if last != nil {
+			last.group = g
+		}
 	}
 	if g.rows[side] >= c.Repeats {
 		// More rows than repeats asked for: a broken listing.
@@ -253,16 +249,16 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 	default:
 		return
 	}
-	delete(c.groups, string(c.key))
+	c.groups.remove(g)
 	for i := range c.last {
 		if c.last[i].group == g {
 			c.last[i].group = nil
 		}
 	}
-	c.freeGroup(g)
-	// Remember the case, by a hash of its key, to find a row beyond its
+	// Remember the case, by its key's hash, to find a row beyond its
 	// K-th: 11 to 21 bytes a case.
-	c.settled.add(c.key)
+	c.settled.add(g.hash)
+	c.freeGroup(g)
 }
 
 // settleCases settles the cases left (with their pairs made by test
@@ -281,14 +277,15 @@ func (c *Comparer) settleCases(deltaOf func(string) *deltaAccumulator, sides *[2
 	var exact []*caseGroup
 	var wild []keyed
 	byInputs := map[string][]*caseGroup{}
-	for key, g := range c.groups {
+	for g := range c.groups.all() {
 		copied := *g
 		if g.wild {
-			wild = append(wild, keyed{key, &copied})
+			wild = append(wild, keyed{string(g.key), &copied})
 			continue
 		}
 		exact = append(exact, &copied)
-		byInputs[key[:g.inputs]] = append(byInputs[key[:g.inputs]], &copied)
+		inputs := string(g.key[:g.inputs])
+		byInputs[inputs] = append(byInputs[inputs], &copied)
 	}
 	bySeq := func(a, b *caseGroup) int { return cmp.Compare(a.seq, b.seq) }
 	slices.SortFunc(wild, func(a, b keyed) int { return bySeq(a.g, b.g) })

@@ -334,9 +334,9 @@ type Comparer struct {
 	// partner (see candidateCases).
 	alone bool
 	sides [2]caseSet
-	// groups holds, with repeats, the cases not yet settled, by key;
+	// groups holds, with repeats, the cases not yet settled;
 	// settled the hashes of the keys of those settled.
-	groups      map[string]*caseGroup
+	groups      caseIndex
 	settled     caseHashes
 	last        [2]lastCase  // by side, the last row keyed by inputs and answers
 	free        []*caseGroup // groups of settled cases, for reuse
@@ -430,14 +430,14 @@ type score struct {
 // AddBaseline adds a row of the baseline run. A row that repeats the
 // scenario id of an earlier baseline row is left out (counted in
 // Comparison.BaselineDuplicates).
-func (c *Comparer) AddBaseline(s models.EvaluationScenario) { c.add(s, true) }
+func (c *Comparer) AddBaseline(s models.EvaluationScenario) { c.add(&s, true) }
 
 // AddCandidate adds a row of the candidate run. A row that repeats the
 // scenario id of an earlier candidate row is left out (counted in
 // Comparison.CandidateDuplicates).
-func (c *Comparer) AddCandidate(s models.EvaluationScenario) { c.add(s, false) }
+func (c *Comparer) AddCandidate(s models.EvaluationScenario) { c.add(&s, false) }
 
-func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
+func (c *Comparer) add(s *models.EvaluationScenario, baseline bool) {
 	side := sideOf(baseline)
 	if !c.ids[side].first(s.ID) {
 		c.duplicates[side]++
@@ -524,7 +524,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 
 // countCase counts a row whose test case (c.key: its inputs and expected
 // answers) an earlier row of its side had.
-func (c *Comparer) countCase(side int, s models.EvaluationScenario) {
+func (c *Comparer) countCase(side int, s *models.EvaluationScenario) {
 	h := fnv.New64a()
 	h.Write(c.key)
 	sum := h.Sum64()
@@ -551,7 +551,7 @@ func sideOf(baseline bool) int {
 // scores appends the scores of a row's results, the first result of each
 // evaluator only; every result of a row whose app call failed (failed:
 // appFailed(s)) counts as an error.
-func (c *Comparer) scores(dst []score, s models.EvaluationScenario, failed bool) []score {
+func (c *Comparer) scores(dst []score, s *models.EvaluationScenario, failed bool) []score {
 	start := len(dst)
 	var seen map[string]bool // for rows with many results, where a scan would be quadratic
 	if len(s.Results) > 16 {
@@ -860,7 +860,7 @@ func plainString(v []byte) ([]byte, bool) {
 // each column and value length-prefixed, sorted by column (the answer of
 // older servers counting as column "correct_answer"), and reports whether
 // the row has any.
-func appendAnswersKey(key []byte, s models.EvaluationScenario) ([]byte, bool) {
+func appendAnswersKey(key []byte, s *models.EvaluationScenario) ([]byte, bool) {
 	answers := s.CorrectAnswers
 	if len(answers) == 0 {
 		if s.CorrectAnswer == "" {

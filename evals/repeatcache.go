@@ -2,7 +2,7 @@ package evals
 
 import (
 	"bytes"
-	"hash/maphash"
+	"iter"
 
 	"github.com/agenta-go/agenta/models"
 )
@@ -37,7 +37,7 @@ type lastCase struct {
 
 // same reports whether s has the remembered row's inputs and expected
 // answers, byte for byte, in the same order.
-func (l *lastCase) same(s models.EvaluationScenario) bool {
+func (l *lastCase) same(s *models.EvaluationScenario) bool {
 	if !l.valid || len(s.Inputs) != len(l.names) || len(s.CorrectAnswers) != len(l.answers) || s.CorrectAnswer != l.answer {
 		return false
 	}
@@ -58,7 +58,7 @@ func (l *lastCase) same(s models.EvaluationScenario) bool {
 
 // remember keeps s's inputs and expected answers, with the key built from
 // them.
-func (l *lastCase) remember(s models.EvaluationScenario, key []byte, inputs int, answered bool) {
+func (l *lastCase) remember(s *models.EvaluationScenario, key []byte, inputs int, answered bool) {
 	l.valid, l.answer, l.inputs, l.answered, l.group = true, s.CorrectAnswer, inputs, answered, nil
 	l.names, l.ends, l.values = l.names[:0], l.ends[:0], l.values[:0]
 	for _, in := range s.Inputs {
@@ -89,7 +89,7 @@ func (c *Comparer) freeGroup(g *caseGroup) {
 	if repeatCacheOff || len(c.free) == maxFreeGroups {
 		return
 	}
-	*g = caseGroup{scores: [2][]repeatScore{g.scores[0][:0], g.scores[1][:0]}, text: g.text[:0]}
+	*g = caseGroup{scores: [2][]repeatScore{g.scores[0][:0], g.scores[1][:0]}, text: g.text[:0], key: g.key[:0]}
 	c.free = append(c.free, g)
 }
 
@@ -150,20 +150,11 @@ func plainToken(v []byte) ([]byte, bool) {
 // as listed more than K times: the gates fail, never pass.
 type caseHashes struct{ ids scenarioIDs }
 
-func (s *caseHashes) hash(key []byte) uint64 {
-	if s.ids.slots == nil {
-		s.ids.seed = maphash.MakeSeed()
-		s.ids.slots = make([]uint64, 1024)
-	}
-	return max(maphash.Bytes(s.ids.seed, key), 1) // 0 is an empty slot
-}
-
-// has reports whether the case of key is settled.
-func (s *caseHashes) has(key []byte) bool {
+// has reports whether the case of hash h (keyHash) is settled.
+func (s *caseHashes) has(h uint64) bool {
 	if s.ids.slots == nil {
 		return false
 	}
-	h := s.hash(key)
 	mask := uint64(len(s.ids.slots) - 1)
 	for i := h & mask; s.ids.slots[i] != 0; i = (i + 1) & mask {
 		if s.ids.slots[i] == h {
@@ -173,5 +164,73 @@ func (s *caseHashes) has(key []byte) bool {
 	return false
 }
 
-// add remembers the case of key as settled.
-func (s *caseHashes) add(key []byte) { s.ids.add(s.hash(key)) }
+// add remembers the case of hash h as settled.
+func (s *caseHashes) add(h uint64) {
+	if s.ids.slots == nil {
+		s.ids.slots = make([]uint64, 1024)
+	}
+	s.ids.add(h)
+}
+
+// caseIndexMask masks the hashes caseIndex files its groups by; tests
+// narrow it to make cases share a slot.
+var caseIndexMask = ^uint64(0)
+
+// caseIndex holds the groups of the cases not yet settled by their key's
+// hash, each checked against its key: a group keeps its key in a buffer
+// it reuses, where a map by key would allocate a string a case.
+type caseIndex struct{ byHash map[uint64]*caseGroup }
+
+// find returns the group of key, whose hash is h; nil when there is none.
+func (x *caseIndex) find(h uint64, key []byte) *caseGroup {
+	for g := x.byHash[h&caseIndexMask]; g != nil; g = g.next {
+		if g.hash == h && bytes.Equal(g.key, key) {
+			return g
+		}
+	}
+	return nil
+}
+
+// add files a new group.
+func (x *caseIndex) add(g *caseGroup) {
+	if x.byHash == nil {
+		x.byHash = map[uint64]*caseGroup{}
+	}
+	slot := g.hash & caseIndexMask
+	g.next = x.byHash[slot]
+	x.byHash[slot] = g
+}
+
+// remove takes a group out.
+func (x *caseIndex) remove(g *caseGroup) {
+	slot := g.hash & caseIndexMask
+	for p := x.byHash[slot]; p != nil; p = p.next {
+		switch {
+		case p == g && p == x.byHash[slot]:
+			if g.next == nil {
+				delete(x.byHash, slot)
+			} else {
+				x.byHash[slot] = g.next
+			}
+		case p.next == g:
+			p.next = g.next
+		default:
+			continue
+		}
+		g.next = nil
+		return
+	}
+}
+
+// all yields the groups, in no order.
+func (x *caseIndex) all() iter.Seq[*caseGroup] {
+	return func(yield func(*caseGroup) bool) {
+		for _, g := range x.byHash {
+			for ; g != nil; g = g.next {
+				if !yield(g) {
+					return
+				}
+			}
+		}
+	}
+}
