@@ -34,42 +34,64 @@ type repeatScore struct {
 	sum            float64
 	notBool        bool
 	lack           valueKind // how the first repeat without a value lacked it
+	row            int       // the last of the side's rows that had a result
 }
 
-func (g *caseGroup) add(side int, scores []score, failed, noOut bool) {
+// add adds a row of the side, its results read as Comparer.scores reads
+// them (the first of each evaluator), straight into the case's sums.
+func (g *caseGroup) add(side int, s *models.EvaluationScenario, failed, noOut bool) {
 	g.rows[side]++
+	row := g.rows[side]
 	if failed {
 		g.failed[side]++
 		if noOut {
 			g.noOutput[side]++
 		}
 	}
-	if g.scores[side] == nil {
-		g.scores[side] = make([]repeatScore, 0, len(scores))
-	}
-	for _, sc := range scores {
-		i := slices.IndexFunc(g.scores[side], func(r repeatScore) bool { return r.evaluator == sc.evaluator })
-		if i < 0 {
-			g.scores[side] = append(g.scores[side], repeatScore{evaluator: sc.evaluator})
-			i = len(g.scores[side]) - 1
+	for i := range s.Results {
+		res := &s.Results[i]
+		r := g.score(side, i, res.EvaluatorConfig)
+		if r.row == row {
+			continue // a second result of the evaluator on the row
 		}
-		r := &g.scores[side][i]
-		if !scored(sc.kind) {
+		r.row = row
+		kind, x := kindError, 0.0
+		if !failed {
+			kind, x = scoreOf(res.Result)
+		} else if noOut {
+			kind = kindNoOutput
+		}
+		if !scored(kind) {
 			if r.lack == kindNone {
-				r.lack = sc.kind
+				r.lack = kind
 			}
 			continue
 		}
 		r.values++
-		r.sum += sc.value
-		if sc.kind == kindBool {
-			if sc.value == 1 {
+		r.sum += x
+		if kind == kindBool {
+			if x == 1 {
 				r.passes++
 			}
 		} else {
 			r.notBool = true
 		}
 	}
+}
+
+// score returns the sums of an evaluator on a side, added when new; hint is
+// where the repeats of a case most often have it: the result's place.
+func (g *caseGroup) score(side, hint int, evaluator string) *repeatScore {
+	scores := g.scores[side]
+	if hint < len(scores) && scores[hint].evaluator == evaluator {
+		return &scores[hint]
+	}
+	i := slices.IndexFunc(scores, func(r repeatScore) bool { return r.evaluator == evaluator })
+	if i < 0 {
+		g.scores[side] = append(scores, repeatScore{evaluator: evaluator})
+		i = len(scores)
+	}
+	return &g.scores[side][i]
 }
 
 // label returns the case's label: its first row's inputs as text, cut to
@@ -229,8 +251,7 @@ func (c *Comparer) addRepeat(s *models.EvaluationScenario, side int, failed bool
 		}
 		return
 	}
-	c.scratch = c.scores(c.scratch[:0], s, failed)
-	g.add(side, c.scratch, failed, failed && noOutput(s))
+	g.add(side, s, failed, failed && noOutput(s))
 	if g.rows[side] == c.Repeats && !g.wild {
 		g.feed(&c.sides[side], side, c.Repeats)
 		g.fed[side] = true

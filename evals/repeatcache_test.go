@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -197,6 +198,46 @@ func TestRowScanAsModels(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestRepeatsReadFirstResult checks that, with repeats, a row's second
+// result of an evaluator is left out, as without: listings whose rows
+// repeat an evaluator's result with another value compare as without
+// those results.
+func TestRepeatsReadFirstResult(t *testing.T) {
+	for seed := range uint64(50) {
+		rng := rand.New(rand.NewPCG(seed, 29))
+		k := 2 + rng.IntN(3)
+		cases := 1 + rng.IntN(30)
+		baseline, candidate := randomRepeatListing(rng, cases, k), randomRepeatListing(rng, cases, k)
+		compare := func(doubled bool) Comparison {
+			c := Comparer{Repeats: k}
+			for i := range max(len(baseline), len(candidate)) {
+				for side, rows := range [][]models.EvaluationScenario{baseline, candidate} {
+					if i >= len(rows) {
+						continue
+					}
+					s := rows[i]
+					if doubled {
+						s.Results = slices.Clone(s.Results)
+						for _, r := range s.Results {
+							flipped := r
+							flipped.Result.Value = json.RawMessage(`"other"`)
+							if rng.IntN(2) == 0 {
+								flipped.Result.Value = json.RawMessage(`true`)
+							}
+							s.Results = append(s.Results, flipped)
+						}
+					}
+					[]func(models.EvaluationScenario){c.AddBaseline, c.AddCandidate}[side](s)
+				}
+			}
+			return c.Comparison()
+		}
+		if once, doubled := compare(false), compare(true); fmt.Sprintf("%#v", once) != fmt.Sprintf("%#v", doubled) {
+			t.Fatalf("seed %d: with second results\n%+v\nwithout\n%+v", seed, doubled, once)
 		}
 	}
 }
