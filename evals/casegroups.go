@@ -192,6 +192,7 @@ func (c *Comparer) addRepeat(s *models.EvaluationScenario, side int, failed bool
 	// The row's case is most often the last of its side's (the repeat
 	// before it) or of the other side's (the same case, run by the other).
 	var last *lastCase
+	var label []byte // the row's label, when built with its key
 	key := c.key
 	switch {
 	case testcase:
@@ -207,8 +208,8 @@ func (c *Comparer) addRepeat(s *models.EvaluationScenario, side int, failed bool
 	case c.last[1-side].same(s):
 		last = &c.last[1-side]
 	default:
-		c.key = pairingKey(c.key[:0], s.Inputs)
-		inputs = len(c.key)
+		c.key, c.label = keyAndLabel(c.key[:0], c.label[:0], s.Inputs)
+		inputs, label = len(c.key), c.label
 		c.key, answered = appendAnswersKey(c.key, s)
 		c.last[side].remember(s, c.key, inputs, answered)
 		last = &c.last[side]
@@ -232,9 +233,12 @@ func (c *Comparer) addRepeat(s *models.EvaluationScenario, side int, failed bool
 			g = c.newGroup()
 			g.seq, g.inputs, g.wild, g.testcase = c.seq, inputs, !answered, testcase
 			g.key, g.hash = append(g.key[:0], key...), h
-			if repeatCacheOff {
+			switch {
+			case repeatCacheOff:
 				g.text = []byte(s.InputsText())
-			} else {
+			case label != nil:
+				g.text = append(g.text[:0], label...)
+			default:
 				g.text = appendLabel(g.text[:0], s.Inputs)
 			}
 			c.groups.add(g)

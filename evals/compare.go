@@ -362,6 +362,7 @@ type Comparer struct {
 	deltas       map[string]*deltaAccumulator
 	order        []string
 	key          []byte  // scratch for the pairing key
+	label        []byte  // scratch for a case's label
 	scratch      []score // scratch for a row that pairs at once
 	slab         []score // storage for the scores of waiting rows
 }
@@ -804,10 +805,20 @@ const testcaseKey = "\x00testcase:"
 // the inputs sorted by name, each name and value length-prefixed.
 func pairingKey(key []byte, inputs []models.Input) []byte {
 	var small [8]int
-	order := small[:0]
-	if len(inputs) > len(small) {
-		order = make([]int, 0, len(inputs))
+	for _, i := range byName(small[:0], inputs) {
+		in := inputs[i]
+		key = appendField(key, in.Name)
+		if v, ok := plainString(in.Value); ok {
+			key = appendField(key, v)
+			continue
+		}
+		key = appendField(key, in.Text())
 	}
+	return key
+}
+
+// byName appends to order the indexes of inputs, sorted by name (stable).
+func byName(order []int, inputs []models.Input) []int {
 	for i := range inputs {
 		order = append(order, i)
 	}
@@ -820,23 +831,14 @@ func pairingKey(key []byte, inputs []models.Input) []byte {
 		}
 		return 0
 	})
-	for _, i := range order {
-		in := inputs[i]
-		key = strconv.AppendInt(key, int64(len(in.Name)), 10)
-		key = append(key, ':')
-		key = append(key, in.Name...)
-		if v, ok := plainString(in.Value); ok {
-			key = strconv.AppendInt(key, int64(len(v)), 10)
-			key = append(key, ':')
-			key = append(key, v...)
-			continue
-		}
-		text := in.Text()
-		key = strconv.AppendInt(key, int64(len(text)), 10)
-		key = append(key, ':')
-		key = append(key, text...)
-	}
-	return key
+	return order
+}
+
+// appendField appends a field of a pairing key, length-prefixed.
+func appendField[T string | []byte](key []byte, field T) []byte {
+	key = strconv.AppendInt(key, int64(len(field)), 10)
+	key = append(key, ':')
+	return append(key, field...)
 }
 
 // plainString returns the contents of a JSON string that needs no

@@ -102,28 +102,57 @@ const labelBytes = 4*121 + 1
 // inputs, up to labelBytes of it, without its allocations for the common
 // values: plain strings and numbers.
 func appendLabel(dst []byte, inputs []models.Input) []byte {
-	start := len(dst)
-	room := func() int { return start + labelBytes - len(dst) }
-	addString := func(b string) { dst = append(dst, b[:min(len(b), room())]...) }
-	addBytes := func(b []byte) { dst = append(dst, b[:min(len(b), room())]...) }
-	for i, in := range inputs {
-		if room() == 0 {
-			break
-		}
-		if i > 0 {
-			addString(", ")
-		}
-		addString(in.Name)
-		addString("=")
-		if v, ok := plainString(in.Value); ok {
-			addBytes(v)
-		} else if v, ok := plainToken(in.Value); ok {
-			addBytes(v)
-		} else {
-			addString(in.Text())
-		}
+	var small [8][]byte
+	return appendLabelOf(dst, inputs, inputTexts(small[:0], inputs))
+}
+
+// keyAndLabel appends the pairing key of inputs to key, as pairingKey, and
+// their label to label, as appendLabel, reading each value once: a case's
+// first row needs both.
+func keyAndLabel(key, label []byte, inputs []models.Input) ([]byte, []byte) {
+	var small [8][]byte
+	texts := inputTexts(small[:0], inputs)
+	var order [8]int
+	for _, i := range byName(order[:0], inputs) {
+		key = appendField(key, inputs[i].Name)
+		key = appendField(key, texts[i])
 	}
-	return dst
+	return key, appendLabelOf(label, inputs, texts)
+}
+
+// inputTexts appends what Input.Text returns for each input, without its
+// allocations for plain strings and numbers.
+func inputTexts(texts [][]byte, inputs []models.Input) [][]byte {
+	for _, in := range inputs {
+		v, ok := plainString(in.Value)
+		if !ok {
+			v, ok = plainToken(in.Value)
+		}
+		if !ok {
+			v = []byte(in.Text())
+		}
+		texts = append(texts, v)
+	}
+	return texts
+}
+
+// appendLabelOf appends the label of inputs whose texts are texts.
+func appendLabelOf(label []byte, inputs []models.Input, texts [][]byte) []byte {
+	limit := len(label) + labelBytes
+	for i, in := range inputs {
+		if i > 0 {
+			label = appendUpTo(label, ", ", limit)
+		}
+		label = appendUpTo(label, in.Name, limit)
+		label = appendUpTo(label, "=", limit)
+		label = appendUpTo(label, texts[i], limit)
+	}
+	return label
+}
+
+// appendUpTo appends b to dst, cut so that dst holds at most limit bytes.
+func appendUpTo[T string | []byte](dst []byte, b T, limit int) []byte {
+	return append(dst, b[:max(0, min(len(b), limit-len(dst)))]...)
 }
 
 // plainToken returns a JSON value that is a bare token of letters, digits

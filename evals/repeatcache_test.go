@@ -129,6 +129,10 @@ func TestAppendLabelIsInputsText(t *testing.T) {
 		if got := bound(string(appendLabel(nil, inputs)), 120); got != want {
 			t.Errorf("label of %q: %q, want %q", value, got, want)
 		}
+		key, label := keyAndLabel([]byte("k"), []byte("l"), inputs)
+		if got := bound(string(label[1:]), 120); string(key) != "k"+string(pairingKey(nil, inputs)) || label[0] != 'l' || got != want {
+			t.Errorf("key and label of %q: %q, %q; want %q, %q", value, key[1:], got, pairingKey(nil, inputs), want)
+		}
 	}
 }
 
