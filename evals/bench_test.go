@@ -15,10 +15,12 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agenta-go/agenta"
 	"github.com/agenta-go/agenta/models"
@@ -383,6 +385,45 @@ func BenchmarkCompareRepeats(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkCompareRepeatsRatio times, in each iteration, today's
+// comparison of 10,000 rows and then that of 10,000 cases × 3 repeats
+// (BenchmarkCompareRepeats' repeats=1 and repeats=3/by-case), each after a
+// GC, and reports the median of the iterations' ratios (x-ratio) and the
+// median time of each (base-ms, cases-ms): on a machine shared with other
+// work, two runs timed back to back see the same load, where the
+// benchmarks' blocks of iterations, one after the other, do not.
+func BenchmarkCompareRepeatsRatio(b *testing.B) {
+	const cases = 10_000
+	rows := [2][2][]models.EvaluationScenario{
+		{benchRepeats(1, cases, 1), benchRepeats(2, cases, 1)},
+		{benchRepeats(1, cases, 3), benchRepeats(2, cases, 3)},
+	}
+	compare := func(runs [2][]models.EvaluationScenario, repeats int) time.Duration {
+		runtime.GC()
+		start := time.Now()
+		c := Comparer{Repeats: repeats}
+		for i := range runs[0] {
+			c.AddBaseline(runs[0][i])
+			c.AddCandidate(runs[1][i])
+		}
+		benchSink = c.Comparison()
+		return time.Since(start)
+	}
+	var base, byCase, ratios []float64
+	for b.Loop() {
+		x, y := compare(rows[0], 0), compare(rows[1], 3)
+		base, byCase = append(base, x.Seconds()*1e3), append(byCase, y.Seconds()*1e3)
+		ratios = append(ratios, float64(y)/float64(x))
+	}
+	median := func(xs []float64) float64 {
+		slices.Sort(xs)
+		return xs[len(xs)/2]
+	}
+	b.ReportMetric(median(ratios), "x-ratio")
+	b.ReportMetric(median(base), "base-ms")
+	b.ReportMetric(median(byCase), "cases-ms")
 }
 
 // TestCompareRepeatsPeakHeap feeds a Comparer with Repeats 3 the rows of

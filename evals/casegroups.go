@@ -13,11 +13,13 @@ import (
 // caseGroup is one test case's rows so far, on each side.
 type caseGroup struct {
 	seq      int
-	inputs   int     // the length of the key's inputs part
-	wild     bool    // keyed by inputs alone: rows without expected answers
-	testcase bool    // keyed by test case id
-	text     []byte  // the start of the first row's InputsText, for its label
-	keys     caseKey // its key's hashes, for the reports' flaky rows
+	inputs   int        // the length of the key's inputs part
+	wild     bool       // keyed by inputs alone: rows without expected answers
+	testcase bool       // keyed by test case id
+	text     []byte     // the start of the first row's InputsText, for its label
+	key      []byte     // its pairing key (inputs, a length prefix of it)
+	hash     uint64     // keyHash(key)
+	next     *caseGroup // another case of the same hash in caseIndex
 	rows     [2]int
 	fed      [2]bool // the side's values went into Comparer.sides
 	failed   [2]int  // rows whose app call failed
@@ -32,42 +34,64 @@ type repeatScore struct {
 	sum            float64
 	notBool        bool
 	lack           valueKind // how the first repeat without a value lacked it
+	row            int       // the last of the side's rows that had a result
 }
 
-func (g *caseGroup) add(side int, scores []score, failed, noOut bool) {
+// add adds a row of the side, its results read as Comparer.scores reads
+// them (the first of each evaluator), straight into the case's sums.
+func (g *caseGroup) add(side int, s *models.EvaluationScenario, failed, noOut bool) {
 	g.rows[side]++
+	row := g.rows[side]
 	if failed {
 		g.failed[side]++
 		if noOut {
 			g.noOutput[side]++
 		}
 	}
-	if g.scores[side] == nil {
-		g.scores[side] = make([]repeatScore, 0, len(scores))
-	}
-	for _, sc := range scores {
-		i := slices.IndexFunc(g.scores[side], func(r repeatScore) bool { return r.evaluator == sc.evaluator })
-		if i < 0 {
-			g.scores[side] = append(g.scores[side], repeatScore{evaluator: sc.evaluator})
-			i = len(g.scores[side]) - 1
+	for i := range s.Results {
+		res := &s.Results[i]
+		r := g.score(side, i, res.EvaluatorConfig)
+		if r.row == row {
+			continue // a second result of the evaluator on the row
 		}
-		r := &g.scores[side][i]
-		if !scored(sc.kind) {
+		r.row = row
+		kind, x := kindError, 0.0
+		if !failed {
+			kind, x = scoreOf(res.Result)
+		} else if noOut {
+			kind = kindNoOutput
+		}
+		if !scored(kind) {
 			if r.lack == kindNone {
-				r.lack = sc.kind
+				r.lack = kind
 			}
 			continue
 		}
 		r.values++
-		r.sum += sc.value
-		if sc.kind == kindBool {
-			if sc.value == 1 {
+		r.sum += x
+		if kind == kindBool {
+			if x == 1 {
 				r.passes++
 			}
 		} else {
 			r.notBool = true
 		}
 	}
+}
+
+// score returns the sums of an evaluator on a side, added when new; hint is
+// where the repeats of a case most often have it: the result's place.
+func (g *caseGroup) score(side, hint int, evaluator string) *repeatScore {
+	scores := g.scores[side]
+	if hint < len(scores) && scores[hint].evaluator == evaluator {
+		return &scores[hint]
+	}
+	i := slices.IndexFunc(scores, func(r repeatScore) bool { return r.evaluator == evaluator })
+	if i < 0 {
+		g.scores[side] = append(scores, repeatScore{evaluator: evaluator})
+		i = len(scores)
+	}
+	return &g.scores[side][i]
 }
 
 // label returns the case's label: its first row's inputs as text, cut to
@@ -160,7 +184,7 @@ func (g *caseGroup) merge(o *caseGroup, side int) {
 
 // addRepeat adds a row to its case; the case is compared once both sides
 // have Repeats rows.
-func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool) {
+func (c *Comparer) addRepeat(s *models.EvaluationScenario, side int, failed bool) {
 	answered := true
 	testcase := s.TestcaseID != ""
 	var inputs int
@@ -168,62 +192,60 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 	// The row's case is most often the last of its side's (the repeat
 	// before it) or of the other side's (the same case, run by the other).
 	var last *lastCase
+	var label []byte // the row's label, when built with its key
+	key := c.key
 	switch {
 	case testcase:
 		c.key = append(append(c.key[:0], testcaseKey...), s.TestcaseID...)
-		inputs = len(c.key)
-		g = c.groups[string(c.key)]
+		key, inputs = c.key, len(c.key)
 	case repeatCacheOff:
 		c.key = pairingKey(c.key[:0], s.Inputs)
 		inputs = len(c.key)
 		c.key, answered = appendAnswersKey(c.key, s)
-		g = c.groups[string(c.key)]
+		key = c.key
 	case c.last[side].same(s):
 		last = &c.last[side]
 	case c.last[1-side].same(s):
 		last = &c.last[1-side]
 	default:
-		c.key = pairingKey(c.key[:0], s.Inputs)
-		inputs = len(c.key)
+		c.key, c.label = keyAndLabel(c.key[:0], c.label[:0], s.Inputs)
+		inputs, label = len(c.key), c.label
 		c.key, answered = appendAnswersKey(c.key, s)
 		c.last[side].remember(s, c.key, inputs, answered)
-	}
-	if last != nil {
-		c.key = append(c.key[:0], last.key...)
-		inputs, answered, g = last.inputs, last.answered, last.group
-	} else if !testcase && !repeatCacheOff {
 		last = &c.last[side]
 	}
-	if g == nil && !testcase && !repeatCacheOff {
-		g = c.groups[string(c.key)]
-	}
-	if g == nil {
-		if c.settled.has(c.key) {
-			// A row of a case already settled with K rows on both
-			// sides: a broken listing.
-			c.repeats[side]++
-			if c.repeatedCase[side] == "" {
-				c.repeatedCase[side] = bound(s.InputsText(), 120)
-			}
-			return
-		}
-	}
-	if g == nil {
-		if c.groups == nil {
-			c.groups = map[string]*caseGroup{}
-		}
-		g = c.newGroup()
-		g.seq, g.inputs, g.wild, g.testcase = c.seq, inputs, !answered, testcase
-		g.keys = newCaseKey(c.key, inputs, testcase)
-		if repeatCacheOff {
-			g.text = []byte(s.InputsText())
-		} else {
-			g.text = appendLabel(g.text[:0], s.Inputs)
-		}
-		c.groups[string(c.key)] = g
-	}
 	if last != nil {
-		last.group = g
+		key, inputs, answered, g = last.key, last.inputs, last.answered, last.group
+	}
+	if g == nil {
+		// The case's first row on this side, or a case settled.
+		h := keyHash(key)
+		if g = c.groups.find(h, key); g == nil {
+			if c.settled.has(h) {
+				// A row of a case already settled with K rows on both
+				// sides: a broken listing.
+				c.repeats[side]++
+				if c.repeatedCase[side] == "" {
+					c.repeatedCase[side] = bound(s.InputsText(), 120)
+				}
+				return
+			}
+			g = c.newGroup()
+			g.seq, g.inputs, g.wild, g.testcase = c.seq, inputs, !answered, testcase
+			g.key, g.hash = append(g.key[:0], key...), h
+			switch {
+			case repeatCacheOff:
+				g.text = []byte(s.InputsText())
+			case label != nil:
+				g.text = append(g.text[:0], label...)
+			default:
+				g.text = appendLabel(g.text[:0], s.Inputs)
+			}
+			c.groups.add(g)
+		}
+		if last != nil {
+			last.group = g
+		}
 	}
 	if g.rows[side] >= c.Repeats {
 		// More rows than repeats asked for: a broken listing.
@@ -233,8 +255,7 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 		}
 		return
 	}
-	c.scratch = c.scores(c.scratch[:0], s, failed)
-	g.add(side, c.scratch, failed, failed && noOutput(s))
+	g.add(side, s, failed, failed && noOutput(s))
 	if g.rows[side] == c.Repeats && !g.wild {
 		g.feed(&c.sides[side], side, c.Repeats)
 		g.fed[side] = true
@@ -253,16 +274,16 @@ func (c *Comparer) addRepeat(s models.EvaluationScenario, side int, failed bool)
 	default:
 		return
 	}
-	delete(c.groups, string(c.key))
+	c.groups.remove(g)
 	for i := range c.last {
 		if c.last[i].group == g {
 			c.last[i].group = nil
 		}
 	}
-	c.freeGroup(g)
-	// Remember the case, by a hash of its key, to find a row beyond its
+	// Remember the case, by its key's hash, to find a row beyond its
 	// K-th: 11 to 21 bytes a case.
-	c.settled.add(c.key)
+	c.settled.add(g.hash)
+	c.freeGroup(g)
 }
 
 // settleCases settles the cases left (with their pairs made by test
@@ -281,14 +302,15 @@ func (c *Comparer) settleCases(deltaOf func(string) *deltaAccumulator, sides *[2
 	var exact []*caseGroup
 	var wild []keyed
 	byInputs := map[string][]*caseGroup{}
-	for key, g := range c.groups {
+	for g := range c.groups.all() {
 		copied := *g
 		if g.wild {
-			wild = append(wild, keyed{key, &copied})
+			wild = append(wild, keyed{string(g.key), &copied})
 			continue
 		}
 		exact = append(exact, &copied)
-		byInputs[key[:g.inputs]] = append(byInputs[key[:g.inputs]], &copied)
+		inputs := string(g.key[:g.inputs])
+		byInputs[inputs] = append(byInputs[inputs], &copied)
 	}
 	bySeq := func(a, b *caseGroup) int { return cmp.Compare(a.seq, b.seq) }
 	slices.SortFunc(wild, func(a, b keyed) int { return bySeq(a.g, b.g) })

@@ -107,7 +107,7 @@ func (s *CaseStats) add(v caseValue, g *caseGroup) {
 				if len(s.FlakyCases) < MaxFlakyListed {
 					s.FlakyCases = append(s.FlakyCases, FlakyCase{Case: g.label(), Passed: p, Repeats: r})
 				}
-				s.flakyKeys = append(s.flakyKeys, g.keys)
+				s.flakyKeys = append(s.flakyKeys, g.caseKey())
 			}
 		}
 	default:

@@ -334,9 +334,9 @@ type Comparer struct {
 	// partner (see candidateCases).
 	alone bool
 	sides [2]caseSet
-	// groups holds, with repeats, the cases not yet settled, by key;
+	// groups holds, with repeats, the cases not yet settled;
 	// settled the hashes of the keys of those settled.
-	groups      map[string]*caseGroup
+	groups      caseIndex
 	settled     caseHashes
 	last        [2]lastCase  // by side, the last row keyed by inputs and answers
 	free        []*caseGroup // groups of settled cases, for reuse
@@ -362,6 +362,7 @@ type Comparer struct {
 	deltas       map[string]*deltaAccumulator
 	order        []string
 	key          []byte  // scratch for the pairing key
+	label        []byte  // scratch for a case's label
 	scratch      []score // scratch for a row that pairs at once
 	slab         []score // storage for the scores of waiting rows
 }
@@ -430,14 +431,14 @@ type score struct {
 // AddBaseline adds a row of the baseline run. A row that repeats the
 // scenario id of an earlier baseline row is left out (counted in
 // Comparison.BaselineDuplicates).
-func (c *Comparer) AddBaseline(s models.EvaluationScenario) { c.add(s, true) }
+func (c *Comparer) AddBaseline(s models.EvaluationScenario) { c.add(&s, true) }
 
 // AddCandidate adds a row of the candidate run. A row that repeats the
 // scenario id of an earlier candidate row is left out (counted in
 // Comparison.CandidateDuplicates).
-func (c *Comparer) AddCandidate(s models.EvaluationScenario) { c.add(s, false) }
+func (c *Comparer) AddCandidate(s models.EvaluationScenario) { c.add(&s, false) }
 
-func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
+func (c *Comparer) add(s *models.EvaluationScenario, baseline bool) {
 	side := sideOf(baseline)
 	if !c.ids[side].first(s.ID) {
 		c.duplicates[side]++
@@ -524,7 +525,7 @@ func (c *Comparer) add(s models.EvaluationScenario, baseline bool) {
 
 // countCase counts a row whose test case (c.key: its inputs and expected
 // answers) an earlier row of its side had.
-func (c *Comparer) countCase(side int, s models.EvaluationScenario) {
+func (c *Comparer) countCase(side int, s *models.EvaluationScenario) {
 	h := fnv.New64a()
 	h.Write(c.key)
 	sum := h.Sum64()
@@ -551,7 +552,7 @@ func sideOf(baseline bool) int {
 // scores appends the scores of a row's results, the first result of each
 // evaluator only; every result of a row whose app call failed (failed:
 // appFailed(s)) counts as an error.
-func (c *Comparer) scores(dst []score, s models.EvaluationScenario, failed bool) []score {
+func (c *Comparer) scores(dst []score, s *models.EvaluationScenario, failed bool) []score {
 	start := len(dst)
 	var seen map[string]bool // for rows with many results, where a scan would be quadratic
 	if len(s.Results) > 16 {
@@ -804,10 +805,20 @@ const testcaseKey = "\x00testcase:"
 // the inputs sorted by name, each name and value length-prefixed.
 func pairingKey(key []byte, inputs []models.Input) []byte {
 	var small [8]int
-	order := small[:0]
-	if len(inputs) > len(small) {
-		order = make([]int, 0, len(inputs))
+	for _, i := range byName(small[:0], inputs) {
+		in := inputs[i]
+		key = appendField(key, in.Name)
+		if v, ok := plainString(in.Value); ok {
+			key = appendField(key, v)
+			continue
+		}
+		key = appendField(key, in.Text())
 	}
+	return key
+}
+
+// byName appends to order the indexes of inputs, sorted by name (stable).
+func byName(order []int, inputs []models.Input) []int {
 	for i := range inputs {
 		order = append(order, i)
 	}
@@ -820,23 +831,14 @@ func pairingKey(key []byte, inputs []models.Input) []byte {
 		}
 		return 0
 	})
-	for _, i := range order {
-		in := inputs[i]
-		key = strconv.AppendInt(key, int64(len(in.Name)), 10)
-		key = append(key, ':')
-		key = append(key, in.Name...)
-		if v, ok := plainString(in.Value); ok {
-			key = strconv.AppendInt(key, int64(len(v)), 10)
-			key = append(key, ':')
-			key = append(key, v...)
-			continue
-		}
-		text := in.Text()
-		key = strconv.AppendInt(key, int64(len(text)), 10)
-		key = append(key, ':')
-		key = append(key, text...)
-	}
-	return key
+	return order
+}
+
+// appendField appends a field of a pairing key, length-prefixed.
+func appendField[T string | []byte](key []byte, field T) []byte {
+	key = strconv.AppendInt(key, int64(len(field)), 10)
+	key = append(key, ':')
+	return append(key, field...)
 }
 
 // plainString returns the contents of a JSON string that needs no
@@ -860,7 +862,7 @@ func plainString(v []byte) ([]byte, bool) {
 // each column and value length-prefixed, sorted by column (the answer of
 // older servers counting as column "correct_answer"), and reports whether
 // the row has any.
-func appendAnswersKey(key []byte, s models.EvaluationScenario) ([]byte, bool) {
+func appendAnswersKey(key []byte, s *models.EvaluationScenario) ([]byte, bool) {
 	answers := s.CorrectAnswers
 	if len(answers) == 0 {
 		if s.CorrectAnswer == "" {

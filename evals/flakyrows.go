@@ -1,7 +1,7 @@
 package evals
 
 import (
-	"hash/fnv"
+	"hash/maphash"
 	"strings"
 
 	"github.com/agenta-go/agenta/models"
@@ -17,12 +17,16 @@ import (
 // case id), which a row without expected answers joins.
 type caseKey struct{ key, inputs uint64 }
 
-// newCaseKey hashes the pairing key of a case: key, whose first inputs
-// bytes are its inputs part unless it is keyed by test case id.
-func newCaseKey(key []byte, inputs int, testcase bool) caseKey {
-	k := caseKey{key: keyHash(key)}
-	if !testcase {
-		k.inputs = keyHash(key[:inputs])
+// caseKey returns the case's key as hashes: its group holds the whole
+// key's already.
+func (g *caseGroup) caseKey() caseKey {
+	k := caseKey{key: g.hash}
+	switch {
+	case g.testcase:
+	case g.inputs == len(g.key):
+		k.inputs = g.hash
+	default:
+		k.inputs = keyHash(g.key[:g.inputs])
 	}
 	return k
 }
@@ -84,7 +88,7 @@ func (f *flakyRows) of(s models.EvaluationScenario) []string {
 	f.key = pairingKey(f.key[:0], s.Inputs)
 	inputs := len(f.key)
 	var answered bool
-	if f.key, answered = appendAnswersKey(f.key, s); !answered {
+	if f.key, answered = appendAnswersKey(f.key, &s); !answered {
 		return f.byInputs[keyHash(f.key[:inputs])]
 	}
 	return f.byKey[keyHash(f.key)]
@@ -124,9 +128,10 @@ func (r *Report) flakyRowsOf(runs []namedRun, cat catalog) []*flakyRows {
 // flakyCell is the CSV cell of a row's flaky evaluators.
 func flakyCell(names []string) string { return strings.Join(names, "; ") }
 
-// keyHash is a case key's 64-bit FNV-1a hash.
-func keyHash(key []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(key)
-	return h.Sum64()
-}
+// caseKeySeed seeds keyHash: the reports look up by hash the cases a
+// Comparer hashed, in the same process.
+var caseKeySeed = maphash.MakeSeed()
+
+// keyHash is a case key's 64-bit hash, never 0 (an empty slot of
+// caseHashes).
+func keyHash(key []byte) uint64 { return max(maphash.Bytes(caseKeySeed, key), 1) }

@@ -2,7 +2,7 @@ package evals
 
 import (
 	"bytes"
-	"hash/maphash"
+	"iter"
 
 	"github.com/agenta-go/agenta/models"
 )
@@ -37,7 +37,7 @@ type lastCase struct {
 
 // same reports whether s has the remembered row's inputs and expected
 // answers, byte for byte, in the same order.
-func (l *lastCase) same(s models.EvaluationScenario) bool {
+func (l *lastCase) same(s *models.EvaluationScenario) bool {
 	if !l.valid || len(s.Inputs) != len(l.names) || len(s.CorrectAnswers) != len(l.answers) || s.CorrectAnswer != l.answer {
 		return false
 	}
@@ -58,7 +58,7 @@ func (l *lastCase) same(s models.EvaluationScenario) bool {
 
 // remember keeps s's inputs and expected answers, with the key built from
 // them.
-func (l *lastCase) remember(s models.EvaluationScenario, key []byte, inputs int, answered bool) {
+func (l *lastCase) remember(s *models.EvaluationScenario, key []byte, inputs int, answered bool) {
 	l.valid, l.answer, l.inputs, l.answered, l.group = true, s.CorrectAnswer, inputs, answered, nil
 	l.names, l.ends, l.values = l.names[:0], l.ends[:0], l.values[:0]
 	for _, in := range s.Inputs {
@@ -89,7 +89,7 @@ func (c *Comparer) freeGroup(g *caseGroup) {
 	if repeatCacheOff || len(c.free) == maxFreeGroups {
 		return
 	}
-	*g = caseGroup{scores: [2][]repeatScore{g.scores[0][:0], g.scores[1][:0]}, text: g.text[:0]}
+	*g = caseGroup{scores: [2][]repeatScore{g.scores[0][:0], g.scores[1][:0]}, text: g.text[:0], key: g.key[:0]}
 	c.free = append(c.free, g)
 }
 
@@ -102,28 +102,57 @@ const labelBytes = 4*121 + 1
 // inputs, up to labelBytes of it, without its allocations for the common
 // values: plain strings and numbers.
 func appendLabel(dst []byte, inputs []models.Input) []byte {
-	start := len(dst)
-	room := func() int { return start + labelBytes - len(dst) }
-	addString := func(b string) { dst = append(dst, b[:min(len(b), room())]...) }
-	addBytes := func(b []byte) { dst = append(dst, b[:min(len(b), room())]...) }
-	for i, in := range inputs {
-		if room() == 0 {
-			break
-		}
-		if i > 0 {
-			addString(", ")
-		}
-		addString(in.Name)
-		addString("=")
-		if v, ok := plainString(in.Value); ok {
-			addBytes(v)
-		} else if v, ok := plainToken(in.Value); ok {
-			addBytes(v)
-		} else {
-			addString(in.Text())
-		}
+	var small [8][]byte
+	return appendLabelOf(dst, inputs, inputTexts(small[:0], inputs))
+}
+
+// keyAndLabel appends the pairing key of inputs to key, as pairingKey, and
+// their label to label, as appendLabel, reading each value once: a case's
+// first row needs both.
+func keyAndLabel(key, label []byte, inputs []models.Input) ([]byte, []byte) {
+	var small [8][]byte
+	texts := inputTexts(small[:0], inputs)
+	var order [8]int
+	for _, i := range byName(order[:0], inputs) {
+		key = appendField(key, inputs[i].Name)
+		key = appendField(key, texts[i])
 	}
-	return dst
+	return key, appendLabelOf(label, inputs, texts)
+}
+
+// inputTexts appends what Input.Text returns for each input, without its
+// allocations for plain strings and numbers.
+func inputTexts(texts [][]byte, inputs []models.Input) [][]byte {
+	for _, in := range inputs {
+		v, ok := plainString(in.Value)
+		if !ok {
+			v, ok = plainToken(in.Value)
+		}
+		if !ok {
+			v = []byte(in.Text())
+		}
+		texts = append(texts, v)
+	}
+	return texts
+}
+
+// appendLabelOf appends the label of inputs whose texts are texts.
+func appendLabelOf(label []byte, inputs []models.Input, texts [][]byte) []byte {
+	limit := len(label) + labelBytes
+	for i, in := range inputs {
+		if i > 0 {
+			label = appendUpTo(label, ", ", limit)
+		}
+		label = appendUpTo(label, in.Name, limit)
+		label = appendUpTo(label, "=", limit)
+		label = appendUpTo(label, texts[i], limit)
+	}
+	return label
+}
+
+// appendUpTo appends b to dst, cut so that dst holds at most limit bytes.
+func appendUpTo[T string | []byte](dst []byte, b T, limit int) []byte {
+	return append(dst, b[:max(0, min(len(b), limit-len(dst)))]...)
 }
 
 // plainToken returns a JSON value that is a bare token of letters, digits
@@ -150,20 +179,11 @@ func plainToken(v []byte) ([]byte, bool) {
 // as listed more than K times: the gates fail, never pass.
 type caseHashes struct{ ids scenarioIDs }
 
-func (s *caseHashes) hash(key []byte) uint64 {
-	if s.ids.slots == nil {
-		s.ids.seed = maphash.MakeSeed()
-		s.ids.slots = make([]uint64, 1024)
-	}
-	return max(maphash.Bytes(s.ids.seed, key), 1) // 0 is an empty slot
-}
-
-// has reports whether the case of key is settled.
-func (s *caseHashes) has(key []byte) bool {
+// has reports whether the case of hash h (keyHash) is settled.
+func (s *caseHashes) has(h uint64) bool {
 	if s.ids.slots == nil {
 		return false
 	}
-	h := s.hash(key)
 	mask := uint64(len(s.ids.slots) - 1)
 	for i := h & mask; s.ids.slots[i] != 0; i = (i + 1) & mask {
 		if s.ids.slots[i] == h {
@@ -173,5 +193,73 @@ func (s *caseHashes) has(key []byte) bool {
 	return false
 }
 
-// add remembers the case of key as settled.
-func (s *caseHashes) add(key []byte) { s.ids.add(s.hash(key)) }
+// add remembers the case of hash h as settled.
+func (s *caseHashes) add(h uint64) {
+	if s.ids.slots == nil {
+		s.ids.slots = make([]uint64, 1024)
+	}
+	s.ids.add(h)
+}
+
+// caseIndexMask masks the hashes caseIndex files its groups by; tests
+// narrow it to make cases share a slot.
+var caseIndexMask = ^uint64(0)
+
+// caseIndex holds the groups of the cases not yet settled by their key's
+// hash, each checked against its key: a group keeps its key in a buffer
+// it reuses, where a map by key would allocate a string a case.
+type caseIndex struct{ byHash map[uint64]*caseGroup }
+
+// find returns the group of key, whose hash is h; nil when there is none.
+func (x *caseIndex) find(h uint64, key []byte) *caseGroup {
+	for g := x.byHash[h&caseIndexMask]; g != nil; g = g.next {
+		if g.hash == h && bytes.Equal(g.key, key) {
+			return g
+		}
+	}
+	return nil
+}
+
+// add files a new group.
+func (x *caseIndex) add(g *caseGroup) {
+	if x.byHash == nil {
+		x.byHash = map[uint64]*caseGroup{}
+	}
+	slot := g.hash & caseIndexMask
+	g.next = x.byHash[slot]
+	x.byHash[slot] = g
+}
+
+// remove takes a group out.
+func (x *caseIndex) remove(g *caseGroup) {
+	slot := g.hash & caseIndexMask
+	for p := x.byHash[slot]; p != nil; p = p.next {
+		switch {
+		case p == g && p == x.byHash[slot]:
+			if g.next == nil {
+				delete(x.byHash, slot)
+			} else {
+				x.byHash[slot] = g.next
+			}
+		case p.next == g:
+			p.next = g.next
+		default:
+			continue
+		}
+		g.next = nil
+		return
+	}
+}
+
+// all yields the groups, in no order.
+func (x *caseIndex) all() iter.Seq[*caseGroup] {
+	return func(yield func(*caseGroup) bool) {
+		for _, g := range x.byHash {
+			for ; g != nil; g = g.next {
+				if !yield(g) {
+					return
+				}
+			}
+		}
+	}
+}

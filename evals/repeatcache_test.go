@@ -3,7 +3,9 @@ package evals
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,6 +128,120 @@ func TestAppendLabelIsInputsText(t *testing.T) {
 		want := bound(models.EvaluationScenario{Inputs: inputs}.InputsText(), 120)
 		if got := bound(string(appendLabel(nil, inputs)), 120); got != want {
 			t.Errorf("label of %q: %q, want %q", value, got, want)
+		}
+		key, label := keyAndLabel([]byte("k"), []byte("l"), inputs)
+		if got := bound(string(label[1:]), 120); string(key) != "k"+string(pairingKey(nil, inputs)) || label[0] != 'l' || got != want {
+			t.Errorf("key and label of %q: %q, %q; want %q, %q", value, key[1:], got, pairingKey(nil, inputs), want)
+		}
+	}
+}
+
+// TestCaseIndexSharedSlots compares random listings with repeats with the
+// case index's slots narrowed to four, so that most cases share one with
+// others (as two keys of one hash would): the comparisons are the same.
+func TestCaseIndexSharedSlots(t *testing.T) {
+	defer func() { caseIndexMask = ^uint64(0) }()
+	for seed := range uint64(100) {
+		rng := rand.New(rand.NewPCG(seed, 28))
+		k := 2 + rng.IntN(3)
+		cases := 1 + rng.IntN(40)
+		baseline, candidate := randomRepeatListing(rng, cases, k), randomRepeatListing(rng, cases, k)
+		compare := func(mask uint64) []Comparison {
+			caseIndexMask = mask
+			c := Comparer{Repeats: k}
+			var out []Comparison
+			for i := range max(len(baseline), len(candidate)) {
+				if i < len(baseline) {
+					c.AddBaseline(baseline[i])
+				}
+				if i < len(candidate) {
+					c.AddCandidate(candidate[i])
+				}
+				if i == len(baseline)/2 {
+					out = append(out, c.Comparison())
+				}
+			}
+			return append(out, c.Comparison())
+		}
+		wide, narrow := compare(^uint64(0)), compare(3)
+		if fmt.Sprintf("%#v", wide) != fmt.Sprintf("%#v", narrow) {
+			t.Fatalf("seed %d (K %d, %d cases): with shared slots\n%+v\nwithout\n%+v", seed, k, cases, narrow, wide)
+		}
+	}
+}
+
+// TestRowScanAsModels checks the row readers on every row's path against
+// the models' methods they stand for: scoreOf against Result.Failed, Bool
+// and Float64, appFailed and noOutput against appError and AppError.
+func TestRowScanAsModels(t *testing.T) {
+	values := []string{``, ` `, `true`, ` true `, `false`, "\tfalse\n", `True`, `null`, ` null`, `nul`, `n`, `0`, `-0`, `1.5`, ` -2e3 `,
+		`1e999`, `-1e999`, `01`, `1x`, `-`, `"1"`, `"true"`, `{"a":1}`, `[1]`, "\u00a0true", "\u00a01", "\u00a0null", "\u0085", "\xc2", `NaN`, `Infinity`, `+1`, `.5`}
+	for _, v := range values {
+		for _, typ := range []string{"bool", models.ResultTypeError} {
+			for _, e := range []*models.Error{nil, {Message: "boom"}} {
+				r := models.Result{Type: typ, Value: json.RawMessage(v), Error: e}
+				wantKind, wantX := kindOther, 0.0
+				if b, ok := r.Bool(); r.Failed() {
+					wantKind = kindError
+				} else if ok {
+					wantKind, wantX = kindBool, 0
+					if b {
+						wantX = 1
+					}
+				} else if x, ok := r.Float64(); ok && !math.IsInf(x, 0) {
+					wantKind, wantX = kindNumber, x
+				}
+				if kind, x := scoreOf(r); kind != wantKind || x != wantX {
+					t.Errorf("scoreOf(%+v) = %v, %v; want %v, %v", r, kind, x, wantKind, wantX)
+				}
+				for _, s := range []models.EvaluationScenario{{}, {Outputs: []models.Output{{Result: r}}}, {Outputs: []models.Output{{Result: r}, {}}}} {
+					_, failed := appError(s)
+					_, called := s.AppError()
+					if appFailed(&s) != failed || noOutput(&s) != !called {
+						t.Errorf("appFailed, noOutput of %+v: %v, %v; want %v, %v", s.Outputs, appFailed(&s), noOutput(&s), failed, !called)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRepeatsReadFirstResult checks that, with repeats, a row's second
+// result of an evaluator is left out, as without: listings whose rows
+// repeat an evaluator's result with another value compare as without
+// those results.
+func TestRepeatsReadFirstResult(t *testing.T) {
+	for seed := range uint64(50) {
+		rng := rand.New(rand.NewPCG(seed, 29))
+		k := 2 + rng.IntN(3)
+		cases := 1 + rng.IntN(30)
+		baseline, candidate := randomRepeatListing(rng, cases, k), randomRepeatListing(rng, cases, k)
+		compare := func(doubled bool) Comparison {
+			c := Comparer{Repeats: k}
+			for i := range max(len(baseline), len(candidate)) {
+				for side, rows := range [][]models.EvaluationScenario{baseline, candidate} {
+					if i >= len(rows) {
+						continue
+					}
+					s := rows[i]
+					if doubled {
+						s.Results = slices.Clone(s.Results)
+						for _, r := range s.Results {
+							flipped := r
+							flipped.Result.Value = json.RawMessage(`"other"`)
+							if rng.IntN(2) == 0 {
+								flipped.Result.Value = json.RawMessage(`true`)
+							}
+							s.Results = append(s.Results, flipped)
+						}
+					}
+					[]func(models.EvaluationScenario){c.AddBaseline, c.AddCandidate}[side](s)
+				}
+			}
+			return c.Comparison()
+		}
+		if once, doubled := compare(false), compare(true); fmt.Sprintf("%#v", once) != fmt.Sprintf("%#v", doubled) {
+			t.Fatalf("seed %d: with second results\n%+v\nwithout\n%+v", seed, doubled, once)
 		}
 	}
 }

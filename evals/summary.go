@@ -1,9 +1,12 @@
 package evals
 
 import (
+	"bytes"
 	"hash/maphash"
 	"iter"
 	"math"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/agenta-go/agenta/models"
 )
@@ -139,7 +142,7 @@ func (a *Accumulator) Add(s models.EvaluationScenario) {
 		return
 	}
 	a.rows++
-	failed := appFailed(s)
+	failed := appFailed(&s)
 	if failed {
 		a.appErrors++
 	}
@@ -230,9 +233,23 @@ func SummarizeStream(scenarios iter.Seq2[models.EvaluationScenario, error]) (Sum
 // Absence of evidence is never success: such a row counts as an app error,
 // and its evaluators' results as errors, as the service writes them for a
 // failed call.
-func appFailed(s models.EvaluationScenario) bool {
-	_, failed := appError(s)
-	return failed
+//
+// It reads the row in place: it is on every row's path.
+func appFailed(s *models.EvaluationScenario) bool {
+	if len(s.Outputs) == 0 {
+		return true
+	}
+	r := &s.Outputs[0].Result
+	return r.Error != nil || r.Type == models.ResultTypeError || !hasValue(r.Value)
+}
+
+// hasValue is Result.HasValue, without trimming a value that starts with
+// neither a space nor the n of null.
+func hasValue(v []byte) bool {
+	if len(v) > 0 && v[0] > ' ' && v[0] < utf8.RuneSelf && v[0] != 'n' {
+		return true
+	}
+	return models.Result{Value: v}.HasValue()
 }
 
 // noOutputError is the app error of a row without any output.
@@ -240,9 +257,8 @@ const noOutputError = "no output: the row holds no answer of the app, and no err
 
 // noOutput reports whether a row that appFailed holds no output rather
 // than a failed call.
-func noOutput(s models.EvaluationScenario) bool {
-	_, called := s.AppError()
-	return !called
+func noOutput(s *models.EvaluationScenario) bool {
+	return len(s.Outputs) == 0 || !s.Outputs[0].Result.Failed()
 }
 
 // appError returns the message of a row's failed app call, or noOutput for
@@ -335,18 +351,23 @@ const (
 
 // scoreOf classifies a result and returns its value as a number, a bool
 // counting 1 for true.
+//
+// It reads the value as Result.Bool, then Result.Float64, would, trimming
+// it once: it is on every result's path.
 func scoreOf(r models.Result) (valueKind, float64) {
 	if r.Failed() {
 		return kindError, 0
 	}
-	if b, ok := r.Bool(); ok {
-		if b {
-			return kindBool, 1
-		}
+	switch v := bytes.TrimSpace(r.Value); {
+	case len(v) == 0:
+	case string(v) == "true":
+		return kindBool, 1
+	case string(v) == "false":
 		return kindBool, 0
-	}
-	if x, ok := r.Float64(); ok && !math.IsInf(x, 0) {
-		return kindNumber, x
+	case v[0] == '-' || v[0] >= '0' && v[0] <= '9':
+		if x, err := strconv.ParseFloat(string(v), 64); err == nil && !math.IsInf(x, 0) {
+			return kindNumber, x
+		}
 	}
 	return kindOther, 0
 }

@@ -46,8 +46,8 @@ func worstRows(cat catalog, base, cand Run) (rows []worseRow, ordered bool, err 
 			return rows, true, nil
 		}
 		i++
-		bkey, _ = appendAnswersKey(pairingKey(bkey[:0], b.Inputs), b)
-		ckey, _ = appendAnswersKey(pairingKey(ckey[:0], c.Inputs), c)
+		bkey, _ = appendAnswersKey(pairingKey(bkey[:0], b.Inputs), &b)
+		ckey, _ = appendAnswersKey(pairingKey(ckey[:0], c.Inputs), &c)
 		if !bytes.Equal(bkey, ckey) || b.TestcaseID != c.TestcaseID {
 			return rows, false, nil
 		}
