@@ -66,3 +66,24 @@ func (r *Report) SummaryInterval(evaluatorID string) (low, high float64) {
 	}
 	return s.numberBounds(one)
 }
+
+// SummaryIntervalCases returns how many test cases SummaryInterval's
+// interval of an evaluator is over, with repeats: every case for a pass
+// rate, only those with a value on every repeat for numbers (a case mean
+// needs each repeat's value), so that a report can say when an interval
+// covers fewer cases than SummaryCases. It is 0 without repeats or for an
+// evaluator the candidate has no result for.
+func (r *Report) SummaryIntervalCases(evaluatorID string) int {
+	cases := r.summaryCases()
+	if cases == nil {
+		return 0
+	}
+	s, ok := cases.Evaluators[evaluatorID]
+	switch {
+	case !ok:
+		return 0
+	case s.isRate():
+		return cases.Cases
+	}
+	return s.Values
+}

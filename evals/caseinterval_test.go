@@ -64,3 +64,38 @@ func TestSummaryIntervalOverCases(t *testing.T) {
 		t.Errorf("Markdown without repeats speaks of test cases:\n%s", md.String())
 	}
 }
+
+// A score that errored on one repeat of a case leaves that case out of
+// the score's interval (a case mean needs every repeat's value), and the
+// report says over how many cases that interval is, while the pass rate's
+// stays over all of them.
+func TestSummaryIntervalSaysWhenFewerCases(t *testing.T) {
+	byCase := func(i, j int) bool { return i%2 == 0 }
+	_, cand := casesRuns(5, 3, byCase, byCase)
+	for k, res := range cand.Scenarios[4].Results { // case 1, its second repeat
+		if res.EvaluatorConfig == scoreConfig.ID {
+			cand.Scenarios[4].Results[k] = errorResult(scoreConfig.ID, "judge timed out")
+		}
+	}
+	r := NewReport(Run{}, cand)
+	if got := r.SummaryIntervalCases(exactMatch.ID); got != 5 {
+		t.Errorf("pass rate's interval over %d cases, want 5", got)
+	}
+	if got := r.SummaryIntervalCases(scoreConfig.ID); got != 4 {
+		t.Errorf("score's interval over %d cases, want the 4 with a value on every repeat", got)
+	}
+	low, high := r.SummaryInterval(scoreConfig.ID)
+	if wl, wh := MeanLow([]float64{1, 1, 0, 1}, 0.975), MeanHigh([]float64{1, 1, 0, 1}, 0.975); math.Abs(low-wl) > 1e-12 || math.Abs(high-wh) > 1e-12 {
+		t.Errorf("score's interval %v – %v, want t's over the 4 whole cases %v – %v", low, high, wl, wh)
+	}
+	var md bytes.Buffer
+	if err := r.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "is over the 4 of them with a value on every repeat.") || strings.Count(md.String(), "with a value on every repeat") != 1 {
+		t.Errorf("Markdown does not say, for the score alone, that its interval is over 4 cases:\n%s", md.String())
+	}
+	if _, once := casesRuns(5, 0, byCase, byCase); NewReport(Run{}, once).SummaryIntervalCases(scoreConfig.ID) != 0 {
+		t.Error("without repeats: SummaryIntervalCases is not 0")
+	}
+}

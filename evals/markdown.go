@@ -41,6 +41,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if cases, repeats := r.SummaryCases(); repeats > 1 {
 			fmt.Fprintf(bw, "Each test case ran %d times: the means are over every row, the 95%% confidence intervals over the %s, each its mean over its repeats (the repeats of a case are not independent).\n",
 				repeats, plural(cases, "test case"))
+			for _, e := range cat.list {
+				if _, ok := r.CandidateSummary.Evaluators[e.ID]; ok {
+					if n := r.SummaryIntervalCases(e.ID); n > 0 && n < cases {
+						fmt.Fprintf(bw, "The interval of %s is over the %d of them with a value on every repeat.\n", mdText(evaluatorTitle(cat, e)), n)
+					}
+				}
+			}
 		}
 	} else {
 		base := runs[0]

@@ -420,10 +420,27 @@ func printSummary(w io.Writer, report *evals.Report, baseline bool) error {
 	}
 	if cases, repeats := report.SummaryCases(); repeats > 1 {
 		// Repeats of a case are not independent rows: the interval is over cases.
-		fmt.Fprintf(w, "  95%% CI over %s, each the mean of its %d repeats\n", plural(cases, "test case"), repeats)
+		fmt.Fprintf(w, "  95%% CI over %s, each the mean of its %d repeats%s\n", plural(cases, "test case"), repeats, fewerCases(report, summary.EvaluatorIDs, cases))
 	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// fewerCases names the evaluators whose interval is over fewer of the
+// cases, those with a value on every repeat, and how many: " (score: over
+// the 7 with a value on every repeat)", or "" when every interval is over
+// all of them (or has none: its cell says n/a).
+func fewerCases(report *evals.Report, ids []string, cases int) string {
+	var parts []string
+	for _, id := range ids {
+		if n := report.SummaryIntervalCases(id); n > 0 && n < cases {
+			parts = append(parts, fmt.Sprintf("%s: over the %d with a value on every repeat", cell(evaluatorLabel(report, id)), n))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 // summaryCases returns what variant i's test cases add up to, for the

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agenta-go/agenta/evals"
+	"github.com/agenta-go/agenta/models"
 )
 
 // TestEvalRunOptions checks that eval run's flags parse into its options,
@@ -55,6 +58,47 @@ func TestEvalRunRefusesRepeatsAndConfidence(t *testing.T) {
 		err := execute(cmd, append([]string{"--app", "a", "--testset", "t", "--variant", "v", "--evaluator", "e"}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error with %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// With repeats, the summary's footnote names a score whose interval is
+// over fewer test cases than the rest (those with a value on every
+// repeat), and says nothing more when every interval is over all of them.
+func TestPrintSummarySaysWhenAnIntervalIsOverFewerCases(t *testing.T) {
+	result := func(id, typ, value string) models.ScenarioResult {
+		return models.ScenarioResult{EvaluatorConfig: id, Result: models.Result{Type: typ, Value: json.RawMessage(value)}}
+	}
+	run := func(erred bool) evals.Run {
+		r := evals.Run{Evaluation: models.Evaluation{ID: "e1", AggregatedResults: []models.AggregatedResult{
+			{EvaluatorConfig: models.EvaluatorConfig{ID: "ex", Name: "Exact match", EvaluatorKey: "auto_exact_match"}},
+			{EvaluatorConfig: models.EvaluatorConfig{ID: "sim", Name: "Similarity", EvaluatorKey: "auto_similarity_match"}}}}, Repeats: 3}
+		for i := range 4 {
+			for j := range 3 {
+				s := models.EvaluationScenario{ID: fmt.Sprintf("s%d-%d", i, j), TestcaseID: fmt.Sprintf("tc%d", i),
+					Outputs: []models.Output{{Result: models.Result{Type: "text", Value: json.RawMessage(`"Paris"`)}}},
+					Results: []models.ScenarioResult{result("ex", "bool", "true"), result("sim", "number", fmt.Sprint(0.25*float64(i+j)))}}
+				if erred && i == 2 && j == 1 {
+					s.Results[1] = models.ScenarioResult{EvaluatorConfig: "sim", Result: models.Result{Type: "error", Value: json.RawMessage("null"), Error: &models.Error{Message: "judge timed out"}}}
+				}
+				r.Scenarios = append(r.Scenarios, s)
+			}
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		erred bool
+		want  string
+	}{
+		{false, "  95% CI over 4 test cases, each the mean of its 3 repeats\n"},
+		{true, "  95% CI over 4 test cases, each the mean of its 3 repeats (Similarity: over the 3 with a value on every repeat)\n"},
+	} {
+		var out strings.Builder
+		if err := printSummary(&out, evals.NewReport(evals.Run{}, run(tc.erred)), false); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("a score erred on a repeat: %v; want the line %q in:\n%s", tc.erred, tc.want, out.String())
 		}
 	}
 }
