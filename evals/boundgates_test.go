@@ -295,6 +295,9 @@ func TestReportsListFlakyCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"Markdown": md.String(), "JUnit": junit.String()} {
+		if i := strings.Index(out, "Flaky cases"); i >= 0 {
+			out = out[i:] // past the cases the candidate did worse on
+		}
 		if !strings.Contains(out, "30") || !strings.Contains(out, "K0019") || !strings.Contains(out, "and 10 more") ||
 			strings.Count(out, "2 of 3 passed") != MaxFlakyListed {
 			t.Errorf("%s lists the flaky cases wrong:\n%s", name, out)
@@ -439,5 +442,39 @@ func TestGatesFailOnCasesShortOfRepeats(t *testing.T) {
 				t.Errorf("%s short: %s passed=%v (%s), want it failed with %q", tc.side, g.Gate, g.Passed, g.Reason, want)
 			}
 		}
+	}
+}
+
+// With repeats, the Markdown report lists the test cases whose mean over
+// the repeats got worse, not repeat i against repeat i: a case that passed
+// two of three times on both sides is not worse because its failing
+// repeat came first in the candidate.
+func TestMarkdownListsWorseCasesWithRepeats(t *testing.T) {
+	base := func(i, j int) bool { return j != 2 }
+	cand := func(i, j int) bool {
+		if i == 3 {
+			return j == 0 // case 3: 2 of 3 → 1 of 3
+		}
+		return j != 0 // the same 2 of 3, its fail on another repeat
+	}
+	b, c := casesRuns(6, 3, base, cand)
+	var md strings.Builder
+	if err := NewReport(b, c).WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	want := "| country=K0003 | Exact match | 2 of 3 passed | 1 of 3 passed |"
+	if !strings.Contains(out, "#### Test cases the candidate did worse on") || !strings.Contains(out, want) ||
+		strings.Count(out, "| country=K") != 1 || strings.Contains(out, "Rows the candidate did worse on") {
+		t.Errorf("Markdown with repeats does not list case 3 alone, as %q:\n%s", want, out)
+	}
+	// Without repeats the rows are listed as before.
+	b, c = casesRuns(6, 0, func(i, j int) bool { return true }, func(i, j int) bool { return i != 4 })
+	md.Reset()
+	if err := NewReport(b, c).WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "#### Rows the candidate did worse on") || strings.Contains(md.String(), "Test cases the candidate") {
+		t.Errorf("Markdown without repeats:\n%s", md.String())
 	}
 }

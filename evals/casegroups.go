@@ -139,7 +139,7 @@ func (g *caseGroup) lacking(side int) valueKind {
 // pending returns a side of the case as one row, its scores appended to
 // dst (nil for a row that is kept).
 func (g *caseGroup) pending(side int, dst []score) pendingRow {
-	row := pendingRow{seq: g.seq, repeats: g.rows[side], scores: dst,
+	row := pendingRow{seq: g.seq, text: g.text, repeats: g.rows[side], scores: dst,
 		failed: g.failed[side] == g.rows[side], noOutput: g.noOutput[side] == g.rows[side]}
 	for _, r := range g.scores[side] {
 		v := g.value(side, r)

@@ -78,6 +78,9 @@ type Comparison struct {
 	// add up to (each row a case, without repeats), for the bound
 	// measures: low, high, pass_all, flaky.
 	BaselineCases, CandidateCases CaseSummary
+	// changes holds, with repeats, by evaluator, the first cases whose
+	// value moved (see worseCases).
+	changes map[string]caseChanges
 
 	// EvaluatorIDs lists the keys of Evaluators in the order they were
 	// first seen.
@@ -370,6 +373,7 @@ type Comparer struct {
 // pendingRow is a row still without a partner.
 type pendingRow struct {
 	scores   []score
+	text     []byte // with repeats, the case's label (its group's, not copied)
 	seq      int
 	repeats  int  // rows of the case; 0 means 1
 	failed   bool // the app call failed, or the row has no output
@@ -608,7 +612,11 @@ func (c *Comparer) pair(deltaOf func(string) *deltaAccumulator, base, cand pendi
 		ck, y := cand.find(b.evaluator)
 		d := deltaOf(b.evaluator)
 		d.add(b.kind, b.value, ck, y)
-		d.addPair(base.valueOf(b), cand.value(b.evaluator, b.rate))
+		bv, cv := base.valueOf(b), cand.value(b.evaluator, b.rate)
+		d.addPair(bv, cv)
+		if c.Repeats > 1 {
+			d.noteChange(base, bv, cv)
+		}
 	}
 	for _, s := range cand.scores {
 		if !slices.ContainsFunc(base.scores, func(b score) bool { return b.evaluator == s.evaluator }) {
@@ -645,6 +653,7 @@ func (c *Comparer) Comparison() Comparison {
 	for id, d := range c.deltas {
 		copied := *d
 		copied.diffs = slices.Clone(d.diffs)
+		copied.fell, copied.rose = slices.Clone(d.fell), slices.Clone(d.rose)
 		deltas[id] = &copied
 	}
 	order := slices.Clone(c.order)
@@ -712,6 +721,12 @@ func (c *Comparer) Comparison() Comparison {
 			d.add(kindNone, 0, kindNone, 0)
 		}
 		out.Evaluators[id] = d.delta()
+		if len(d.fell)+len(d.rose) > 0 {
+			if out.changes == nil {
+				out.changes = map[string]caseChanges{}
+			}
+			out.changes[id] = caseChanges{fell: d.fell, rose: d.rose}
+		}
 	}
 	out.EvaluatorIDs = order
 	return out
@@ -912,6 +927,12 @@ type deltaAccumulator struct {
 	notAllBool                  bool
 	// pairs gathers the paired case differences, for diff_low.
 	pairs PairedCases
+	// fell and rose hold, with repeats, the first cases whose candidate
+	// value fell below the baseline's, or rose above it (a value lost
+	// counts as both), for the Markdown report: worse is one or the
+	// other by the evaluator's Direction, which the Comparer does not
+	// know.
+	fell, rose []caseChange
 }
 
 func scored(k valueKind) bool { return k == kindBool || k == kindNumber }
