@@ -485,3 +485,63 @@ func FuzzHostileErrorPath(f *testing.F) {
 		}
 	})
 }
+
+// After the engine's plumbing change (answerError reads the call's
+// request; the secret set is two *text.Secrets), no form of the key or
+// of a header's value shows in any text of the error a non-2xx answer
+// becomes: err.Error(), %+v, every error of the chain, the APIError's
+// Message and Body, for a read and for a create (whose redirect note
+// differs), with the credential echoed in the Location, in the body, in
+// a 422's details, encoded, and cut at the body's bound.
+func TestAnswerErrorsHoldNoSecret(t *testing.T) {
+	const header = "xHeAdErSeCrEt-0123456789"
+	forms := func(s string) []string {
+		return []string{s, url.QueryEscape(s), url.PathEscape(s), strings.ToUpper(s), base64.StdEncoding.EncodeToString([]byte(s))}
+	}
+	cut := strings.Repeat("a", maxErrorBody-len(hostileKey)/2)
+	for _, tc := range []struct {
+		name   string
+		status int
+		header http.Header
+		body   string
+	}{
+		{"redirect with the key in the user and query", 302, http.Header{"Location": {"http://u:" + hostileKey + "@127.0.0.1:9/x?k=" + url.QueryEscape(hostileKey) + "&h=" + header}}, `{"detail":"moved"}`},
+		{"307 with the key percent-encoded in the path", 307, http.Header{"Location": {"/api/" + url.PathEscape(hostileKey) + "/" + header}}, ""},
+		{"401 echoing the Authorization header", 401, nil, `{"detail":"bad key: ApiKey ` + hostileKey + ` and X-Custom: ` + header + `"}`},
+		{"422 echoing the key in loc, msg and input", 422, nil, `{"detail":[{"loc":["header","` + hostileKey + `"],"msg":"bad ` + header + `","type":"t","input":"` + hostileKey + `"}]}`},
+		{"500 with the key JSON-escaped", 500, nil, `{"detail":"` + strings.ReplaceAll(hostileKey, ".", `\u002e`) + `"}`},
+		{"500 with the key cut by the body's bound", 500, nil, cut + hostileKey + "tail"},
+	} {
+		for _, op := range []hostileOp{hostileGetVariant, hostileAddVariant} {
+			t.Run(tc.name+"/"+op.name, func(t *testing.T) {
+				base := hostileServe(t, tc.status, tc.header, tc.body)
+				c := hostileClient(t, base, WithHeader("X-Custom", header), WithMaxRetries(0))
+				err := op.run(context.Background(), c)
+				if err == nil {
+					t.Fatal("no error")
+				}
+				texts := []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err)}
+				for e := errors.Unwrap(err); e != nil; e = errors.Unwrap(e) {
+					texts = append(texts, e.Error())
+				}
+				var apiErr *APIError
+				if errors.As(err, &apiErr) {
+					texts = append(texts, apiErr.Message, string(apiErr.Body))
+				}
+				var verr *ValidationError
+				if errors.As(err, &verr) {
+					for _, d := range verr.Details {
+						texts = append(texts, d.String(), string(d.Input))
+					}
+				}
+				for _, text := range texts {
+					for _, secret := range append(forms(hostileKey), append(forms(header), hostileKey[:len(hostileKey)/2], hostileKey[len(hostileKey)/2:])...) {
+						if strings.Contains(text, secret) {
+							t.Errorf("%.200q… holds %q", text, secret)
+						}
+					}
+				}
+			})
+		}
+	}
+}

@@ -112,8 +112,9 @@ func needsEscape(s, keep string) bool {
 		}
 		if c >= 0x80 {
 			// Only non-ASCII text needs the slower look at each rune.
+			// The rest may hold ASCII controls too: "é\x1b[2J".
 			for _, r := range s[i:] {
-				if r == utf8.RuneError || unsafeRune(r) {
+				if r == utf8.RuneError || unsafeRune(r) || r == 0x7f || r < 0x20 && strings.IndexByte(keep, byte(r)) < 0 {
 					return true
 				}
 			}

@@ -1,9 +1,11 @@
 package text
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -174,5 +176,106 @@ func TestJSON(t *testing.T) {
 	plain := []byte(`{"a":"é日😀"}`)
 	if got := JSON(plain); &got[0] != &plain[0] {
 		t.Error("JSON copied a text that needs no escape")
+	}
+}
+
+// dangerousText is text a writer must never let through raw: ESC and
+// CSI sequences, every bidirectional control, the C1 controls (CSI
+// U+009B among them), DEL, the line and paragraph separators, next to
+// multi-byte characters and invalid UTF-8.
+func dangerousText() string {
+	var b strings.Builder
+	b.WriteString("a\x1b[31mred\x1b]0;title\x07 é日😀 \x7f\xc2\xe2\x80 x\xff")
+	for r := rune(0x80); r <= 0x9f; r++ {
+		b.WriteRune(r)
+		b.WriteString("😀")
+	}
+	for r := rune(0); r <= 0x2100; r++ {
+		if unicode.Is(unicode.Bidi_Control, r) || r == 0x2028 || r == 0x2029 {
+			b.WriteString("日")
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Split at every pair of byte boundaries (so every multi-byte character
+// is cut at each of its inner bytes, in two or three writes), an
+// EscapeWriter writes what its escape writes of the whole, and no
+// dangerous character gets through raw.
+func TestEscapeWriterEverySplit(t *testing.T) {
+	in := []byte(dangerousText())
+	for _, tc := range []struct {
+		name string
+		new  func(w *bytes.Buffer) *EscapeWriter
+		want []byte
+	}{
+		{"document", func(w *bytes.Buffer) *EscapeWriter { return NewDocumentWriter(w) }, []byte(Document(string(in)))},
+		{"json", func(w *bytes.Buffer) *EscapeWriter { return NewJSONWriter(w) }, JSON(bytes.Clone(in))},
+	} {
+		for i := 0; i <= len(in); i++ {
+			for j := i; j <= len(in); j += 1 + (j-i)/16 {
+				var out bytes.Buffer
+				w := tc.new(&out)
+				// The caller reuses its buffer between writes.
+				scratch := make([]byte, 0, len(in))
+				for _, part := range [][]byte{in[:i], in[i:j], in[j:]} {
+					scratch = append(scratch[:0], part...)
+					if n, err := w.Write(scratch); n != len(part) || err != nil {
+						t.Fatalf("%s: Write = %d, %v", tc.name, n, err)
+					}
+					for k := range scratch {
+						scratch[k] = 'Z'
+					}
+				}
+				if err := w.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(out.Bytes(), tc.want) {
+					t.Fatalf("%s: cut at %d and %d: %q, want %q", tc.name, i, j, out.Bytes(), tc.want)
+				}
+				for s := out.Bytes(); len(s) > 0; {
+					r, size := utf8.DecodeRune(s)
+					// JSON text holds no raw C0 control (encoding/json
+					// escapes them), so JSON leaves them to it.
+					if r == 0x1b && tc.name == "document" || r == 0x7f || unsafeRune(r) {
+						t.Fatalf("%s: cut at %d and %d: %U raw in %q", tc.name, i, j, r, out.Bytes())
+					}
+					s = s[size:]
+				}
+			}
+		}
+	}
+	// JSON text stays JSON that reads back as its value.
+	value := dangerousText()
+	value = strings.ToValidUTF8(value, "?")
+	enc, _ := json.Marshal(value)
+	var out bytes.Buffer
+	w := NewJSONWriter(&out)
+	for k := range enc {
+		w.Write(enc[k : k+1])
+	}
+	w.Flush()
+	var back string
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back != value {
+		t.Fatalf("byte-wise JSON reads back as %q (%v)", back, err)
+	}
+}
+
+// A control character after a non-ASCII one is escaped like one before
+// it: needsEscape looked only for C1 and bidirectional controls once it
+// met a non-ASCII byte, so "é\x1b[2J" came out of Escape, Line, CSVCell
+// and Document with its ESC raw.
+func TestControlAfterNonASCII(t *testing.T) {
+	for _, tc := range []struct{ name, got, want string }{
+		{"Escape", Escape("é\x1b[2J"), `é\x1b[2J`},
+		{"Line", Line("日 \x07\x7f\nx", 20), `日 \x07\x7f\nx`},
+		{"CSVCell", CSVCell("é\x1b]0;t\x07"), `é\x1b]0;t\x07`},
+		{"Document", Document("é\x1b[2J\ttab\n"), "é\\x1b[2J\ttab\n"},
+		{"Document keeps", Document("é\r\n\t"), "é\r\n\t"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("%s = %q, want %q", tc.name, tc.got, tc.want)
+		}
 	}
 }
