@@ -478,3 +478,122 @@ func TestMarkdownListsWorseCasesWithRepeats(t *testing.T) {
 		t.Errorf("Markdown without repeats:\n%s", md.String())
 	}
 }
+
+// parseGates parses gates for a test.
+func parseGates(t *testing.T, texts ...string) []Gate {
+	t.Helper()
+	var gates []Gate
+	for _, text := range texts {
+		g, err := ParseGate(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gates = append(gates, g)
+	}
+	return gates
+}
+
+// A mid-2024 listing with repeats whose every test case came back whole
+// (K rows each) must not read as cut short. Two test cases of the test
+// set share their inputs (the same question, two expected answers), and
+// each had one repeat whose app call failed: the service writes no
+// expected answers on such a row, so the two failed rows are keyed by
+// the inputs alone and wait together for a case with room for both,
+// which neither has (room 1 each). They stay a third "case" of 2 rows,
+// and the two real cases count 2 rows each: three cases short, every
+// gate failed as "a listing cut short", where nothing was cut.
+func TestFailedRowsOfSameInputCasesAreNotShort(t *testing.T) {
+	const k = 3
+	var rows []models.EvaluationScenario
+	id := 0
+	add := func(s models.EvaluationScenario) {
+		s.ID = fmt.Sprint("r", id)
+		id++
+		rows = append(rows, s)
+	}
+	// Two cases with distinct inputs, whole, to give the gates values.
+	for _, country := range []string{"France", "Spain"} {
+		for range k {
+			add(answered(country, country, country, 0.001, 1, boolResult(exactMatch.ID, true)))
+		}
+	}
+	// Repeat r of the test set: each evaluation lists every test case once.
+	for r := range k {
+		for _, expected := range []string{"Bern", "Zurich"} {
+			if r == k-1 {
+				add(failedRow("Switzerland", "timeout", exactMatch.ID))
+				continue
+			}
+			add(answered("Switzerland", expected, "Bern", 0.001, 1, boolResult(exactMatch.ID, expected == "Bern")))
+		}
+	}
+	cand := Run{Scenarios: rows, Repeats: k, Evaluation: evaluationOf("eval-cand", "next", exactMatch)}
+	r := NewReport(Run{}, cand)
+	cases := r.CandidateCases
+	if cases == nil {
+		t.Fatal("no CandidateCases")
+	}
+	if cases.Short != 0 || cases.Cases != 4 {
+		t.Errorf("CandidateCases: %d cases, %d short; want 4 cases (each of its %d rows), none short", cases.Cases, cases.Short, k)
+	}
+	_ = r.Check(parseGates(t, "app_errors <= 2", "mean(Exact match) >= 0.1")...)
+	for _, g := range r.Gates {
+		if !g.Passed && strings.Contains(g.Reason, "fewer rows than") {
+			t.Errorf("%s failed as a listing cut short: %s", g.Gate, g.Reason)
+		}
+	}
+}
+
+// Run.Repeats says NewReport takes the larger of the two runs' repeats:
+// a baseline run once per test case compared with a candidate run three
+// times (or the other way round) is a listing with every row there. Each
+// case of the run with one repeat now counts as short of the other's
+// three, and its gates fail as "a listing cut short".
+func TestRunsOfDifferentRepeatsAreNotCutShort(t *testing.T) {
+	pass := func(i, j int) bool { return true }
+	once, _ := casesRuns(50, 1, pass, pass)
+	_, thrice := casesRuns(50, 3, pass, pass)
+	gates := parseGates(t, "mean(Exact match) >= 0.5", "app_errors <= 0", "worse(Exact match) <= 0")
+	for _, tc := range []struct {
+		name       string
+		base, cand Run
+	}{{"baseline once, candidate thrice", once, thrice}, {"baseline thrice, candidate once", thrice, once}} {
+		r := NewReport(tc.base, tc.cand)
+		_ = r.Check(gates...)
+		for _, g := range r.Gates {
+			if !g.Passed && strings.Contains(g.Reason, "fewer rows than") {
+				t.Errorf("%s: %s failed as a listing cut short: %s", tc.name, g.Gate, g.Reason)
+			}
+		}
+	}
+}
+
+// SummaryIntervalCases says how many test cases an evaluator's interval
+// is over, so that the footnote can say when that is fewer than
+// SummaryCases. A pass/fail evaluator absent from every row of a case
+// (its config added to the evaluation later, or a result the service
+// lost) has no value on that case: its interval, over its own cases
+// (Rates + Lacking), is over fewer cases than SummaryCases, yet
+// SummaryIntervalCases answers every case and the footnote stays silent.
+func TestIntervalCasesOfAnEvaluatorMissingOnACase(t *testing.T) {
+	const k = 2
+	var rows []models.EvaluationScenario
+	for i, country := range []string{"France", "Spain", "Italy", "Peru"} {
+		for j := range k {
+			results := []models.ScenarioResult{numberResult(scoreConfig.ID, 1)}
+			if i < 3 {
+				results = append(results, boolResult(exactMatch.ID, j == 0 || i == 0))
+			}
+			s := answered(country, country, country, 0.001, 1, results...)
+			s.ID = fmt.Sprint(country, j)
+			rows = append(rows, s)
+		}
+	}
+	r := NewReport(Run{}, Run{Scenarios: rows, Repeats: k, Evaluation: evaluationOf("eval-cand", "next", exactMatch, scoreConfig)})
+	cases, _ := r.SummaryCases()
+	stats := r.CandidateCases.Evaluators[exactMatch.ID]
+	over := stats.Rates + stats.Lacking
+	if got := r.SummaryIntervalCases(exactMatch.ID); got != over {
+		t.Errorf("SummaryIntervalCases(exact) = %d of %d cases; its interval is over %d (Rates %d + Lacking %d)", got, cases, over, stats.Rates, stats.Lacking)
+	}
+}

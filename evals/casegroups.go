@@ -159,6 +159,39 @@ func (g *caseGroup) feed(set *caseSet, side, repeats int) {
 	}
 }
 
+// alike reports whether the rows of side are alike, so that any n of
+// them stand for the others: each one failed, all with output or all
+// without, none with a value.
+func (g *caseGroup) alike(side int) bool {
+	rows := g.rows[side]
+	if g.failed[side] != rows || (g.noOutput[side] != 0 && g.noOutput[side] != rows) {
+		return false
+	}
+	for _, r := range g.scores[side] {
+		if r.values > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeSome adds n of the rows of side of o to g, leaving o the others;
+// n below o's rows needs them alike.
+func (g *caseGroup) mergeSome(o *caseGroup, side, n int) {
+	if n == o.rows[side] {
+		g.merge(o, side)
+		o.rows[side] = 0
+		return
+	}
+	part := *o
+	part.rows[side], part.failed[side] = n, n
+	part.noOutput[side] = min(o.noOutput[side], n)
+	g.merge(&part, side)
+	o.rows[side] -= n
+	o.failed[side] -= n
+	o.noOutput[side] -= part.noOutput[side]
+}
+
 // merge adds the rows of side of o to g.
 func (g *caseGroup) merge(o *caseGroup, side int) {
 	g.rows[side] += o.rows[side]
@@ -180,6 +213,18 @@ func (g *caseGroup) merge(o *caseGroup, side int) {
 			x.lack = r.lack
 		}
 	}
+}
+
+// shortOf returns the rows below which a case of a side is short of its
+// repeats (CaseSummary.Short): Repeats, or for a Report the side's own
+// run's repeats, so that a run once per case compared with a run of
+// three repeats is not cut short. A run that does not say it has
+// repeats (0 or 1) is never short: its cases may be one row each.
+func (c *Comparer) shortOf(side int) int {
+	if k := c.sideRepeats[side]; k != 0 {
+		return k
+	}
+	return c.Repeats
 }
 
 // addRepeat adds a row to its case; the case is compared once both sides
@@ -257,7 +302,7 @@ func (c *Comparer) addRepeat(s *models.EvaluationScenario, side int, failed bool
 	}
 	g.add(side, s, failed, failed && noOutput(s))
 	if g.rows[side] == c.Repeats && !g.wild {
-		g.feed(&c.sides[side], side, c.Repeats)
+		g.feed(&c.sides[side], side, c.shortOf(side))
 		g.fed[side] = true
 	}
 	switch {
@@ -323,11 +368,23 @@ func (c *Comparer) settleCases(deltaOf func(string) *deltaAccumulator, sides *[2
 			if w.g.rows[side] == 0 {
 				continue
 			}
-			for _, g := range byInputs[w.key] {
-				if !g.fed[side] && g.rows[side]+w.g.rows[side] <= c.Repeats {
-					g.merge(w.g, side)
-					w.g.rows[side] = 0
-					break
+			// The first case with room for them all takes them; else,
+			// when they are alike (failed rows, which the service lists
+			// without expected answers), each case takes what it has
+			// room for: two cases of the same inputs, each with a repeat
+			// that failed, are whole.
+			cases := byInputs[w.key]
+			i := slices.IndexFunc(cases, func(g *caseGroup) bool {
+				return !g.fed[side] && g.rows[side]+w.g.rows[side] <= c.Repeats
+			})
+			switch {
+			case i >= 0:
+				cases[i].mergeSome(w.g, side, w.g.rows[side])
+			case w.g.alike(side):
+				for _, g := range cases {
+					if room := c.Repeats - g.rows[side]; !g.fed[side] && room > 0 && w.g.rows[side] > 0 {
+						g.mergeSome(w.g, side, min(room, w.g.rows[side]))
+					}
 				}
 			}
 		}
@@ -340,7 +397,7 @@ func (c *Comparer) settleCases(deltaOf func(string) *deltaAccumulator, sides *[2
 	for _, g := range groups {
 		for side := range 2 {
 			if g.rows[side] > 0 && !g.fed[side] {
-				g.feed(&sides[side], side, c.Repeats)
+				g.feed(&sides[side], side, c.shortOf(side))
 			}
 		}
 		switch {

@@ -68,8 +68,9 @@ func (r *Report) SummaryInterval(evaluatorID string) (low, high float64) {
 }
 
 // SummaryIntervalCases returns how many test cases SummaryInterval's
-// interval of an evaluator is over, with repeats: every case for a pass
-// rate, only those with a value on every repeat for numbers (a case mean
+// interval of an evaluator is over, with repeats: for a pass rate every
+// case with a result of the evaluator, lacking ones included; for
+// numbers only the cases with a value on every repeat (a case mean
 // needs each repeat's value), so that a report can say when an interval
 // covers fewer cases than SummaryCases. It is 0 without repeats or for an
 // evaluator the candidate has no result for.
@@ -83,7 +84,7 @@ func (r *Report) SummaryIntervalCases(evaluatorID string) int {
 	case !ok:
 		return 0
 	case s.isRate():
-		return cases.Cases
+		return s.Cases // those with a result, lacking ones included
 	}
 	return s.Values
 }

@@ -336,7 +336,10 @@ type Comparer struct {
 	// alone keeps only the candidate's case values: no rows wait for a
 	// partner (see candidateCases).
 	alone bool
-	sides [2]caseSet
+	// sideRepeats are, for a Report, each side's run's own repeats, at
+	// least 1 (see shortOf); zero for a Comparer used alone.
+	sideRepeats [2]int
+	sides       [2]caseSet
 	// groups holds, with repeats, the cases not yet settled;
 	// settled the hashes of the keys of those settled.
 	groups      caseIndex

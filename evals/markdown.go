@@ -42,9 +42,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(bw, "Each test case ran %d times: the means are over every row, the 95%% confidence intervals over the %s, each its mean over its repeats (the repeats of a case are not independent).\n",
 				repeats, plural(cases, "test case"))
 			for _, e := range cat.list {
-				if _, ok := r.CandidateSummary.Evaluators[e.ID]; ok {
+				if m, ok := r.CandidateSummary.Evaluators[e.ID]; ok {
+					which := "with a value on every repeat"
+					if m.Bool {
+						which = "with a result"
+					}
 					if n := r.SummaryIntervalCases(e.ID); n > 0 && n < cases {
-						fmt.Fprintf(bw, "The interval of %s is over the %d of them with a value on every repeat.\n", mdText(evaluatorTitle(cat, e)), n)
+						fmt.Fprintf(bw, "The interval of %s is over the %d of them %s.\n", mdText(evaluatorTitle(cat, e)), n, which)
 					}
 				}
 			}

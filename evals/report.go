@@ -26,7 +26,9 @@ type Run struct {
 	// rows: on a 2026 server, one per repeat of its run (the same
 	// TestcaseID); on a mid-2024 one, one per evaluation of the variant.
 	// NewReport then compares and bounds by test case (see
-	// Comparer.Repeats), taking the larger of the two runs'.
+	// Comparer.Repeats), taking the larger of the two runs'. A case with
+	// fewer rows than its own run's Repeats is a listing cut short, and
+	// the gates fail (CaseSummary.Short).
 	Repeats int
 	// RepeatEvaluations are, on a server without repeats of its own
 	// (mid-2024), the evaluations of the repeats after the first, whose
@@ -144,7 +146,8 @@ func NewReport(baseline, candidate Run) *Report {
 		Candidate:  candidate,
 	}
 	var errs []error
-	c := Comparer{Repeats: max(baseline.Repeats, candidate.Repeats), alone: baseline.empty()}
+	c := Comparer{Repeats: max(baseline.Repeats, candidate.Repeats), alone: baseline.empty(),
+		sideRepeats: [2]int{max(baseline.Repeats, 1), max(candidate.Repeats, 1)}}
 	summarize := func(run Run, alone bool) Summary {
 		if run.Rows == nil {
 			if alone {
@@ -216,7 +219,8 @@ func (r *Report) SetDirection(evaluator string, d Direction) error {
 // when any gate failed (see the package function Check).
 func (r *Report) Check(gates ...Gate) error {
 	results, err := checkGates(r.CandidateSummary, r.Comparison, r.catalog(), gates, r.failure(),
-		checkOptions{cases: r.CandidateCases, confidence: r.Confidence, repeats: r.repeats()})
+		checkOptions{cases: r.CandidateCases, confidence: r.Confidence, repeats: r.repeats(),
+			runRepeats: [2]int{r.Baseline.Repeats, r.Candidate.Repeats}})
 	r.Gates = results
 	return err
 }

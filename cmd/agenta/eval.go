@@ -434,13 +434,23 @@ func fewerCases(report *evals.Report, ids []string, cases int) string {
 	var parts []string
 	for _, id := range ids {
 		if n := report.SummaryIntervalCases(id); n > 0 && n < cases {
-			parts = append(parts, fmt.Sprintf("%s: over the %d with a value on every repeat", cell(evaluatorLabel(report, id)), n))
+			parts = append(parts, fmt.Sprintf("%s: over the %d %s", cell(evaluatorLabel(report, id)), n, intervalCasesWord(report.CandidateSummary.Evaluators[id].Bool)))
 		}
 	}
 	if len(parts) == 0 {
 		return ""
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// intervalCasesWord says which cases an interval with repeats is over: a
+// pass rate's, those with a result; a score's, those with a value on
+// every repeat (see evals.Report.SummaryIntervalCases).
+func intervalCasesWord(passFail bool) string {
+	if passFail {
+		return "with a result"
+	}
+	return "with a value on every repeat"
 }
 
 // summaryCases returns what variant i's test cases add up to, for the
