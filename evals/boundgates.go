@@ -13,8 +13,6 @@ import (
 type checkOptions struct {
 	cases      *CaseSummary
 	confidence float64
-	repeats    int    // asked for of each test case, 0 or 1 for none
-	runRepeats [2]int // the baseline's and the candidate's own, for a Report
 }
 
 // short says why a run whose listing has test cases with fewer rows than
@@ -24,21 +22,14 @@ type checkOptions struct {
 // read for a gate that compares with it; a baseline cut short can only
 // lower the limit of app_errors <= baseline, which still judges.
 func (o checkOptions) short(g Gate, candidate Summary, c *Comparison) string {
-	side, i, n := "candidate", 1, o.candidateCases(candidate, c).Short
-	if n == 0 && c != nil && g.comparesWithBaseline() && !g.RelativeToBaseline {
-		side, i, n = "baseline", 0, c.BaselineCases.Short
+	side, cases := "candidate", o.candidateCases(candidate, c)
+	if cases.Short == 0 && c != nil && g.comparesWithBaseline() && !g.RelativeToBaseline {
+		side, cases = "baseline", c.BaselineCases
 	}
-	if n == 0 {
+	if cases.Short == 0 {
 		return ""
 	}
-	k := o.runRepeats[i]
-	if k <= 1 { // a Comparison made by hand: the repeats it was made with
-		k = o.repeats
-		if c != nil && c.Repeats > k {
-			k = c.Repeats
-		}
-	}
-	return fmt.Sprintf("the %s run lists %s with fewer rows than the %d repeats asked for: a listing cut short is no evidence", side, plural(n, "test case"), k)
+	return fmt.Sprintf("the %s run lists %s with fewer rows than the %d repeats asked for: a listing cut short is no evidence", side, plural(cases.Short, "test case"), cases.Repeats)
 }
 
 // level returns the confidence of a bound gate, or why there is none.

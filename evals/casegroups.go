@@ -151,6 +151,7 @@ func (g *caseGroup) pending(side int, dst []score) pendingRow {
 // feed adds a side of the case to the side's case values.
 func (g *caseGroup) feed(set *caseSet, side, repeats int) {
 	set.cases++
+	set.repeats = repeats
 	if g.rows[side] < repeats {
 		set.short++
 	}

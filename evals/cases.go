@@ -171,22 +171,23 @@ func (s CaseStats) rateBounds(missing int, lackAsPass, without bool, confidence 
 // CaseSummary is what one side's test cases add up to, by evaluator.
 type CaseSummary struct {
 	Cases int // test cases (rows, without repeats)
-	// Short counts the cases with fewer rows than the repeats asked for:
-	// a repeat that never came back. A gate on such a run fails (see
-	// Check): the listing was cut short.
-	Short      int
-	Evaluators map[string]CaseStats // by evaluator config id
+	// Short counts the cases with fewer rows than Repeats, the repeats
+	// the run asked for: a repeat that never came back. A gate on such a
+	// run fails (see Check): the listing was cut short.
+	Short, Repeats int
+	Evaluators     map[string]CaseStats // by evaluator config id
 }
 
 // caseSet gathers a CaseSummary.
 type caseSet struct {
 	cases     int
 	short     int
+	repeats   int // the rows a case is held to (see Comparer.shortOf)
 	evaluator map[string]*CaseStats
 }
 
 func (c caseSet) summary() CaseSummary {
-	out := CaseSummary{Cases: c.cases, Short: c.short, Evaluators: make(map[string]CaseStats, len(c.evaluator))}
+	out := CaseSummary{Cases: c.cases, Short: c.short, Repeats: c.repeats, Evaluators: make(map[string]CaseStats, len(c.evaluator))}
 	for id, s := range c.evaluator {
 		out.Evaluators[id] = *s
 	}

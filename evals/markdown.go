@@ -85,11 +85,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(bw, "\n%d %s paired by %s, %s unpaired. Means over every row, with 95%% confidence intervals; a row without a value (errored, missing, or a baseline row the candidate lacks) counts as a fail in a pass rate and as worse in a comparison; a candidate row the baseline never ran counts on neither side. p is two-sided (exact McNemar for pass/fail, Wilcoxon signed-rank for scores).\n",
 			cmp.Paired, paired, cmp.Pairing(), unpaired)
-		write := func() error { return writeWorstRows(bw, cat, base.Run, cand.Run) }
+		var err error
 		if cmp.Repeats > 1 {
-			write = func() error { return writeWorseCases(bw, cat, cmp) }
+			err = writeWorseCases(bw, cat, cmp)
+		} else {
+			err = writeWorstRows(bw, cat, base.Run, cand.Run)
 		}
-		if err := write(); err != nil {
+		if err != nil {
 			return err
 		}
 	}

@@ -219,8 +219,7 @@ func (r *Report) SetDirection(evaluator string, d Direction) error {
 // when any gate failed (see the package function Check).
 func (r *Report) Check(gates ...Gate) error {
 	results, err := checkGates(r.CandidateSummary, r.Comparison, r.catalog(), gates, r.failure(),
-		checkOptions{cases: r.CandidateCases, confidence: r.Confidence, repeats: r.repeats(),
-			runRepeats: [2]int{r.Baseline.Repeats, r.Candidate.Repeats}})
+		checkOptions{cases: r.CandidateCases, confidence: r.Confidence})
 	r.Gates = results
 	return err
 }

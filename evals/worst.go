@@ -196,7 +196,7 @@ func writeWorseCases(w io.Writer, cat catalog, c *Comparison) error {
 	}
 	fmt.Fprintf(w, "\n#### Test cases the candidate did worse on (the first %d; each side's value over its %d repeats)\n\n| Input | Evaluator | Baseline | Candidate |\n|---|---|---|---|\n", maxWorstRows, c.Repeats)
 	for _, r := range cases {
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdText(bound(r.inputs, 120)), mdText(r.evaluator), caseValueText(r.base), caseValueText(r.cand))
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", mdText(r.inputs), mdText(r.evaluator), caseValueText(r.base), caseValueText(r.cand))
 	}
 	return nil
 }
